@@ -1,0 +1,51 @@
+/* kernels.h - plain C API of f8bench's CUDA kernels (defined extern "C" in
+ * the kernels/ .cu files).  Every function only enqueues on `stream` and returns the
+ * launch's cudaError_t as an int (0 = cudaSuccess); it never synchronises.
+ * Semantics are those of the host reference (src/fp8.h, src/scaling.h,
+ * src/backend.h): results must be bit-identical to it.
+ * dtype / gran arguments take the values of enum f8b_dtype / f8b_granularity.
+ */
+#ifndef F8B_KERNELS_H
+#define F8B_KERNELS_H
+
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#include "../src/backend.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* fill.cu: seeded fill of n elements (dtype bf16 or f32), the formula in
+ * backend.h; element i depends only on (seed, i). */
+int f8b_k_fill(void *x, int dtype, int64_t n, const struct f8b_fill_spec *spec,
+	       cudaStream_t stream);
+
+/* amax.cu: amax per block (granularity gran) of x (bf16 or f32, row-major
+ * rows x cols) into amax (f8b_scale_count floats at f8b_scale_index
+ * positions, padding 0).  NaN propagates. */
+int f8b_k_amax(const void *x, int dtype, int64_t rows, int64_t cols, int gran,
+	       float *amax, cudaStream_t stream);
+
+/* scale.cu: scale[i] = f8b_amax_to_scale(amax[i]) and scale_inv[i] =
+ * 1.0f / scale[i] (IEEE division) for i < n. */
+int f8b_k_scales(const float *amax, int64_t n, int target_dtype, float margin,
+		 int pow2, float *scale, float *scale_inv, cudaStream_t stream);
+
+/* cast.cu: out[r,c] = sat_cast_to_out_dtype(x[r,c] * scale[block(r,c)])
+ * for x bf16 or f32, out e4m3 or e5m2 (fp32 multiply, then the
+ * __NV_SATFINITE conversion). */
+int f8b_k_cast(const void *x, int dtype, int64_t rows, int64_t cols, int gran,
+	       const float *scale, void *out, int out_dtype, cudaStream_t stream);
+
+/* util.cu: a kernel that spins for `ns` nanoseconds of %globaltimer on one
+ * thread (harness self-test: a kernel of known duration). */
+int f8b_k_spin(uint64_t ns, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

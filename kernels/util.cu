@@ -1,0 +1,56 @@
+/* util.cu - a kernel of known duration for the timing harness self-test,
+ * and the launch helpers the other kernels share. */
+#include "kernels_internal.cuh"
+
+/* %globaltimer: the GPU's nanosecond wall clock (PTX ISA, "Special
+ * Registers"); its update granularity is about a microsecond on recent GPUs,
+ * far below the milliseconds the self-test spins for. */
+static __device__ __forceinline__ uint64_t globaltimer_ns(void)
+{
+	uint64_t t;
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	return t;
+}
+
+/* One thread busy-waits: the kernel lasts ns plus launch overhead
+ * (microseconds), whatever the clocks do, which is what makes it a ruler
+ * for event timing. */
+static __global__ void spin_kernel(uint64_t ns)
+{
+	uint64_t t0 = globaltimer_ns();
+
+	while (globaltimer_ns() - t0 < ns) {
+	}
+}
+
+extern "C" int f8b_k_spin(uint64_t ns, cudaStream_t stream)
+{
+	spin_kernel<<<1, 1, 0, stream>>>(ns);
+	return (int)cudaGetLastError();
+}
+
+int f8b_k_grid(int64_t want, int per_sm, unsigned *grid)
+{
+	int dev = 0, sms = 0;
+	cudaError_t e = cudaGetDevice(&dev);
+
+	if (e == cudaSuccess)
+		e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+	if (e != cudaSuccess)
+		return (int)e;
+	int64_t cap = (int64_t)(sms > 0 ? sms : 1) * per_sm;
+	int64_t g = want < cap ? want : cap;
+	*grid = (unsigned)(g > 0 ? g : 1);
+	return (int)cudaSuccess;
+}
+
+struct f8b_k_sgeom f8b_k_scale_geom(int gran, int64_t rows, int64_t cols)
+{
+	struct f8b_k_sgeom g;
+
+	g.gran = gran;
+	g.rows = rows;
+	g.cols = cols;
+	f8b_scale_shape((enum f8b_granularity)gran, rows, cols, &g.srows, &g.scols);
+	return g;
+}

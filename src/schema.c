@@ -1,0 +1,113 @@
+/* schema.c - the columns of every results table: name, type, place in the
+ * row struct and unit.  doc/results.md describes each column in words.
+ *
+ * Each table is one X-macro list, expanded twice: into the field array the
+ * HDF5 code uses, and into compile-time checks that the list and the
+ * struct in schema.h agree (every column's C type, and no member left out).
+ */
+#include "schema.h"
+
+#include <stddef.h>
+
+/* The C type a column type stands for, as a pointer to the member, so an
+ * array member keeps its length: _Generic on &member needs no decay rules. */
+#define F8B_PTR_I32(S, m) int32_t *
+#define F8B_PTR_I64(S, m) int64_t *
+#define F8B_PTR_F64(S, m) double *
+#define F8B_PTR_STR(S, m) char(*)[sizeof(((S *)0)->m)]
+
+#define F8B_MEMBER_SIZE(S, m) sizeof(((S *)0)->m)
+
+/* One array entry per column. */
+#define F8B_FIELD(S, m, t, unit)                                                                   \
+	{#m, F8B_FT_##t, offsetof(S, m), F8B_MEMBER_SIZE(S, m), unit},
+
+/* The member has the C type the column claims (a double listed as I64
+ * would store garbage, and both are 8 bytes, so size checks miss it). */
+#define F8B_CHECK_TYPE(S, m, t, unit)                                                              \
+	_Static_assert(_Generic(&((S *)0)->m, F8B_PTR_##t(S, m): 1, default: 0),                   \
+		       #S "." #m " is not of column type " #t);
+
+/* A mirror struct holding only the listed members, in list order.  It has
+ * the row's size and every member at the row's offset only if no member of
+ * the row is missing from the list and the order is the same.  (The one
+ * escape would be a member small enough to hide in alignment padding, which
+ * the mirror would then keep as padding; no column is that small today and
+ * tests/test_results.c also checks the layout at run time.) */
+#define F8B_MIRROR_I32(S, m) int32_t m;
+#define F8B_MIRROR_I64(S, m) int64_t m;
+#define F8B_MIRROR_F64(S, m) double m;
+#define F8B_MIRROR_STR(S, m) char m[F8B_MEMBER_SIZE(S, m)];
+#define F8B_MIRROR(S, m, t, unit) F8B_MIRROR_##t(S, m)
+
+#define F8B_CHECK_OFFSET(M, S, m, t, unit)                                                         \
+	_Static_assert(offsetof(M, m) == offsetof(S, m), #S "." #m " is out of order in the list");
+
+/* ---- gemm ------------------------------------------------------------- */
+
+#define F8B_GEMM_COLUMNS(X, S)                                                                     \
+	X(S, m, I64, "")                                                                           \
+	X(S, k, I64, "")                                                                           \
+	X(S, n, I64, "")                                                                           \
+	X(S, label, STR, "")                                                                       \
+	X(S, scaling, STR, "")                                                                     \
+	X(S, a_gran, STR, "")                                                                      \
+	X(S, b_gran, STR, "")                                                                      \
+	X(S, fast_accum, I32, "")                                                                  \
+	X(S, a_dtype, STR, "")                                                                     \
+	X(S, b_dtype, STR, "")                                                                     \
+	X(S, out_dtype, STR, "")                                                                   \
+	X(S, backend, STR, "")                                                                     \
+	X(S, status, STR, "")                                                                      \
+	X(S, time_median_s, F64, "s")                                                              \
+	X(S, time_min_s, F64, "s")                                                                 \
+	X(S, time_max_s, F64, "s")                                                                 \
+	X(S, time_noise, F64, "")                                                                  \
+	X(S, samples, I32, "")                                                                     \
+	X(S, converged, I32, "")                                                                   \
+	X(S, throttled, I32, "")                                                                   \
+	X(S, tflops, F64, "TFLOP/s")                                                               \
+	X(S, pct_peak, F64, "%")                                                                   \
+	X(S, bf16_time_median_s, F64, "s")                                                         \
+	X(S, speedup_vs_bf16, F64, "")                                                             \
+	X(S, rel_error, F64, "")                                                                   \
+	X(S, tolerance, F64, "")                                                                   \
+	X(S, sqnr_db, F64, "dB")                                                                   \
+	X(S, algo_id, I32, "")                                                                     \
+	X(S, algo_tile, I32, "")                                                                   \
+	X(S, algo_stages, I32, "")                                                                 \
+	X(S, algo_splitk, I32, "")                                                                 \
+	X(S, algo_swizzle, I32, "")                                                                \
+	X(S, algo_reduction, I32, "")                                                              \
+	X(S, algo_custom, I32, "")                                                                 \
+	X(S, algo_cluster, I32, "")                                                                \
+	X(S, heuristic_rank, I32, "")                                                              \
+	X(S, candidates_timed, I32, "")                                                            \
+	X(S, heuristic_time_median_s, F64, "s")                                                    \
+	X(S, workspace_bytes, I64, "bytes")                                                        \
+	X(S, seed, I64, "")                                                                        \
+	X(S, run_id, I32, "")                                                                      \
+	X(S, rank, I32, "")                                                                        \
+	X(S, device, I32, "")                                                                      \
+	X(S, gpu, STR, "")                                                                         \
+	X(S, message, STR, "")
+
+F8B_GEMM_COLUMNS(F8B_CHECK_TYPE, struct f8b_gemm_row)
+
+struct f8b_gemm_row_mirror {
+	F8B_GEMM_COLUMNS(F8B_MIRROR, struct f8b_gemm_row)
+};
+#define F8B_CHECK_GEMM_OFFSET(S, m, t, unit) F8B_CHECK_OFFSET(struct f8b_gemm_row_mirror, S, m, t, unit)
+F8B_GEMM_COLUMNS(F8B_CHECK_GEMM_OFFSET, struct f8b_gemm_row)
+_Static_assert(sizeof(struct f8b_gemm_row_mirror) == sizeof(struct f8b_gemm_row),
+	       "struct f8b_gemm_row has a member that F8B_GEMM_COLUMNS does not list");
+
+static const struct f8b_field gemm_fields[] = {F8B_GEMM_COLUMNS(F8B_FIELD, struct f8b_gemm_row)};
+
+const struct f8b_table_schema f8b_gemm_schema = {
+	.name = "gemm",
+	.title = "f8bench gemm: one row per GEMM case (shape x recipe x dtype)",
+	.row_size = sizeof(struct f8b_gemm_row),
+	.fields = gemm_fields,
+	.nfields = sizeof gemm_fields / sizeof gemm_fields[0],
+};

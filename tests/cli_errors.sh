@@ -1,0 +1,61 @@
+#!/bin/sh
+# Every class of bad input: a one-line error naming the input and what is
+# accepted, exit status 2, and no results file left behind.
+. "${srcdir:-.}/tests/tap.sh"
+cd "$tmp" || exit 1
+
+# expect_error DESCRIPTION NEEDLE COMMAND...: runs COMMAND, checks.
+expect_error() {
+	desc=$1; needle=$2; shift 2
+	"$@" >out.txt 2>err.txt
+	rc=$?
+	ok "$([ $rc = 2 ] && echo 0 || echo 1)" "$desc: exit status 2 (got $rc)"
+	lines=$(wc -l <err.txt)
+	ok "$([ "$lines" = 1 ] && echo 0 || echo 1)" "$desc: one-line error (got $lines lines)"
+	grep -qF -- "$needle" err.txt
+	ok $? "$desc: message names '$needle'"
+	[ "$(ls | grep -c '\.h5')" = "$h5_before" ]
+	ok $? "$desc: no results file left behind"
+	[ -s err.txt ] && diag "$(cat err.txt)"
+	rm -f out.txt err.txt
+}
+
+h5_before=0
+G="$F8BENCH gemm --backend host -q"
+expect_error "unknown granularity" "rowwisee" $G --scaling tensorwise,rowwisee -o a.h5
+expect_error "unknown granularity lists accepted" "accepted" $G --scaling nope -o a.h5
+expect_error "unknown dtype" "e9m9" $G --dtypes e4m3:e9m9 -o a.h5
+expect_error "e5m2 x e5m2" "e5m2:e5m2" $G --dtypes e5m2:e5m2 -o a.h5
+expect_error "bad fast-accum value" "maybe" $G --fast-accum maybe -o a.h5
+expect_error "unknown recipe" "nosuch" "$F8BENCH" recipe nosuch
+expect_error "dimension not a multiple of 16" "100" $G --shapes 100x256x256 -o a.h5
+expect_error "zero dimension" "0x256x256" $G --shapes 0x256x256 -o a.h5
+expect_error "negative dimension" "-16" $G --shapes -16x256x256 -o a.h5
+expect_error "overflowing dimension" "99999999999999999999" $G --shapes 99999999999999999999x16x16 -o a.h5
+expect_error "too-large dimension" "2097152" $G --shapes 2097152x16x16 -o a.h5
+expect_error "garbage shape" "banana" $G --shapes banana -o a.h5
+expect_error "unreadable shape file" "/nonexistent/shapes.txt" $G --shapes /nonexistent/shapes.txt -o a.h5
+printf '256 256 256\n512 oops 256\n' >bad.txt
+expect_error "malformed shape file names file:line" "bad.txt:2" $G --shapes ./bad.txt -o a.h5
+: >empty.txt
+expect_error "empty shape file" "empty.txt" $G --shapes ./empty.txt -o a.h5
+expect_error "unwritable output path" "/nonexistent-dir/r.h5" $G --shapes 256x256x256 -o /nonexistent-dir/r.h5
+expect_error "unknown option" "--frobnicate" $G --frobnicate
+expect_error "missing option argument" "--shapes" $G --shapes
+expect_error "bad number" "--min-samples" $G --min-samples many
+expect_error "unknown backend" "tpu" "$F8BENCH" gemm --backend tpu
+expect_error "unknown command" "frob" "$F8BENCH" frob
+if [ ! -e /dev/nvidia0 ]; then
+	expect_error "--backend cuda without a GPU" "--backend cuda" "$F8BENCH" gemm --backend cuda -q -o a.h5
+else
+	skip "--backend cuda without a GPU: this machine has a GPU"
+fi
+
+# An existing file is never overwritten without --append.
+echo "precious" >exists.h5
+h5_before=1
+expect_error "existing output without --append" "--append" $G --shapes 256x256x256 -o exists.h5
+[ "$(cat exists.h5)" = precious ]
+ok $? "existing file untouched"
+expect_error "export of a non-HDF5 file" "exists.h5" "$F8BENCH" export exists.h5
+done_testing

@@ -1,0 +1,102 @@
+#!/bin/sh
+# f8bench gemm end to end on the host backend: the sweep of the foundation
+# issue, its HDF5 table and provenance, CSV export, --append and --resume.
+. "${srcdir:-.}/tests/tap.sh"
+cd "$tmp" || exit 1
+Q="--backend host --min-time 0 --min-samples 3 --max-samples 5 --warmup 1"
+SWEEP="--shapes 256x256x256,512x1024x256 --scaling tensorwise,axiswise,blockwise --fast-accum on,off"
+
+"$F8BENCH" --help >help.txt 2>&1
+ok $? "f8bench --help exits 0"
+grep -q "gemm" help.txt
+ok $? "--help lists gemm"
+"$F8BENCH" --version | grep -q "^f8bench [0-9]"
+ok $? "--version"
+"$F8BENCH" gemm --help >ghelp.txt
+ok $? "gemm --help exits 0"
+for opt in --shapes --scaling --fast-accum --dtypes --backend --output --append --resume --seed --autotune --outliers; do
+	grep -q -- "$opt" ghelp.txt
+	ok $? "gemm --help documents $opt"
+done
+
+"$F8BENCH" gemm $Q $SWEEP -o r.h5 >out.txt 2>err.txt
+rc=$?
+ok $rc "host sweep exits 0"
+[ $rc = 0 ] || diag "$(cat err.txt)"
+grep -q "\[14/14\]" err.txt
+ok $? "progress lines count cases (i/N)"
+grep -q "ETA" err.txt
+ok $? "progress lines show ETA"
+"$F8BENCH" export r.h5 --table gemm >r.csv
+ok $? "export --csv"
+rows=$(($(wc -l <r.csv) - 1))
+ok "$([ "$rows" = 14 ] && echo 0 || echo 1)" "14 rows: 2 shapes x (bf16 + 3 granularities x 2 fast_accum) (got $rows)"
+
+# Column positions from the header, so the test does not depend on order.
+col() { head -1 r.csv | tr ',' '\n' | grep -nx "$1" | cut -d: -f1; }
+st=$(col status); re=$(col rel_error); tol=$(col tolerance); sq=$(col sqnr_db)
+tf=$(col tflops); sp=$(col speedup_vs_bf16); sc=$(col scaling)
+nok=$(tail -n +2 r.csv | cut -d, -f"$st" | grep -c '^"\{0,1\}ok"\{0,1\}$')
+ok "$([ "$nok" = 14 ] && echo 0 || echo 1)" "every row has status ok (got $nok)"
+tail -n +2 r.csv | awk -F, -v re="$re" -v tol="$tol" '!($re >= 0 && $re <= $tol) {bad=1} END {exit bad}'
+ok $? "every row has an error figure within its tolerance"
+tail -n +2 r.csv | awk -F, -v sq="$sq" -v sc="$sc" '$sc !~ /none/ && !($sq > 15 && $sq < 60) {bad=1} END {exit bad}'
+ok $? "fp8 rows have an SQNR between 15 and 60 dB (e4m3 on normal data is about 30)"
+tail -n +2 r.csv | awk -F, -v tf="$tf" -v sp="$sp" '!($tf > 0 && $sp > 0) {bad=1} END {exit bad}'
+ok $? "every row has TFLOP/s and a speedup vs bf16"
+for s in tensorwise axiswise blockwise none; do
+	n=$(tail -n +2 r.csv | cut -d, -f"$sc" | grep -c "$s")
+	ok "$([ "$n" -ge 2 ] && echo 0 || echo 1)" "rows for scaling $s ($n)"
+done
+
+h5dump -H r.h5 >h5.txt 2>&1
+ok $? "h5dump reads the file"
+grep -q 'DATASET "gemm"' h5.txt
+ok $? "h5dump shows the gemm table"
+h5dump -a /command_line r.h5 2>/dev/null | grep -q -- "--scaling tensorwise,axiswise,blockwise"
+ok $? "provenance: the full command line"
+for a in f8bench_version git_describe utc_time host backend mpi_library mpi_ranks schema_version device_name; do
+	h5dump -a "/$a" r.h5 >/dev/null 2>&1
+	ok $? "provenance attribute $a"
+done
+
+# --append adds a run without touching earlier rows.
+cp r.h5 before.h5
+"$F8BENCH" gemm $Q --shapes 256x256x256 --scaling tensorwise --fast-accum on -o r.h5 --append 2>err2.txt
+ok $? "--append exits 0"
+"$F8BENCH" export r.h5 --table gemm >r2.csv
+rows2=$(($(wc -l <r2.csv) - 1))
+ok "$([ "$rows2" = 16 ] && echo 0 || echo 1)" "--append added 2 rows (got $rows2 total)"
+head -15 r2.csv | cmp -s - r.csv
+ok $? "--append left the earlier rows byte-identical"
+h5dump -g /runs/1 -H r.h5 >/dev/null 2>&1
+ok $? "--append recorded its run under /runs/1"
+
+# --resume skips what is there and runs what is not.
+"$F8BENCH" gemm $Q $SWEEP --dtypes e4m3:e4m3,e4m3:e5m2 -o r.h5 --resume 2>err3.txt
+ok $? "--resume exits 0"
+grep -q "already in" err3.txt
+ok $? "--resume reports the cases already done"
+"$F8BENCH" export r.h5 --table gemm >r3.csv
+rows3=$(($(wc -l <r3.csv) - 1))
+ok "$([ "$rows3" = 28 ] && echo 0 || echo 1)" "--resume ran only the 12 new e4m3:e5m2 cases (got $rows3 rows)"
+
+# Deterministic data: the same case twice gives the same error figures.
+a=$(sed -n 2p r.csv | cut -d, -f"$re")
+b=$(sed -n 16p r2.csv | cut -d, -f"$re")
+ok "$([ "$a" = "$b" ] && echo 0 || echo 1)" "same seed, same bf16 256^3 result in two runs ($a vs $b)"
+
+# Outliers make tensorwise lose more accuracy than blockwise.
+"$F8BENCH" gemm $Q --shapes 512x1024x256 --fast-accum off --outliers 0.001:1000 -o o.h5 2>/dev/null
+ok $? "--outliers sweep"
+"$F8BENCH" export o.h5 >o.csv
+tw=$(grep tensorwise o.csv | cut -d, -f"$sq"); bw=$(grep blockwise o.csv | cut -d, -f"$sq")
+diag "SQNR with outliers: tensorwise $tw dB, blockwise $bw dB"
+awk -v t="$tw" -v b="$bw" 'BEGIN {exit !(b > t)}'
+ok $? "blockwise SQNR beats tensorwise on outlier data"
+
+# The default output name never collides.
+"$F8BENCH" gemm $Q --shapes 256x256x256 --scaling axiswise --fast-accum on 2>/dev/null
+ls gemm-*.h5 >/dev/null 2>&1
+ok $? "default output gemm-DATE.h5"
+done_testing

@@ -1,0 +1,40 @@
+#!/bin/sh
+# Under mpiexec -n 4 the cases are spread over ranks and rank 0 writes one
+# file holding every case exactly once, with the rows a single rank gives.
+. "${srcdir:-.}/tests/tap.sh"
+[ -n "$MPIEXEC" ] || skip_all "no mpiexec found by configure"
+cd "$tmp" || exit 1
+Q="--backend host --min-time 0 --min-samples 3 --max-samples 5 --warmup 1 -q"
+SWEEP="--shapes 256x256x256,512x1024x256 --scaling tensorwise,axiswise,blockwise --fast-accum on,off"
+extra=
+if $MPIEXEC --version 2>&1 | grep -q "Open MPI"; then extra="--oversubscribe"; [ "$(id -u)" = 0 ] && extra="$extra --allow-run-as-root"; fi
+
+$MPIEXEC $extra -n 4 "$F8BENCH" gemm $Q $SWEEP -o m.h5 >out.txt 2>err.txt
+rc=$?
+ok $rc "mpiexec -n 4 f8bench gemm exits 0"
+[ $rc = 0 ] || diag "$(cat err.txt)"
+"$F8BENCH" gemm $Q $SWEEP -o s.h5 2>/dev/null
+ok $? "single-rank run of the same sweep"
+"$F8BENCH" export m.h5 --table gemm >m.csv && "$F8BENCH" export s.h5 --table gemm >s.csv
+ok $? "export both"
+col() { head -1 m.csv | tr ',' '\n' | grep -nx "$1" | cut -d: -f1; }
+key="$(col m),$(col k),$(col n),$(col scaling),$(col fast_accum),$(col a_dtype),$(col b_dtype)"
+n=$(($(wc -l <m.csv) - 1))
+ok "$([ "$n" = 14 ] && echo 0 || echo 1)" "14 rows under 4 ranks (got $n)"
+dups=$(tail -n +2 m.csv | cut -d, -f"$key" | sort | uniq -d | wc -l)
+ok "$([ "$dups" = 0 ] && echo 0 || echo 1)" "no case twice"
+tail -n +2 m.csv | cut -d, -f"$key" | sort >mk.txt
+tail -n +2 s.csv | cut -d, -f"$key" | sort >sk.txt
+cmp -s mk.txt sk.txt
+ok $? "the same cases as a single rank"
+ranks=$(tail -n +2 m.csv | cut -d, -f"$(col rank)" | sort -u | tr '\n' ' ')
+ok "$([ "$ranks" = "0 1 2 3 " ] && echo 0 || echo 1)" "rows came from ranks 0-3 ($ranks)"
+# Same data, same arithmetic: the error figures agree row for row.
+k2="$key,$(col rel_error),$(col sqnr_db)"
+tail -n +2 m.csv | cut -d, -f"$k2" | sort >me.txt
+tail -n +2 s.csv | cut -d, -f"$k2" | sort >se.txt
+cmp -s me.txt se.txt
+ok $? "rel_error and SQNR identical to the single-rank run"
+h5dump -a /mpi_ranks m.h5 | grep -q '"4"'
+ok $? "provenance records 4 ranks"
+done_testing
