@@ -43,7 +43,8 @@ struct f8b_k_sgeom {
  * src/scaling.h): where block (br, bc) of the scale/amax tensor is stored.
  * Every kernel goes through this one function, so a layout change (e.g. to
  * whatever padded or swizzled form cuBLASLt wants) is made here and in
- * f8b_scale_index() and nowhere else; test_kernels compares both. */
+ * f8b_scale_index() and nowhere else.  tests/gpu/test_kernels checks every
+ * granularity against the host backend, which indexes with f8b_scale_index(). */
 __device__ __forceinline__ int64_t f8b_d_scale_index(const struct f8b_k_sgeom &g, int64_t br,
 						     int64_t bc)
 {

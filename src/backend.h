@@ -161,6 +161,9 @@ extern const struct f8b_backend_ops f8b_backend_cuda;
 /* Number of usable CUDA devices; 0 (and a reason in *why) when there is no
  * driver or no GPU.  Never fails hard: used to pick the default backend. */
 int f8b_cuda_device_count(char *why, size_t n);
+/* The backend's CUDA stream (a cudaStream_t), for tests that enqueue their
+ * own kernels (the harness self-test). */
+void *f8b_cuda_stream(struct f8b_backend *be);
 #endif
 
 /* Looks up a backend by name ("host", "cuda"); F8B_EINVAL / F8B_EUNSUPPORTED

@@ -76,9 +76,10 @@ int f8b_errorf(int status, const char *file, int line, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(body, sizeof body, fmt, ap);
 	va_end(ap);
-	/* User-input errors read best without source locations; everything
-	 * else carries file:line for whoever has to debug it. */
-	if (status == F8B_EINVAL)
+	/* Errors about the user's input and files read best without source
+	 * locations; device, MPI and internal failures carry host, rank and
+	 * file:line for whoever has to debug them. */
+	if (status == F8B_EINVAL || status == F8B_EIO || status == F8B_EUNSUPPORTED)
 		snprintf(err_msg, sizeof err_msg, "%s", body);
 	else
 		snprintf(err_msg, sizeof err_msg, "%s%s (%s:%d)", err_ctx, body, file, line);

@@ -95,7 +95,7 @@ static int cmd_export(int argc, char **argv)
 	free(pos);
 	if (rc != F8B_OK) {
 		fprintf(stderr, "f8bench export: error: %s\n", f8b_last_error());
-		return rc == F8B_EINVAL ? 2 : 1;
+		return rc == F8B_EINVAL || rc == F8B_EIO ? 2 : 1;
 	}
 	return 0;
 }

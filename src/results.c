@@ -31,22 +31,22 @@
  * scratch memory (~150 KB of gemm rows). */
 #define F8B_BLOCK_ROWS 256
 
-#define F8B_ATTR_SCHEMA "schema_version"
-#define F8B_ATTR_FORMAT "format"
+#define F8B_ATTR_SCHEMA  "schema_version"
+#define F8B_ATTR_FORMAT  "format"
 #define F8B_FORMAT_VALUE "f8bench results"
-#define F8B_RUNS "/runs"
+#define F8B_RUNS         "/runs"
 
 struct f8b_results {
 	hid_t file;
 	char *path;
 	const struct f8b_table_schema *schema;
 	int run_id;
-	bool created;       /* this run created the file */
-	bool created_table; /* this run added the table to an existing file */
-	size_t appended;    /* rows appended by this run */
-	size_t *offsets;    /* row-struct offset and size of each column, */
-	size_t *sizes;      /* as H5TBappend_records wants them */
-	int run_id_col;     /* index of an I32 column "run_id", -1 if none */
+	bool created;           /* this run created the file */
+	bool created_table;     /* this run added the table to an existing file */
+	size_t appended;        /* rows appended by this run */
+	size_t *offsets;        /* row-struct offset and size of each column, */
+	size_t *sizes;          /* as H5TBappend_records wants them */
+	int run_id_col;         /* index of an I32 column "run_id", -1 if none */
 	unsigned char *scratch; /* F8B_BLOCK_ROWS rows */
 };
 
@@ -67,7 +67,7 @@ static herr_t innermost_cb(unsigned n, const H5E_error2_t *e, void *data)
 }
 
 static int h5_errorf(const char *file, int line, const char *path, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 /* F8B_EIO "results file 'P': cannot WHAT (HDF5: reason)". */
 static int h5_errorf(const char *file, int line, const char *path, const char *fmt, ...)
@@ -83,11 +83,11 @@ static int h5_errorf(const char *file, int line, const char *path, const char *f
 	/* File locking (default since HDF5 1.10) fails on some NFS and Lustre
 	 * mounts; HDF5 reads this variable to skip it. */
 	const char *hint = strstr(reason, "lock") ? "; on a file system without locking set "
-						      "HDF5_USE_FILE_LOCKING=FALSE"
-						    : "";
+	                                            "HDF5_USE_FILE_LOCKING=FALSE"
+	                                          : "";
 	if (reason[0])
 		return f8b_errorf(F8B_EIO, file, line, "results file '%s': cannot %s (HDF5: %s%s)",
-				  path, what, reason, hint);
+		                  path, what, reason, hint);
 	return f8b_errorf(F8B_EIO, file, line, "results file '%s': cannot %s", path, what);
 }
 #define H5_ERR(path, ...) h5_errorf(__FILE__, __LINE__, (path), __VA_ARGS__)
@@ -117,8 +117,8 @@ int f8b_prov_set(struct f8b_provenance *p, const char *key, const char *fmt, ...
 
 	if (!key || !key[0] || strlen(key) >= sizeof kv->key)
 		return F8B_ERR(F8B_EINVAL,
-			       "provenance key '%s' is empty or longer than %zu characters",
-			       key ? key : "(null)", sizeof kv->key - 1);
+		               "provenance key '%s' is empty or longer than %zu characters",
+		               key ? key : "(null)", sizeof kv->key - 1);
 	for (size_t i = 0; i < p->n; i++)
 		if (strcmp(p->kv[i].key, key) == 0)
 			kv = &p->kv[i];
@@ -128,7 +128,7 @@ int f8b_prov_set(struct f8b_provenance *p, const char *key, const char *fmt, ...
 			struct f8b_kv *v = realloc(p->kv, cap * sizeof *v);
 			if (!v)
 				return F8B_ERR(F8B_ENOMEM, "no memory for %zu provenance entries",
-					       cap);
+				               cap);
 			p->kv = v;
 			p->cap = cap;
 		}
@@ -182,16 +182,17 @@ static int check_schema(const struct f8b_table_schema *s)
 		if (!f->name || !f->name[0] || !f->unit || !size_ok ||
 		    f->offset + f->size > s->row_size || (unsigned)f->type > F8B_FT_STR)
 			return F8B_ERR(F8B_EINTERNAL, "schema '%s': column %zu ('%s') is malformed",
-				       s->name, i, f->name ? f->name : "(null)");
+			               s->name, i, f->name ? f->name : "(null)");
 	}
 	return F8B_OK;
 }
 
-/* HDF5 type of one column.  In the file: little-endian, strings fixed-length
- * and NUL-padded (numpy's 'S' dtype, so h5py reads them as bytes).  In
- * memory for reading: native, strings NUL-terminated, so a string that
- * filled its column in the file still ends in NUL in the struct.  Returns a
- * new id (the caller closes it) or -1. */
+/* HDF5 type of one column: in the file little-endian, in memory native.
+ * Strings are fixed-length and NUL-terminated, zero bytes after the NUL
+ * (clean_row): h5py maps them to numpy's 'S<size>' (bytes), h5dump prints
+ * them up to the NUL (a NUL-padded type would show every \000), and a
+ * string read from another f8bench's wider or narrower column still ends
+ * in NUL in the struct.  Returns a new id (the caller closes it) or -1. */
 static hid_t column_type(const struct f8b_field *f, bool file)
 {
 	hid_t t;
@@ -205,8 +206,7 @@ static hid_t column_type(const struct f8b_field *f, bool file)
 	t = H5Tcopy(H5T_C_S1);
 	if (t < 0)
 		return -1;
-	if (H5Tset_size(t, f->size) < 0 ||
-	    H5Tset_strpad(t, file ? H5T_STR_NULLPAD : H5T_STR_NULLTERM) < 0) {
+	if (H5Tset_size(t, f->size) < 0 || H5Tset_strpad(t, H5T_STR_NULLTERM) < 0) {
 		H5Tclose(t);
 		return -1;
 	}
@@ -272,8 +272,7 @@ static bool column_readable(const struct f8b_field *f, hid_t t)
 
 /* The column the schema writes next to the one the file has, for one-line
  * errors. */
-static int column_type_error(const char *path, const struct f8b_table_schema *s, size_t i,
-			     hid_t t)
+static int column_type_error(const char *path, const struct f8b_table_schema *s, size_t i, hid_t t)
 {
 	char have[48], want[48];
 	hid_t w = column_type(&s->fields[i], true);
@@ -285,9 +284,9 @@ static int column_type_error(const char *path, const struct f8b_table_schema *s,
 		snprintf(want, sizeof want, "?");
 	close_type(&w);
 	return F8B_ERR(F8B_EIO,
-		       "results file '%s': column %zu '%s' of table '%s' is a %s, this f8bench "
-		       "expects a %s; write to a new file",
-		       path, i, s->fields[i].name, s->name, have, want);
+	               "results file '%s': column %zu '%s' of table '%s' is a %s, this f8bench "
+	               "expects a %s; write to a new file",
+	               path, i, s->fields[i].name, s->name, have, want);
 }
 
 /* An existing table must have exactly the schema's columns, in order, with
@@ -307,8 +306,9 @@ static int check_table_columns(hid_t file, const char *path, const struct f8b_ta
 		goto out;
 	}
 	if (H5Tget_class(t) != H5T_COMPOUND) {
-		rc = F8B_ERR(F8B_EIO, "results file '%s': '%s' is not a table (not a compound dataset)",
-			     path, s->name);
+		rc = F8B_ERR(F8B_EIO,
+		             "results file '%s': '%s' is not a table (not a compound dataset)",
+		             path, s->name);
 		goto out;
 	}
 	nm = H5Tget_nmembers(t);
@@ -316,10 +316,11 @@ static int check_table_columns(hid_t file, const char *path, const struct f8b_ta
 	 * buffers; H5Tget_member_name allocates instead. */
 	for (size_t i = 0; i < s->nfields || i < (size_t)nm; i++) {
 		if (i >= (size_t)nm) {
-			rc = F8B_ERR(F8B_EIO,
-				     "results file '%s': table '%s' lacks column %zu '%s' that this "
-				     "f8bench writes; write to a new file",
-				     path, s->name, i, s->fields[i].name);
+			rc =
+			    F8B_ERR(F8B_EIO,
+			            "results file '%s': table '%s' lacks column %zu '%s' that this "
+			            "f8bench writes; write to a new file",
+			            path, s->name, i, s->fields[i].name);
 			goto out;
 		}
 		char *name = H5Tget_member_name(t, (unsigned)i);
@@ -329,17 +330,17 @@ static int check_table_columns(hid_t file, const char *path, const struct f8b_ta
 		}
 		if (i >= s->nfields) {
 			rc = F8B_ERR(F8B_EIO,
-				     "results file '%s': table '%s' has column %zu '%s' that this "
-				     "f8bench does not write; write to a new file",
-				     path, s->name, i, name);
+			             "results file '%s': table '%s' has column %zu '%s' that this "
+			             "f8bench does not write; write to a new file",
+			             path, s->name, i, name);
 			H5free_memory(name);
 			goto out;
 		}
 		if (strcmp(name, s->fields[i].name) != 0) {
 			rc = F8B_ERR(F8B_EIO,
-				     "results file '%s': table '%s' has column %zu '%s' where this "
-				     "f8bench writes '%s'; write to a new file",
-				     path, s->name, i, name, s->fields[i].name);
+			             "results file '%s': table '%s' has column %zu '%s' where this "
+			             "f8bench writes '%s'; write to a new file",
+			             path, s->name, i, name, s->fields[i].name);
 			H5free_memory(name);
 			goto out;
 		}
@@ -388,12 +389,12 @@ static bool reserved_key(const char *key)
 /* Provenance as fixed-length string attributes of object `obj` ("/" or
  * "/runs/N"); h5py reads them as bytes, h5dump prints them. */
 static int write_prov(hid_t file, const char *path, const char *obj,
-		      const struct f8b_provenance *prov)
+                      const struct f8b_provenance *prov)
 {
 	for (size_t i = 0; prov && i < prov->n; i++) {
 		if (H5LTset_attribute_string(file, obj, prov->kv[i].key, prov->kv[i].value) < 0)
 			return H5_ERR(path, "write provenance attribute '%s' on '%s'",
-				      prov->kv[i].key, obj);
+			              prov->kv[i].key, obj);
 	}
 	return F8B_OK;
 }
@@ -413,7 +414,7 @@ static int make_table(hid_t file, const char *path, const struct f8b_table_schem
 
 	if (!names || !offs || !types) {
 		rc = F8B_ERR(F8B_ENOMEM, "no memory for the %zu columns of table '%s'", s->nfields,
-			     s->name);
+		             s->name);
 		goto out;
 	}
 	for (i = 0; i < s->nfields; i++)
@@ -431,7 +432,7 @@ static int make_table(hid_t file, const char *path, const struct f8b_table_schem
 	/* Compression stays off: rows are small and few, and the deflate
 	 * filter is optional in HDF5 builds. */
 	if (H5TBmake_table(s->title ? s->title : s->name, file, s->name, s->nfields, 0, off, names,
-			   offs, types, F8B_CHUNK_ROWS, NULL, 0, NULL) < 0) {
+	                   offs, types, F8B_CHUNK_ROWS, NULL, 0, NULL) < 0) {
 		rc = H5_ERR(path, "create table '%s'", s->name);
 		goto out;
 	}
@@ -468,7 +469,7 @@ static int next_run_id(hid_t file, const char *path, int *id)
 	for (hsize_t i = 0; i < info.nlinks; i++) {
 		char name[32], *end;
 		ssize_t len = H5Lget_name_by_idx(g, ".", H5_INDEX_NAME, H5_ITER_INC, i, name,
-						 sizeof name, H5P_DEFAULT);
+		                                 sizeof name, H5P_DEFAULT);
 		if (len < 0) {
 			rc = H5_ERR(path, "list the runs in group " F8B_RUNS);
 			goto out;
@@ -482,7 +483,7 @@ static int next_run_id(hid_t file, const char *path, int *id)
 	}
 	if (max >= INT_MAX) {
 		rc = F8B_ERR(F8B_EIO, "results file '%s': run id %ld in " F8B_RUNS " is too large",
-			     path, max);
+		             path, max);
 		goto out;
 	}
 	*id = (int)(max + 1);
@@ -516,7 +517,7 @@ static int make_run_group(hid_t file, const char *path, int id, const struct f8b
 
 /* Schema version, format, creating run's provenance, empty table, /runs/0. */
 static int write_new_file(hid_t file, const char *path, const struct f8b_table_schema *s,
-			  const struct f8b_provenance *prov)
+                          const struct f8b_provenance *prov)
 {
 	F8B_TRY(write_int_attr(file, path, F8B_ATTR_SCHEMA, F8B_SCHEMA_VERSION));
 	if (H5LTset_attribute_string(file, "/", F8B_ATTR_FORMAT, F8B_FORMAT_VALUE) < 0)
@@ -546,21 +547,22 @@ static int check_dir(const char *path)
 		return F8B_OK;
 	if (errno == ENOENT)
 		return F8B_ERR(F8B_EIO,
-			       "cannot create results file '%s': directory '%s' does not exist",
-			       path, dir);
+		               "cannot create results file '%s': directory '%s' does not exist",
+		               path, dir);
 	if (errno == ENOTDIR)
 		return F8B_ERR(F8B_EIO, "cannot create results file '%s': '%s' is not a directory",
-			       path, dir);
-	return F8B_ERR(F8B_EIO, "cannot create results file '%s': directory '%s' is not writable (%s)",
-		       path, dir, strerror(errno));
+		               path, dir);
+	return F8B_ERR(F8B_EIO,
+	               "cannot create results file '%s': directory '%s' is not writable (%s)", path,
+	               dir, strerror(errno));
 }
 
 static int refuse_existing(const char *path)
 {
 	return F8B_ERR(F8B_EIO,
-		       "results file '%s' already exists; refusing to overwrite it (pass --append "
-		       "to add this run's rows to it, or choose another output file)",
-		       path);
+	               "results file '%s' already exists; refusing to overwrite it (pass --append "
+	               "to add this run's rows to it, or choose another output file)",
+	               path);
 }
 
 /* Puts the finished temporary file at path without replacing anything:
@@ -581,7 +583,7 @@ static int publish(const char *tmp, const char *path)
 		return refuse_existing(path);
 	if (rename(tmp, path) != 0)
 		return F8B_ERR(F8B_EIO, "cannot rename '%s' to results file '%s': %s", tmp, path,
-			       strerror(errno));
+		               strerror(errno));
 	return F8B_OK;
 }
 
@@ -630,9 +632,9 @@ static int read_schema_version(hid_t file, const char *path, int *v)
 		return H5_ERR(path, "read the attributes of its root group");
 	if (!have)
 		return F8B_ERR(F8B_EIO,
-			       "'%s' is not an f8bench results file (its root group has no '%s' "
-			       "attribute); choose another output file",
-			       path, F8B_ATTR_SCHEMA);
+		               "'%s' is not an f8bench results file (its root group has no '%s' "
+		               "attribute); choose another output file",
+		               path, F8B_ATTR_SCHEMA);
 	a = H5Aopen(file, F8B_ATTR_SCHEMA, H5P_DEFAULT);
 	if (a < 0)
 		return H5_ERR(path, "open attribute '%s'", F8B_ATTR_SCHEMA);
@@ -655,9 +657,9 @@ static int open_existing(struct f8b_results *r, const struct f8b_provenance *pro
 	F8B_TRY(read_schema_version(r->file, r->path, &v));
 	if (v != F8B_SCHEMA_VERSION)
 		return F8B_ERR(F8B_EIO,
-			       "results file '%s' has schema version %d but this f8bench writes "
-			       "version %d; write to a new file",
-			       r->path, v, F8B_SCHEMA_VERSION);
+		               "results file '%s' has schema version %d but this f8bench writes "
+		               "version %d; write to a new file",
+		               r->path, v, F8B_SCHEMA_VERSION);
 	have = H5Lexists(r->file, s->name, H5P_DEFAULT);
 	if (have < 0)
 		return H5_ERR(r->path, "look for table '%s'", s->name);
@@ -689,7 +691,7 @@ static void results_free(struct f8b_results *r)
 }
 
 int f8b_results_open(const char *path, bool append, const struct f8b_table_schema *schema,
-		     const struct f8b_provenance *prov, struct f8b_results **out, int *run_id)
+                     const struct f8b_provenance *prov, struct f8b_results **out, int *run_id)
 {
 	struct f8b_results *r;
 	struct stat st;
@@ -703,9 +705,10 @@ int f8b_results_open(const char *path, bool append, const struct f8b_table_schem
 	F8B_TRY(check_schema(schema));
 	for (size_t i = 0; prov && i < prov->n; i++)
 		if (reserved_key(prov->kv[i].key))
-			return F8B_ERR(F8B_EINTERNAL,
-				       "provenance key '%s' is reserved for the results file itself",
-				       prov->kv[i].key);
+			return F8B_ERR(
+			    F8B_EINTERNAL,
+			    "provenance key '%s' is reserved for the results file itself",
+			    prov->kv[i].key);
 	exists = lstat(path, &st) == 0;
 	if (exists && !append)
 		return refuse_existing(path);
@@ -747,7 +750,7 @@ int f8b_results_open(const char *path, bool append, const struct f8b_table_schem
 
 /* ---- append / close ------------------------------------------------------ */
 
-/* What goes to the file from a row: string columns cut to their last byte
+/* What goes to the file from a row: string columns cut to size - 1 bytes
  * and zeroed after the first NUL (numpy keeps bytes after an embedded NUL,
  * so stale bytes behind a short string would show up in h5py), and the
  * run_id column set to this run's id, so every row points at its /runs
@@ -777,7 +780,8 @@ int f8b_results_append(struct f8b_results *r, const void *rows, size_t n)
 	const unsigned char *src = rows;
 
 	if (!r || (n > 0 && !rows))
-		return F8B_ERR(F8B_EINTERNAL, "append of %zu rows: no open results file or no rows", n);
+		return F8B_ERR(F8B_EINTERNAL, "append of %zu rows: no open results file or no rows",
+		               n);
 	s = r->schema;
 	while (n > 0) {
 		size_t k = n < F8B_BLOCK_ROWS ? n : F8B_BLOCK_ROWS;
@@ -785,7 +789,7 @@ int f8b_results_append(struct f8b_results *r, const void *rows, size_t n)
 		for (size_t i = 0; i < k; i++)
 			clean_row(r, r->scratch + i * s->row_size);
 		if (H5TBappend_records(r->file, s->name, k, s->row_size, r->offsets, r->sizes,
-				       r->scratch) < 0)
+		                       r->scratch) < 0)
 			return H5_ERR(r->path, "append %zu rows to table '%s'", k, s->name);
 		r->appended += k;
 		src += k * s->row_size;
@@ -841,7 +845,7 @@ void f8b_results_abandon(struct f8b_results *r)
 /* ---- reading ----------------------------------------------------------- */
 
 int f8b_results_read(const char *path, const struct f8b_table_schema *schema, void **rows,
-		     size_t *n)
+                     size_t *n)
 {
 	hid_t f = -1, d = -1, ft = -1, mt = -1, sp = -1;
 	hsize_t dims[1] = {0};
@@ -860,8 +864,8 @@ int f8b_results_read(const char *path, const struct f8b_table_schema *schema, vo
 	have = H5Lexists(f, schema->name, H5P_DEFAULT);
 	if (have <= 0) {
 		rc = have < 0 ? H5_ERR(path, "look for table '%s'", schema->name)
-			      : F8B_ERR(F8B_EIO, "results file '%s' has no table '%s'", path,
-					schema->name);
+		              : F8B_ERR(F8B_EIO, "results file '%s' has no table '%s'", path,
+		                        schema->name);
 		goto out;
 	}
 	d = H5Dopen2(f, schema->name, H5P_DEFAULT);
@@ -870,8 +874,9 @@ int f8b_results_read(const char *path, const struct f8b_table_schema *schema, vo
 		goto out;
 	}
 	if (H5Tget_class(ft) != H5T_COMPOUND) {
-		rc = F8B_ERR(F8B_EIO, "results file '%s': '%s' is not a table (not a compound dataset)",
-			     path, schema->name);
+		rc = F8B_ERR(F8B_EIO,
+		             "results file '%s': '%s' is not a table (not a compound dataset)",
+		             path, schema->name);
 		goto out;
 	}
 	/* Columns are found by name, so a file whose columns sit in another
@@ -881,7 +886,7 @@ int f8b_results_read(const char *path, const struct f8b_table_schema *schema, vo
 		if (idx < 0) {
 			H5Eclear2(H5E_DEFAULT);
 			rc = F8B_ERR(F8B_EIO, "results file '%s': table '%s' has no column '%s'",
-				     path, schema->name, schema->fields[i].name);
+			             path, schema->name, schema->fields[i].name);
 			goto out;
 		}
 		hid_t ct = H5Tget_member_type(ft, (unsigned)idx);
@@ -902,17 +907,18 @@ int f8b_results_read(const char *path, const struct f8b_table_schema *schema, vo
 	}
 	if (dims[0] == 0)
 		goto out;
-	if (dims[0] > INT64_MAX || f8b_mul_overflows((int64_t)dims[0], (int64_t)schema->row_size,
-						     &bytes) || (uint64_t)bytes > SIZE_MAX) {
+	if (dims[0] > INT64_MAX ||
+	    f8b_mul_overflows((int64_t)dims[0], (int64_t)schema->row_size, &bytes) ||
+	    (uint64_t)bytes > SIZE_MAX) {
 		rc = F8B_ERR(F8B_ENOMEM, "results file '%s': table '%s' has too many rows (%llu)",
-			     path, schema->name, (unsigned long long)dims[0]);
+		             path, schema->name, (unsigned long long)dims[0]);
 		goto out;
 	}
 	/* Zeroed, so struct padding is defined. */
 	buf = calloc((size_t)dims[0], schema->row_size);
 	if (!buf) {
 		rc = F8B_ERR(F8B_ENOMEM, "no memory for %llu rows of table '%s' from '%s'",
-			     (unsigned long long)dims[0], schema->name, path);
+		             (unsigned long long)dims[0], schema->name, path);
 		goto out;
 	}
 	mt = row_mem_type(schema);
@@ -1178,12 +1184,13 @@ static int csv_table(hid_t d, const char *path, const char *name, FILE *out)
 		if (t < 0) {
 			char have[48];
 			describe_type(m, have, sizeof have);
-			rc = unsupported ? F8B_ERR(F8B_EUNSUPPORTED,
-						   "results file '%s': column '%s' of table '%s' is "
-						   "a %s; CSV export takes integers, floats and "
-						   "strings",
-						   path, cols[nc].name, name, have)
-					 : H5_ERR(path, "make a type for column '%s'", cols[nc].name);
+			rc = unsupported
+			         ? F8B_ERR(F8B_EUNSUPPORTED,
+			                   "results file '%s': column '%s' of table '%s' is "
+			                   "a %s; CSV export takes integers, floats and "
+			                   "strings",
+			                   path, cols[nc].name, name, have)
+			         : H5_ERR(path, "make a type for column '%s'", cols[nc].name);
 			close_type(&m);
 			nc++;
 			goto out;
@@ -1234,7 +1241,7 @@ static int csv_table(hid_t d, const char *path, const char *name, FILE *out)
 		    H5Sselect_hyperslab(fsp, H5S_SELECT_SET, &start, NULL, &count, NULL) < 0 ||
 		    H5Dread(d, mt, msp, fsp, H5P_DEFAULT, buf) < 0) {
 			rc = H5_ERR(path, "read rows %llu.. of table '%s'",
-				    (unsigned long long)start, name);
+			            (unsigned long long)start, name);
 			goto out;
 		}
 		for (hsize_t r = 0; r < count; r++) {
@@ -1310,7 +1317,8 @@ int f8b_results_export_csv(const char *path, const char *table, FILE *out)
 		d = have > 0 ? open_table(f, table, &is_table) : -1;
 		if (d < 0) {
 			H5Eclear2(H5E_DEFAULT);
-			rc = F8B_ERR(F8B_EINVAL, "results file '%s' has no table '%s'", path, table);
+			rc =
+			    F8B_ERR(F8B_EINVAL, "results file '%s' has no table '%s'", path, table);
 			goto out;
 		}
 		rc = csv_table(d, path, table, out);
@@ -1325,7 +1333,7 @@ int f8b_results_export_csv(const char *path, const char *table, FILE *out)
 	for (hsize_t i = 0; i < info.nlinks && rc == F8B_OK; i++) {
 		char name[256];
 		ssize_t len = H5Lget_name_by_idx(f, "/", H5_INDEX_NAME, H5_ITER_INC, i, name,
-						 sizeof name, H5P_DEFAULT);
+		                                 sizeof name, H5P_DEFAULT);
 		if (len < 0) {
 			rc = H5_ERR(path, "list its root group");
 			break;
@@ -1345,6 +1353,6 @@ out:
 	H5Fclose(f);
 	if (rc == F8B_OK && (fflush(out) != 0 || ferror(out)))
 		rc = F8B_ERR(F8B_EIO, "writing the CSV export of '%s' failed: %s", path,
-			     strerror(errno));
+		             strerror(errno));
 	return rc;
 }

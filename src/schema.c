@@ -19,14 +19,13 @@
 #define F8B_MEMBER_SIZE(S, m) sizeof(((S *)0)->m)
 
 /* One array entry per column. */
-#define F8B_FIELD(S, m, t, unit)                                                                   \
-	{#m, F8B_FT_##t, offsetof(S, m), F8B_MEMBER_SIZE(S, m), unit},
+#define F8B_FIELD(S, m, t, unit) {#m, F8B_FT_##t, offsetof(S, m), F8B_MEMBER_SIZE(S, m), unit},
 
 /* The member has the C type the column claims (a double listed as I64
  * would store garbage, and both are 8 bytes, so size checks miss it). */
 #define F8B_CHECK_TYPE(S, m, t, unit)                                                              \
-	_Static_assert(_Generic(&((S *)0)->m, F8B_PTR_##t(S, m): 1, default: 0),                   \
-		       #S "." #m " is not of column type " #t);
+	_Static_assert(_Generic(&((S *)0)->m, F8B_PTR_##t(S, m) : 1, default : 0),                 \
+	               #S "." #m " is not of column type " #t);
 
 /* A mirror struct holding only the listed members, in list order.  It has
  * the row's size and every member at the row's offset only if no member of
@@ -34,14 +33,14 @@
  * escape would be a member small enough to hide in alignment padding, which
  * the mirror would then keep as padding; no column is that small today and
  * tests/test_results.c also checks the layout at run time.) */
-#define F8B_MIRROR_I32(S, m) int32_t m;
-#define F8B_MIRROR_I64(S, m) int64_t m;
-#define F8B_MIRROR_F64(S, m) double m;
-#define F8B_MIRROR_STR(S, m) char m[F8B_MEMBER_SIZE(S, m)];
+#define F8B_MIRROR_I32(S, m)      int32_t m;
+#define F8B_MIRROR_I64(S, m)      int64_t m;
+#define F8B_MIRROR_F64(S, m)      double m;
+#define F8B_MIRROR_STR(S, m)      char m[F8B_MEMBER_SIZE(S, m)];
 #define F8B_MIRROR(S, m, t, unit) F8B_MIRROR_##t(S, m)
 
 #define F8B_CHECK_OFFSET(M, S, m, t, unit)                                                         \
-	_Static_assert(offsetof(M, m) == offsetof(S, m), #S "." #m " is out of order in the list");
+	_Static_assert(offsetof(M, m) == offsetof(S, m), #S "." #m " is out of order");
 
 /* ---- gemm ------------------------------------------------------------- */
 
@@ -97,17 +96,18 @@ F8B_GEMM_COLUMNS(F8B_CHECK_TYPE, struct f8b_gemm_row)
 struct f8b_gemm_row_mirror {
 	F8B_GEMM_COLUMNS(F8B_MIRROR, struct f8b_gemm_row)
 };
-#define F8B_CHECK_GEMM_OFFSET(S, m, t, unit) F8B_CHECK_OFFSET(struct f8b_gemm_row_mirror, S, m, t, unit)
+#define F8B_CHECK_GEMM_OFFSET(S, m, t, unit)                                                       \
+	F8B_CHECK_OFFSET(struct f8b_gemm_row_mirror, S, m, t, unit)
 F8B_GEMM_COLUMNS(F8B_CHECK_GEMM_OFFSET, struct f8b_gemm_row)
 _Static_assert(sizeof(struct f8b_gemm_row_mirror) == sizeof(struct f8b_gemm_row),
-	       "struct f8b_gemm_row has a member that F8B_GEMM_COLUMNS does not list");
+               "struct f8b_gemm_row has a member that F8B_GEMM_COLUMNS does not list");
 
 static const struct f8b_field gemm_fields[] = {F8B_GEMM_COLUMNS(F8B_FIELD, struct f8b_gemm_row)};
 
 const struct f8b_table_schema f8b_gemm_schema = {
-	.name = "gemm",
-	.title = "f8bench gemm: one row per GEMM case (shape x recipe x dtype)",
-	.row_size = sizeof(struct f8b_gemm_row),
-	.fields = gemm_fields,
-	.nfields = sizeof gemm_fields / sizeof gemm_fields[0],
+    .name = "gemm",
+    .title = "f8bench gemm: one row per GEMM case (shape x recipe x dtype)",
+    .row_size = sizeof(struct f8b_gemm_row),
+    .fields = gemm_fields,
+    .nfields = sizeof gemm_fields / sizeof gemm_fields[0],
 };

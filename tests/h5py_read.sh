@@ -31,5 +31,4 @@ print("1..%d" % (n + 1))
 PYEOF
 PYRC=$?
 [ $PYRC = 0 ]
-PYEOF_DONE=1
 exit $PYRC

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "tap.h"
 
@@ -29,6 +30,14 @@ static bool has(const char *s, const char *sub)
 {
 	return s && strstr(s, sub) != NULL;
 }
+
+#if defined(F8B_PKGDATADIR) || defined(F8B_SRCDIR)
+static bool is_dir(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+#endif
 
 static bool one_line(const char *s)
 {
@@ -319,16 +328,29 @@ static void test_spec_files_and_sets(void)
 	       f8b_last_error());
 
 	unsetenv("F8B_INPUTS");
+	/* Without $F8B_INPUTS: the installed directory if there is one, then
+	 * the source tree. */
+	const char *want = "";
 #ifdef F8B_SRCDIR
-	tap_ok(strcmp(f8b_inputs_dir(), F8B_SRCDIR "/inputs") == 0,
-	       "without $F8B_INPUTS: falls back to F8B_SRCDIR/inputs (%s)", f8b_inputs_dir());
-	rc = f8b_shapes_parse("quick", &v);
-	tap_ok(rc == F8B_OK && v.n == 4, "set quick found through F8B_SRCDIR");
-	f8b_shapes_free(&v);
-#else
-	tap_ok(strcmp(f8b_inputs_dir(), "") == 0 || f8b_inputs_dir()[0] == '/',
-	       "without $F8B_INPUTS or F8B_SRCDIR: \"\" or the installed directory");
+	if (is_dir(F8B_SRCDIR "/inputs"))
+		want = F8B_SRCDIR "/inputs";
 #endif
+#ifdef F8B_PKGDATADIR
+	if (is_dir(F8B_PKGDATADIR "/inputs"))
+		want = F8B_PKGDATADIR "/inputs";
+#endif
+	tap_ok(strcmp(f8b_inputs_dir(), want) == 0,
+	       "without $F8B_INPUTS: PKGDATADIR, then SRCDIR, else \"\" (got '%s', want '%s')",
+	       f8b_inputs_dir(), want);
+	if (*want) {
+		rc = f8b_shapes_parse("quick", &v);
+		tap_ok(rc == F8B_OK && v.n == 4, "set quick found without $F8B_INPUTS");
+		f8b_shapes_free(&v);
+	} else {
+		rc = f8b_shapes_parse("quick", &v);
+		tap_ok(rc == F8B_EINVAL && has(f8b_last_error(), "F8B_INPUTS"),
+		       "no inputs directory: the message says to set F8B_INPUTS");
+	}
 	setenv("F8B_INPUTS", inputs, 1);
 }
 

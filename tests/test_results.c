@@ -140,7 +140,7 @@ static void fill_row(struct f8b_gemm_row *r, int i)
 /* First column where a and b differ (strings by content, numbers by
  * bits, so NaN equals NaN), or NULL; run_id skipped when skip_run_id. */
 static const char *first_diff(const struct f8b_gemm_row *a, const struct f8b_gemm_row *b,
-			      bool skip_run_id)
+                              bool skip_run_id)
 {
 	const struct f8b_table_schema *s = &f8b_gemm_schema;
 	for (size_t i = 0; i < s->nfields; i++) {
@@ -149,7 +149,7 @@ static const char *first_diff(const struct f8b_gemm_row *a, const struct f8b_gem
 		if (skip_run_id && strcmp(f->name, "run_id") == 0)
 			continue;
 		if (f->type == F8B_FT_STR ? strncmp(pa, pb, f->size) != 0
-					  : memcmp(pa, pb, f->size) != 0)
+		                          : memcmp(pa, pb, f->size) != 0)
 			return f->name;
 	}
 	return NULL;
@@ -200,56 +200,59 @@ static void get_str_attr(const char *path, const char *obj, const char *name, ch
 
 /* The struct's members, listed here independently of schema.c, in
  * declaration order. */
-#define MEMBER(m) {#m, offsetof(struct f8b_gemm_row, m), sizeof(((struct f8b_gemm_row *)0)->m)}
+#define MEMBER(m)                                                                                  \
+	{                                                                                          \
+#m, offsetof(struct f8b_gemm_row, m), sizeof(((struct f8b_gemm_row *)0)->m)        \
+	}
 static const struct {
 	const char *name;
 	size_t offset, size;
 } members[] = {
-	MEMBER(m),
-	MEMBER(k),
-	MEMBER(n),
-	MEMBER(label),
-	MEMBER(scaling),
-	MEMBER(a_gran),
-	MEMBER(b_gran),
-	MEMBER(fast_accum),
-	MEMBER(a_dtype),
-	MEMBER(b_dtype),
-	MEMBER(out_dtype),
-	MEMBER(backend),
-	MEMBER(status),
-	MEMBER(time_median_s),
-	MEMBER(time_min_s),
-	MEMBER(time_max_s),
-	MEMBER(time_noise),
-	MEMBER(samples),
-	MEMBER(converged),
-	MEMBER(throttled),
-	MEMBER(tflops),
-	MEMBER(pct_peak),
-	MEMBER(bf16_time_median_s),
-	MEMBER(speedup_vs_bf16),
-	MEMBER(rel_error),
-	MEMBER(tolerance),
-	MEMBER(sqnr_db),
-	MEMBER(algo_id),
-	MEMBER(algo_tile),
-	MEMBER(algo_stages),
-	MEMBER(algo_splitk),
-	MEMBER(algo_swizzle),
-	MEMBER(algo_reduction),
-	MEMBER(algo_custom),
-	MEMBER(algo_cluster),
-	MEMBER(heuristic_rank),
-	MEMBER(candidates_timed),
-	MEMBER(heuristic_time_median_s),
-	MEMBER(workspace_bytes),
-	MEMBER(seed),
-	MEMBER(run_id),
-	MEMBER(rank),
-	MEMBER(device),
-	MEMBER(gpu),
-	MEMBER(message),
+    MEMBER(m),
+    MEMBER(k),
+    MEMBER(n),
+    MEMBER(label),
+    MEMBER(scaling),
+    MEMBER(a_gran),
+    MEMBER(b_gran),
+    MEMBER(fast_accum),
+    MEMBER(a_dtype),
+    MEMBER(b_dtype),
+    MEMBER(out_dtype),
+    MEMBER(backend),
+    MEMBER(status),
+    MEMBER(time_median_s),
+    MEMBER(time_min_s),
+    MEMBER(time_max_s),
+    MEMBER(time_noise),
+    MEMBER(samples),
+    MEMBER(converged),
+    MEMBER(throttled),
+    MEMBER(tflops),
+    MEMBER(pct_peak),
+    MEMBER(bf16_time_median_s),
+    MEMBER(speedup_vs_bf16),
+    MEMBER(rel_error),
+    MEMBER(tolerance),
+    MEMBER(sqnr_db),
+    MEMBER(algo_id),
+    MEMBER(algo_tile),
+    MEMBER(algo_stages),
+    MEMBER(algo_splitk),
+    MEMBER(algo_swizzle),
+    MEMBER(algo_reduction),
+    MEMBER(algo_custom),
+    MEMBER(algo_cluster),
+    MEMBER(heuristic_rank),
+    MEMBER(candidates_timed),
+    MEMBER(heuristic_time_median_s),
+    MEMBER(workspace_bytes),
+    MEMBER(seed),
+    MEMBER(run_id),
+    MEMBER(rank),
+    MEMBER(device),
+    MEMBER(gpu),
+    MEMBER(message),
 };
 
 static size_t field_align(const struct f8b_field *f)
@@ -275,7 +278,7 @@ static void test_schema(void)
 		const struct f8b_field *f = &s->fields[i];
 		if (strcmp(f->name, members[i].name) != 0) {
 			tap_diag("column %zu is '%s', struct member is '%s'", i, f->name,
-				 members[i].name);
+			         members[i].name);
 			names_ok = false;
 		}
 		if (f->offset != members[i].offset || f->size != members[i].size)
@@ -296,7 +299,8 @@ static void test_schema(void)
 	tap_ok(gaps_ok && s->fields[0].offset == 0,
 	       "schema: no gap between columns wider than alignment padding");
 	tap_ok(s->row_size - end < _Alignof(int64_t),
-	       "schema: only trailing padding after the last column (%zu bytes)", s->row_size - end);
+	       "schema: only trailing padding after the last column (%zu bytes)",
+	       s->row_size - end);
 	tap_ok(covered <= s->row_size && s->row_size - covered < 4 * _Alignof(int64_t),
 	       "schema: columns cover %zu of %zu bytes", covered, s->row_size);
 	tap_ok(units_ok, "schema: every column has a unit string");
@@ -314,9 +318,11 @@ static void test_schema(void)
 			tap_ok(strcmp(f->unit, "bytes") == 0 && f->type == F8B_FT_I64,
 			       "schema: workspace_bytes is an i64 in bytes");
 		if (strcmp(f->name, "label") == 0)
-			tap_ok(f->type == F8B_FT_STR && f->size == 48, "schema: label is a 48-byte string");
+			tap_ok(f->type == F8B_FT_STR && f->size == 48,
+			       "schema: label is a 48-byte string");
 		if (strcmp(f->name, "fast_accum") == 0)
-			tap_ok(f->type == F8B_FT_I32 && f->size == 4, "schema: fast_accum is an i32");
+			tap_ok(f->type == F8B_FT_I32 && f->size == 4,
+			       "schema: fast_accum is an i32");
 	}
 }
 
@@ -330,7 +336,7 @@ static void test_prov(void)
 	tap_ok(f8b_prov_set(&p, "a", "%d", 1) == F8B_OK && f8b_prov_set(&p, "b", "x") == F8B_OK,
 	       "prov: set two keys");
 	tap_ok(f8b_prov_set(&p, "a", "two") == F8B_OK && p.n == 2 &&
-		       strcmp(f8b_prov_get(&p, "a"), "two") == 0,
+	           strcmp(f8b_prov_get(&p, "a"), "two") == 0,
 	       "prov: setting a key again replaces its value");
 	tap_ok(f8b_prov_get(&p, "zzz") == NULL, "prov: missing key gives NULL");
 	tap_ok(f8b_prov_set(&p, "", "x") == F8B_EINVAL, "prov: empty key refused");
@@ -345,7 +351,7 @@ static void test_prov(void)
 		f8b_prov_set(&p, key, "v%d", i);
 	}
 	tap_ok(p.n == 42 && strcmp(f8b_prov_get(&p, "key39"), "v39") == 0 &&
-		       strcmp(f8b_prov_get(&p, "key0"), "v0") == 0,
+	           strcmp(f8b_prov_get(&p, "key0"), "v0") == 0,
 	       "prov: grows past 16 entries");
 	memset(big, 'v', sizeof big - 1);
 	big[sizeof big - 1] = '\0';
@@ -393,16 +399,18 @@ static void test_create_and_read(const char *path)
 		tap_ok(!d, "read: row %zu equals what was appended in every column%s%s", i,
 		       d ? "; differs in " : "", d ? d : "");
 		tap_ok(rows[i].run_id == 0, "read: row %zu carries run_id 0 (was 99 in memory)", i);
-		tap_ok(strings_clean(&rows[i]), "read: row %zu strings are NUL-padded", i);
+		tap_ok(strings_clean(&rows[i]), "read: row %zu strings end in NUL, zeros after it",
+		       i);
 	}
 	if (n == 3) {
 		tap_ok(isnan(rows[0].pct_peak), "read: NaN pct_peak stays NaN");
-		tap_ok(isinf(rows[2].sqnr_db) && rows[2].sqnr_db < 0, "read: -inf sqnr_db stays -inf");
+		tap_ok(isinf(rows[2].sqnr_db) && rows[2].sqnr_db < 0,
+		       "read: -inf sqnr_db stays -inf");
 		tap_ok(strlen(rows[0].gpu) == 47, "read: 47-char gpu string (full column) intact");
 		tap_ok(strcmp(rows[1].message, "rel_error 0.3 > tol, \"x\" off") == 0,
 		       "read: string with comma and quotes intact");
 		tap_ok(rows[2].seed == INT64_C(0x123456789ab) + 2 &&
-			       rows[2].workspace_bytes == (int64_t)32 << 20,
+		           rows[2].workspace_bytes == (int64_t)32 << 20,
 		       "read: 64-bit integers intact");
 		tap_ok(rows[1].time_median_s == 1.0 / 3.0 + 1, "read: doubles bit-exact");
 	}
@@ -414,11 +422,11 @@ static void test_create_and_read(const char *path)
 	tap_ok(f8b_prov_get(&back, "host") && strcmp(f8b_prov_get(&back, "host"), "node1") == 0,
 	       "provenance: host = node1");
 	tap_ok(f8b_prov_get(&back, "command") &&
-		       strcmp(f8b_prov_get(&back, "command"),
-			      "f8bench gemm --shapes square --recipe tensorwise") == 0,
+	           strcmp(f8b_prov_get(&back, "command"),
+	                  "f8bench gemm --shapes square --recipe tensorwise") == 0,
 	       "provenance: command line intact");
 	tap_ok(f8b_prov_get(&back, "schema_version") &&
-		       strcmp(f8b_prov_get(&back, "schema_version"), "1") == 0,
+	           strcmp(f8b_prov_get(&back, "schema_version"), "1") == 0,
 	       "provenance: schema_version = 1 listed too");
 	f8b_prov_free(&back);
 	tap_ok(open_h5_objects() == 0, "provenance: no HDF5 object left open");
@@ -443,7 +451,7 @@ static void test_layout(const char *path)
 	d = H5Dopen2(f, "gemm", H5P_DEFAULT);
 	dcpl = H5Dget_create_plist(d);
 	tap_ok(H5Pget_layout(dcpl) == H5D_CHUNKED && H5Pget_chunk(dcpl, 1, chunk) == 1 &&
-		       chunk[0] == 64,
+	           chunk[0] == 64,
 	       "layout: chunked, 64 rows per chunk");
 	tap_ok(H5Pget_nfilters(dcpl) == 0, "layout: no compression filter");
 	sp = H5Dget_space(d);
@@ -454,8 +462,8 @@ static void test_layout(const char *path)
 	       "layout: compound of 45 members");
 	st = H5Tget_member_type(t, 3); /* label */
 	tap_ok(H5Tget_class(st) == H5T_STRING && H5Tget_size(st) == 48 &&
-		       H5Tget_strpad(st) == H5T_STR_NULLPAD && H5Tis_variable_str(st) == 0,
-	       "layout: label is a fixed 48-byte NUL-padded string");
+	           H5Tget_strpad(st) == H5T_STR_NULLTERM && H5Tis_variable_str(st) == 0,
+	       "layout: label is a fixed 48-byte NUL-terminated string");
 	H5Tclose(st);
 	tap_ok(H5Tget_size(t) < sizeof(struct f8b_gemm_row),
 	       "layout: file rows are packed (%zu < %zu bytes)", H5Tget_size(t),
@@ -532,11 +540,14 @@ static void test_append_runs(const char *path)
 	if (n == 5) {
 		bool old_ok = true;
 		for (int i = 0; i < 3; i++)
-			old_ok = old_ok && rows[i].run_id == 0 && !first_diff(&rows[i], &first_rows[i], true);
+			old_ok = old_ok && rows[i].run_id == 0 &&
+			         !first_diff(&rows[i], &first_rows[i], true);
 		tap_ok(old_ok, "append: the first run's 3 rows are unchanged");
-		tap_ok(!first_diff(&rows[3], &more[0], true) && !first_diff(&rows[4], &more[1], true),
+		tap_ok(!first_diff(&rows[3], &more[0], true) &&
+		           !first_diff(&rows[4], &more[1], true),
 		       "append: new rows equal what was appended");
-		tap_ok(rows[3].run_id == 1 && rows[4].run_id == 1, "append: new rows carry run_id 1");
+		tap_ok(rows[3].run_id == 1 && rows[4].run_id == 1,
+		       "append: new rows carry run_id 1");
 	}
 	free(rows);
 	get_str_attr(path, "/runs/0", "host", buf, sizeof buf);
@@ -553,7 +564,8 @@ static void test_append_runs(const char *path)
 	f8b_results_abandon(r);
 	tap_ok(exists(path), "append: abandoning an existing file keeps it");
 	hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
-	tap_ok(H5Lexists(f, "/runs/2", H5P_DEFAULT) == 0 && H5Lexists(f, "/runs/1", H5P_DEFAULT) > 0,
+	tap_ok(H5Lexists(f, "/runs/2", H5P_DEFAULT) == 0 &&
+	           H5Lexists(f, "/runs/1", H5P_DEFAULT) > 0,
 	       "append: abandoned run's /runs/2 removed, /runs/1 kept");
 	H5Fclose(f);
 	rows = NULL;
@@ -572,7 +584,7 @@ static void test_unwritable(void)
 	path_in_dir(p, sizeof p, "no-such-dir/run.h5");
 	rc = f8b_results_open(p, false, &f8b_gemm_schema, NULL, &r, NULL);
 	tap_ok(rc == F8B_EIO && !r && strstr(f8b_last_error(), "does not exist") &&
-		       strstr(f8b_last_error(), "no-such-dir"),
+	           strstr(f8b_last_error(), "no-such-dir"),
 	       "unwritable: missing directory named: %s", f8b_last_error());
 	tap_ok(!strchr(f8b_last_error(), '\n'), "unwritable: message is one line");
 	path_in_dir(p, sizeof p, "no-such-dir/run.h5");
@@ -686,7 +698,7 @@ static void test_not_ours(void)
 	H5Fclose(f);
 	rc = f8b_results_open(p, true, &f8b_gemm_schema, NULL, &r, NULL);
 	tap_ok(rc == F8B_EIO && !r && strstr(f8b_last_error(), "version 99") &&
-		       strstr(f8b_last_error(), "version 1"),
+	           strstr(f8b_last_error(), "version 1"),
 	       "version: mismatch names both versions: %s", f8b_last_error());
 	unlink(p);
 
@@ -728,35 +740,35 @@ struct tiny_rev { /* same columns, another order and layout */
 	int64_t id;
 };
 static const struct f8b_field tiny_fields[] = {
-	{"id", F8B_FT_I64, offsetof(struct tiny, id), 8, ""},
-	{"x", F8B_FT_F64, offsetof(struct tiny, x), 8, "s"},
-	{"tag", F8B_FT_STR, offsetof(struct tiny, tag), 8, ""},
+    {"id", F8B_FT_I64, offsetof(struct tiny, id), 8, ""},
+    {"x", F8B_FT_F64, offsetof(struct tiny, x), 8, "s"},
+    {"tag", F8B_FT_STR, offsetof(struct tiny, tag), 8, ""},
 };
 static const struct f8b_table_schema tiny = {"tiny", "tiny test table", sizeof(struct tiny),
-					     tiny_fields, 3};
+                                             tiny_fields, 3};
 static const struct f8b_field tiny_rev_fields[] = {
-	{"x", F8B_FT_F64, offsetof(struct tiny_rev, x), 8, "s"},
-	{"tag", F8B_FT_STR, offsetof(struct tiny_rev, tag), 12, ""},
-	{"id", F8B_FT_I64, offsetof(struct tiny_rev, id), 8, ""},
+    {"x", F8B_FT_F64, offsetof(struct tiny_rev, x), 8, "s"},
+    {"tag", F8B_FT_STR, offsetof(struct tiny_rev, tag), 12, ""},
+    {"id", F8B_FT_I64, offsetof(struct tiny_rev, id), 8, ""},
 };
 static const struct f8b_table_schema tiny_rev = {"tiny", "tiny", sizeof(struct tiny_rev),
-						 tiny_rev_fields, 3};
+                                                 tiny_rev_fields, 3};
 static const struct f8b_field tiny_renamed_fields[] = {
-	{"id", F8B_FT_I64, offsetof(struct tiny, id), 8, ""},
-	{"y", F8B_FT_F64, offsetof(struct tiny, x), 8, "s"},
-	{"tag", F8B_FT_STR, offsetof(struct tiny, tag), 8, ""},
+    {"id", F8B_FT_I64, offsetof(struct tiny, id), 8, ""},
+    {"y", F8B_FT_F64, offsetof(struct tiny, x), 8, "s"},
+    {"tag", F8B_FT_STR, offsetof(struct tiny, tag), 8, ""},
 };
 static const struct f8b_table_schema tiny_renamed = {"tiny", "tiny", sizeof(struct tiny),
-						     tiny_renamed_fields, 3};
-static const struct f8b_table_schema tiny_short = {"tiny", "tiny", sizeof(struct tiny),
-						   tiny_fields, 2};
+                                                     tiny_renamed_fields, 3};
+static const struct f8b_table_schema tiny_short = {"tiny", "tiny", sizeof(struct tiny), tiny_fields,
+                                                   2};
 static const struct f8b_field tiny_retyped_fields[] = {
-	{"id", F8B_FT_I64, offsetof(struct tiny, id), 8, ""},
-	{"x", F8B_FT_F64, offsetof(struct tiny, x), 8, "s"},
-	{"tag", F8B_FT_STR, offsetof(struct tiny, tag), 4, ""},
+    {"id", F8B_FT_I64, offsetof(struct tiny, id), 8, ""},
+    {"x", F8B_FT_F64, offsetof(struct tiny, x), 8, "s"},
+    {"tag", F8B_FT_STR, offsetof(struct tiny, tag), 4, ""},
 };
 static const struct f8b_table_schema tiny_retyped = {"tiny", "tiny", sizeof(struct tiny),
-						     tiny_retyped_fields, 3};
+                                                     tiny_retyped_fields, 3};
 
 static void test_columns(const char *path)
 {
@@ -775,7 +787,7 @@ static void test_columns(const char *path)
 	       "columns: 2 tiny rows written");
 	rc = f8b_results_read(path, &tiny_rev, (void **)&rev, &n);
 	tap_ok(rc == F8B_OK && n == 2 && rev[1].id == 8 && rev[1].x == -2.25 &&
-		       strcmp(rev[1].tag, "a,b") == 0 && rev[0].id == 7,
+	           strcmp(rev[1].tag, "a,b") == 0 && rev[0].id == 7,
 	       "columns: read by name into another member order and layout");
 	free(rev);
 
@@ -787,7 +799,7 @@ static void test_columns(const char *path)
 	       "columns: extra file column named: %s", f8b_last_error());
 	rc = f8b_results_open(path, true, &tiny_retyped, NULL, &r, NULL);
 	tap_ok(rc == F8B_EIO && strstr(f8b_last_error(), "'tag'") &&
-		       strstr(f8b_last_error(), "8-byte string"),
+	           strstr(f8b_last_error(), "8-byte string"),
 	       "columns: changed column type named: %s", f8b_last_error());
 	rc = f8b_results_read(path, &tiny_renamed, &rows, &n);
 	tap_ok(rc == F8B_EIO && strstr(f8b_last_error(), "no column 'y'") && rows == NULL,
@@ -857,23 +869,26 @@ static void test_csv(const char *path)
 			header_ok = nf == 45;
 			for (int i = 0; i < nf && i < 45; i++)
 				header_ok = header_ok &&
-					    strcmp(fields[i], f8b_gemm_schema.fields[i].name) == 0;
+				            strcmp(fields[i], f8b_gemm_schema.fields[i].name) == 0;
 		} else {
 			rows_ok = rows_ok && nf == 45;
 		}
 		if (lines == 1) {
-			tap_ok(strcmp(fields[0], "1024") == 0 && strcmp(fields[3], "llama3-8b.attn.qkv.0") == 0,
+			tap_ok(strcmp(fields[0], "1024") == 0 &&
+			           strcmp(fields[3], "llama3-8b.attn.qkv.0") == 0,
 			       "csv: row 0 starts 1024,...,llama3-8b.attn.qkv.0");
 			tap_ok(strcmp(fields[column_index("pct_peak")], "nan") == 0,
 			       "csv: NaN written as nan");
 			tap_ok(strtod(fields[column_index("time_median_s")], NULL) == 1.0 / 3.0,
-			       "csv: doubles round-trip (%s)", fields[column_index("time_median_s")]);
+			       "csv: doubles round-trip (%s)",
+			       fields[column_index("time_median_s")]);
 			tap_ok(strcmp(fields[column_index("message")], "") == 0,
 			       "csv: empty string is an empty field");
 		}
 		if (lines == 2)
-			tap_ok(strcmp(fields[column_index("message")], "rel_error 0.3 > tol, \"x\" off") == 0 &&
-				       strstr(line, "\"rel_error 0.3 > tol, \"\"x\"\" off\""),
+			tap_ok(strcmp(fields[column_index("message")],
+			              "rel_error 0.3 > tol, \"x\" off") == 0 &&
+			           strstr(line, "\"rel_error 0.3 > tol, \"\"x\"\" off\""),
 			       "csv: string with comma and quotes is quoted and escaped");
 		if (lines == 3)
 			tap_ok(strcmp(fields[column_index("sqnr_db")], "-inf") == 0,
@@ -891,7 +906,7 @@ static void test_csv(const char *path)
 	size_t len = 0;
 	char *all = slurp(csv, &len);
 	tap_ok(rc == F8B_OK && all && strncmp(all, "# table gemm\nm,k,n,", 19) == 0 &&
-		       strstr(all, "\n# table tiny\nid,x,tag\n7,0.5,ab\n8,-2.25,\"a,b\"\n"),
+	           strstr(all, "\n# table tiny\nid,x,tag\n7,0.5,ab\n8,-2.25,\"a,b\"\n"),
 	       "csv: every table, each after '# table NAME'");
 	free(all);
 
@@ -913,7 +928,7 @@ static void test_reserved(void)
 	path_in_dir(path, sizeof path, "reserved.h5");
 	f8b_prov_set(&p, "schema_version", "7");
 	tap_ok(f8b_results_open(path, false, &f8b_gemm_schema, &p, &r, NULL) == F8B_EINTERNAL &&
-		       !exists(path),
+	           !exists(path),
 	       "reserved: provenance may not set schema_version");
 	f8b_prov_free(&p);
 }
@@ -939,7 +954,8 @@ int main(void)
 {
 	char path[512];
 
-	snprintf(dir, sizeof dir, "%s/f8b-results-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	snprintf(dir, sizeof dir, "%s/f8b-results-XXXXXX",
+	         getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	if (!mkdtemp(dir)) {
 		tap_ok(0, "mkdtemp %s: %s", dir, strerror(errno));
 		return tap_done();

@@ -1,0 +1,117 @@
+/* test_measure.c - the timing harness on the host backend: statistics,
+ * the stopping rule and its caps, batch mode, and a launch of known
+ * duration measured within tolerance. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "backend.h"
+#include "measure.h"
+#include "tap.h"
+
+struct sleeper {
+	long ns;
+	int calls;
+};
+
+static int sleep_launch(void *ctx)
+{
+	struct sleeper *s = ctx;
+	struct timespec ts = {0, s->ns};
+	s->calls++;
+	nanosleep(&ts, NULL);
+	return F8B_OK;
+}
+
+static int failing_launch(void *ctx)
+{
+	(void)ctx;
+	return F8B_ERR(F8B_EDEVICE, "planted failure");
+}
+
+int main(void)
+{
+	/* ---- statistics */
+	double v[] = {5, 1, 4, 2, 3};
+	double w[] = {4, 1, 3, 2};
+	tap_ok(f8b_median_sorted((double[]){1, 2, 3, 4, 5}, 5) == 3, "median of odd count");
+	tap_ok(f8b_median_sorted((double[]){1, 2, 3, 4}, 4) == 2.5, "median of even count");
+	tap_ok(isnan(f8b_median_sorted(v, 0)), "median of nothing is NaN");
+	/* v: median 3, |v-3| = {2,2,1,1,0} -> MAD 1;
+	 * noise = 1.2533*1.4826*1/sqrt(5)/3 = 0.27697 */
+	double nz = f8b_noise_of_median(v, 5);
+	tap_ok(fabs(nz - 1.2533 * 1.4826 / sqrt(5.0) / 3.0) < 1e-12, "noise of median by hand (%.6f)", nz);
+	tap_ok(f8b_noise_of_median((double[]){2, 2, 2, 2}, 4) == 0, "identical samples: zero noise");
+	tap_ok(isinf(f8b_noise_of_median(w, 1)), "one sample: infinite noise");
+
+	/* ---- the harness on the host backend */
+	const struct f8b_backend_ops *ops = &f8b_backend_host;
+	struct f8b_backend *be;
+	struct f8b_device_info info;
+	if (ops->open(-1, &be, &info) != F8B_OK) {
+		tap_ok(0, "host backend opens: %s", f8b_last_error());
+		return tap_done();
+	}
+	struct f8b_measure_opts o;
+	f8b_measure_defaults(&o);
+	tap_ok(o.min_samples == 10 && o.max_noise == 0.005 && o.flush, "defaults as documented");
+
+	/* A 2 ms launch: median within 10% (nanosleep overshoots a little). */
+	struct sleeper s = {.ns = 2000000};
+	struct f8b_measure_result r;
+	o.min_time_s = 0.05;
+	o.max_noise = 0.05;
+	o.warmup = 2;
+	double samples[1000];
+	int rc = f8b_measure(ops, be, sleep_launch, &s, &o, &r, samples);
+	tap_ok(rc == F8B_OK, "measure a 2 ms launch");
+	tap_ok(fabs(r.median_s - 2e-3) < 0.2e-3, "median %.3f ms within 10%% of 2 ms", 1e3 * r.median_s);
+	tap_ok(r.samples >= 10, "at least min_samples (%d)", r.samples);
+	tap_ok(r.total_s >= o.min_time_s, "at least min_time of samples (%.3f s)", r.total_s);
+	tap_ok(r.min_s <= r.median_s && r.median_s <= r.max_s, "min <= median <= max");
+	tap_ok(s.calls == r.samples + o.warmup, "warm-up launches are not samples (%d calls)", s.calls);
+	tap_ok(r.converged && r.unmet[0] == '\0', "converged, nothing unmet");
+	tap_ok(samples[0] > 1e-3 && samples[r.samples - 1] > 1e-3, "raw samples kept");
+
+	/* The sample cap: an impossible noise target stops at max_samples and
+	 * says which criterion was not met. */
+	struct sleeper q = {.ns = 100000};
+	o.max_noise = 0;
+	o.min_samples = 5;
+	o.max_samples = 12;
+	o.min_time_s = 0;
+	rc = f8b_measure(ops, be, sleep_launch, &q, &o, &r, NULL);
+	tap_ok(rc == F8B_OK && r.samples == 12, "max_samples caps the run (%d)", r.samples);
+	tap_ok(!r.converged, "not converged");
+	tap_ok(strstr(r.unmet, "noise") && strstr(r.unmet, "max-samples"), "unmet names noise and the cap: '%s'", r.unmet);
+
+	/* The time cap. */
+	o.max_samples = 100000;
+	o.max_time_s = 0.05;
+	double t0 = f8b_now();
+	rc = f8b_measure(ops, be, sleep_launch, &q, &o, &r, NULL);
+	double took = f8b_now() - t0;
+	tap_ok(rc == F8B_OK && !r.converged && strstr(r.unmet, "max-time"), "max_time caps the run: '%s'", r.unmet);
+	tap_ok(took < 0.5, "and returns promptly (%.3f s)", took);
+
+	/* Batch mode: per-launch time, batch launches per sample. */
+	f8b_measure_defaults(&o);
+	o.batch = 4;
+	o.min_time_s = 0;
+	o.max_noise = 0.05;
+	o.warmup = 0;
+	struct sleeper b = {.ns = 1000000};
+	rc = f8b_measure(ops, be, sleep_launch, &b, &o, &r, NULL);
+	tap_ok(rc == F8B_OK && fabs(r.median_s - 1e-3) < 0.2e-3, "batch: per-launch median %.3f ms", 1e3 * r.median_s);
+	tap_ok(b.calls == 4 * r.samples, "batch: 4 launches per sample (%d calls, %d samples)", b.calls, r.samples);
+
+	/* Errors propagate, with the launch's message. */
+	rc = f8b_measure(ops, be, failing_launch, NULL, &o, &r, NULL);
+	tap_ok(rc == F8B_EDEVICE && strstr(f8b_last_error(), "planted"), "a failing launch's status comes back");
+	o.min_samples = 5;
+	o.max_samples = 2;
+	tap_ok(f8b_measure(ops, be, sleep_launch, &b, &o, &r, NULL) == F8B_EINVAL, "max_samples < min_samples is refused");
+	ops->close(be);
+	return tap_done();
+}
