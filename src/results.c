@@ -22,19 +22,19 @@
 #include <hdf5.h>
 #include <hdf5_hl.h>
 
-/* Rows per chunk.  A gemm row is about 600 bytes packed, so a chunk is
- * ~40 KB: inside HDF5's advised 10 KB - 1 MB and its default 1 MB chunk
- * cache, and a sweep of a few hundred cases extends the table a handful of
- * times. */
+/* Rows per chunk.  A gemm row is 524 bytes packed, so a chunk is 33.5 KB:
+ * inside HDF5's advised 10 KB - 1 MB and its default 1 MB chunk cache, and
+ * a sweep of a few hundred cases extends the table a handful of times. */
 #define F8B_CHUNK_ROWS 64
 /* Rows handed to HDF5 per call when appending or exporting, to bound the
- * scratch memory (~150 KB of gemm rows). */
+ * scratch memory (137 KB of gemm rows). */
 #define F8B_BLOCK_ROWS 256
 
 #define F8B_ATTR_SCHEMA  "schema_version"
 #define F8B_ATTR_FORMAT  "format"
 #define F8B_FORMAT_VALUE "f8bench results"
 #define F8B_RUNS         "/runs"
+#define F8B_REASON_LEN   200 /* HDF5's reason inside a 768-byte message */
 
 struct f8b_results {
 	hid_t file;
@@ -62,7 +62,7 @@ static herr_t innermost_cb(unsigned n, const H5E_error2_t *e, void *data)
 	char *buf = data;
 	(void)n;
 	if (buf[0] == '\0' && e->desc && e->desc[0])
-		snprintf(buf, 200, "%s", e->desc);
+		snprintf(buf, F8B_REASON_LEN, "%s", e->desc);
 	return 0;
 }
 
@@ -72,7 +72,7 @@ static int h5_errorf(const char *file, int line, const char *path, const char *f
 /* F8B_EIO "results file 'P': cannot WHAT (HDF5: reason)". */
 static int h5_errorf(const char *file, int line, const char *path, const char *fmt, ...)
 {
-	char what[400], reason[200] = "";
+	char what[400], reason[F8B_REASON_LEN] = "";
 	va_list ap;
 
 	H5Ewalk2(H5E_DEFAULT, H5E_WALK_UPWARD, innermost_cb, reason);
@@ -412,13 +412,13 @@ static int make_table(hid_t file, const char *path, const struct f8b_table_schem
 	size_t off = 0, i;
 	int rc = F8B_OK;
 
+	for (i = 0; types && i < s->nfields; i++)
+		types[i] = -1;
 	if (!names || !offs || !types) {
 		rc = F8B_ERR(F8B_ENOMEM, "no memory for the %zu columns of table '%s'", s->nfields,
 		             s->name);
 		goto out;
 	}
-	for (i = 0; i < s->nfields; i++)
-		types[i] = -1;
 	for (i = 0; i < s->nfields; i++) {
 		names[i] = s->fields[i].name;
 		offs[i] = off;
@@ -782,6 +782,7 @@ int f8b_results_append(struct f8b_results *r, const void *rows, size_t n)
 	if (!r || (n > 0 && !rows))
 		return F8B_ERR(F8B_EINTERNAL, "append of %zu rows: no open results file or no rows",
 		               n);
+	h5_quiet();
 	s = r->schema;
 	while (n > 0) {
 		size_t k = n < F8B_BLOCK_ROWS ? n : F8B_BLOCK_ROWS;

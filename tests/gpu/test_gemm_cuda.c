@@ -268,7 +268,20 @@ static float *fp8_case(const struct shape *s, const struct f8b_gemm_desc *d, str
 		       info.desc[0] != '\0',
 	       "%s: algo info: %d candidate(s), rank %d, %s, workspace %zu B", label,
 	       info.candidates, info.heuristic_rank, info.desc, info.workspace);
-	dout = run_gemm(plan, d, a->q.data, b->q.data, a->scale_inv, b->scale_inv, label);
+	const float *bs = b->scale_inv; float *exp_buf = NULL;
+	const char *ev = getenv("F8B_EXP");
+	if (ev && b->g == F8B_GRAN_BLOCK128X128) {
+		int64_t sr, sc; f8b_scale_shape(b->g, b->rows, b->cols, &sr, &sc);
+		int64_t ld = ev[0] == 'p' ? (sc + 3) / 4 * 4 : sc;
+		float *h = xcalloc((size_t)(sr * ld), sizeof(float));
+		for (int64_t br = 0; br < sr; br++) for (int64_t bc = 0; bc < sc; bc++)
+			h[br * ld + bc] = b->sinv_host[f8b_scale_index(b->g, b->rows, b->cols, br, bc)];
+		ops->alloc(be, (size_t)(sr * ld) * 4, (void **)&exp_buf);
+		ops->upload(be, exp_buf, h, (size_t)(sr * ld) * 4); free(h); bs = exp_buf;
+		tap_diag("EXP %s: B scales row-major ld=%lld (Kb=%lld)", ev, (long long)ld, (long long)sc);
+	}
+	dout = run_gemm(plan, d, a->q.data, b->q.data, a->scale_inv, bs, label);
+	ops->free(be, exp_buf);
 	ops->gemm_plan_free(be, plan);
 	if (dout && !check_close(label, dout, ref, (size_t)(d->m * d->n), d->k, d->out_dtype,
 				 d->fast_accum, info.desc)) {

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# gpu-check.sh - what to run on a new GPU node (and what f8bench's own GPU
+# runs do): build from source, run the whole test suite with the GPU tests,
+# run the GPU tests under compute-sanitizer, and a quick benchmark.
+#
+#   scripts/gpu-check.sh OUTDIR [--sweep main|extra]
+#
+# Leaves in OUTDIR: summary.txt (what passed, the quick benchmark's rows),
+# logs.tar.gz (build, test and sanitizer logs, nvidia-smi), quick.h5, and
+# with --sweep the reference sweep files of results/ (see results/README.md).
+# Exit status: 0 when the build, the tests and the sanitizer runs passed.
+set -uo pipefail
+out=${1:?usage: scripts/gpu-check.sh OUTDIR [--sweep main|extra] [--no-tests]}
+shift
+sweep=
+tests=1
+while [ $# -gt 0 ]; do
+	case $1 in
+	--sweep) sweep=${2:?--sweep main|extra}; shift 2 ;;
+	--no-tests) tests=0; shift ;;
+	*) echo "gpu-check.sh: unknown argument '$1'" >&2; exit 2 ;;
+	esac
+done
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+src=$(cd "$(dirname "$0")/.." && pwd)
+logs=$(mktemp -d)
+summary="$out/summary.txt"
+: >"$summary"
+say() { echo "$*" | tee -a "$summary"; }
+# Multi-GPU hosts: NVLink multicast stays off (shared machines).
+export NCCL_NVLS_ENABLE=0
+# Open MPI refuses root unless told; these machines run commands as root.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+jobs=$(nproc 2>/dev/null || echo 4)
+
+say "== f8bench gpu-check on $(hostname) at $(date -u +%FT%TZ)"
+nvidia-smi >"$logs/nvidia-smi.txt" 2>&1 && say "$(nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader)"
+
+status=0
+build="$src/_gpu_build"
+rm -rf "$build"
+mkdir -p "$build"
+t0=$(date +%s)
+if ! (cd "$src" && ./bootstrap) >"$logs/bootstrap.log" 2>&1 ||
+	! (cd "$build" && "$src/configure") >"$logs/configure.log" 2>&1 ||
+	! make -C "$build" -j"$jobs" >"$logs/build.log" 2>&1; then
+	say "BUILD FAILED (see logs.tar.gz)"
+	tail -30 "$logs"/*.log
+	tar -czf "$out/logs.tar.gz" -C "$logs" .
+	exit 1
+fi
+say "build: ok in $(($(date +%s) - t0)) s ($(grep -c 'warning:' "$logs/build.log") warnings)"
+grep -A3 'warning:' "$logs/build.log" | head -40 >>"$summary"
+
+if [ $tests = 1 ]; then
+t0=$(date +%s)
+make -C "$build" -j"$jobs" check >"$logs/check.log" 2>&1 || status=1
+cp "$build/test-suite.log" "$logs/" 2>/dev/null
+for f in "$build"/tests/*.log "$build"/tests/gpu/*.log; do cp "$f" "$logs/" 2>/dev/null; done
+say "make check: $([ $status = 0 ] && echo ok || echo FAILED) in $(($(date +%s) - t0)) s"
+grep -E '^# (TOTAL|PASS|SKIP|XFAIL|FAIL|XPASS|ERROR):' "$build/test-suite.log" | tee -a "$summary"
+grep -hE '^(not ok|ok .*# SKIP)' "$build"/tests/gpu/*.log "$build"/tests/*.log 2>/dev/null | head -40 | tee -a "$summary"
+grep -h '^# ' "$build"/tests/gpu/*.log 2>/dev/null | head -60 >>"$summary"
+
+# compute-sanitizer memcheck on the GPU tests.
+if command -v compute-sanitizer >/dev/null 2>&1; then
+	for t in test_kernels test_gemm_cuda test_harness_gpu; do
+		(cd "$build" && srcdir="$src" compute-sanitizer --tool memcheck --leak-check full \
+			--error-exitcode 99 "tests/gpu/$t") >"$logs/sanitizer-$t.log" 2>&1
+		rc=$?
+		say "compute-sanitizer memcheck $t: $([ $rc = 0 ] && echo clean || echo "FAILED (rc $rc)")"
+		tail -3 "$logs/sanitizer-$t.log" >>"$summary"
+		[ $rc = 0 ] || status=1
+	done
+else
+	say "compute-sanitizer: not found"
+fi
+fi
+
+f8b="$build/f8bench"
+export F8B_INPUTS="$src/inputs" F8B_ROOFLINE="$src/roofline"
+say "== quick benchmark"
+"$f8b" gemm --shapes 4096x4096x4096,8192x8192x8192 --dtypes e4m3:e4m3 -o "$out/quick.h5" \
+	>"$logs/quick.log" 2>&1 || status=1
+cat "$logs/quick.log" >>"$summary"
+tail -16 "$logs/quick.log"
+
+if [ -n "$sweep" ]; then
+	"$src/scripts/gpu-sweep.sh" "$f8b" "$out" "$sweep" >"$logs/sweep-$sweep.log" 2>&1 || status=1
+	grep -E '^\+ f8bench|wrote|error|wrong|unsupported' "$logs/sweep-$sweep.log" | head -80 | tee -a "$summary"
+fi
+tar -czf "$out/logs.tar.gz" -C "$logs" .
+rm -rf "$logs"
+say "== gpu-check: $([ $status = 0 ] && echo PASSED || echo FAILED)"
+exit $status
