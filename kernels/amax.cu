@@ -33,7 +33,7 @@ static __device__ __forceinline__ uint32_t chunk_amax(const uint16_t *p, int64_t
 		uint4 v = *(const uint4 *)p;
 		/* per-halfword unsigned max of the sign-cleared bf16 pairs */
 		uint32_t h = __vmaxu2(__vmaxu2(v.x & 0x7FFF7FFFu, v.y & 0x7FFF7FFFu),
-				      __vmaxu2(v.z & 0x7FFF7FFFu, v.w & 0x7FFF7FFFu));
+		                      __vmaxu2(v.z & 0x7FFF7FFFu, v.w & 0x7FFF7FFFu));
 		return max(h & 0xFFFFu, h >> 16) << 16;
 	}
 	for (int64_t j = 0; j < len; j++)
@@ -48,9 +48,9 @@ static __device__ __forceinline__ uint32_t chunk_amax(const float *p, int64_t le
 	if (vec) {
 		uint4 a = *(const uint4 *)p, b = *(const uint4 *)(p + 4);
 		m = max(max(a.x & 0x7FFFFFFFu, a.y & 0x7FFFFFFFu),
-			max(a.z & 0x7FFFFFFFu, a.w & 0x7FFFFFFFu));
+		        max(a.z & 0x7FFFFFFFu, a.w & 0x7FFFFFFFu));
 		return max(m, max(max(b.x & 0x7FFFFFFFu, b.y & 0x7FFFFFFFu),
-				  max(b.z & 0x7FFFFFFFu, b.w & 0x7FFFFFFFu)));
+		                  max(b.z & 0x7FFFFFFFu, b.w & 0x7FFFFFFFu)));
 	}
 	for (int64_t j = 0; j < len; j++)
 		m = max(m, f8b_d_abs_bits(p[j]));
@@ -61,7 +61,7 @@ static __device__ __forceinline__ uint32_t chunk_amax(const float *p, int64_t le
  * at a multiple of 8 elements) is too; only the last may be short. */
 template <typename T>
 static __global__ void __launch_bounds__(F8B_K_THREADS)
-	amax_flat_kernel(const T *x, int64_t n, bool vec, float *amax)
+    amax_flat_kernel(const T *x, int64_t n, bool vec, float *amax)
 {
 	__shared__ uint32_t smem[F8B_K_THREADS / 32];
 	int64_t nch = (n + CHUNK - 1) / CHUNK;
@@ -88,8 +88,8 @@ struct tile_shape {
  * by the tile's (ragged) end falls back to scalar loads. */
 template <typename T>
 static __global__ void __launch_bounds__(F8B_K_THREADS)
-	amax_tiles_kernel(const T *x, struct f8b_k_sgeom sg, struct tile_shape ts, bool vec,
-			  float *amax)
+    amax_tiles_kernel(const T *x, struct f8b_k_sgeom sg, struct tile_shape ts, bool vec,
+                      float *amax)
 {
 	__shared__ uint32_t smem[F8B_K_THREADS / 32];
 	int64_t tile = (int64_t)blockIdx.x * (F8B_K_THREADS / ts.g) + threadIdx.x / ts.g;
@@ -123,7 +123,7 @@ static __global__ void __launch_bounds__(F8B_K_THREADS)
 
 template <typename T>
 static int launch(const T *x, int64_t rows, int64_t cols, int gran, float *amax,
-		  cudaStream_t stream)
+                  cudaStream_t stream)
 {
 	struct f8b_k_sgeom sg = f8b_k_scale_geom(gran, rows, cols);
 	int64_t count = f8b_scale_count((enum f8b_granularity)gran, rows, cols);
@@ -153,8 +153,8 @@ static int launch(const T *x, int64_t rows, int64_t cols, int gran, float *amax,
 
 		if (rc != cudaSuccess)
 			return rc;
-		amax_flat_kernel<T><<<grid, F8B_K_THREADS, 0, stream>>>(x, n, f8b_k_aligned(x, 16),
-									amax);
+		amax_flat_kernel<T>
+		    <<<grid, F8B_K_THREADS, 0, stream>>>(x, n, f8b_k_aligned(x, 16), amax);
 		return (int)cudaGetLastError();
 	}
 
@@ -183,8 +183,7 @@ static int launch(const T *x, int64_t rows, int64_t cols, int gran, float *amax,
 		ts.gr = F8B_K_THREADS / 16; /* 16 rows x 16 chunks per sweep */
 		ts.gc = 16;
 		break;
-	default:
-		return (int)cudaErrorInvalidValue;
+	default: return (int)cudaErrorInvalidValue;
 	}
 	int64_t tiles = sg.srows * sg.scols, per_block = F8B_K_THREADS / ts.g;
 	int64_t blocks = (tiles + per_block - 1) / per_block;
@@ -197,7 +196,7 @@ static int launch(const T *x, int64_t rows, int64_t cols, int gran, float *amax,
 }
 
 extern "C" int f8b_k_amax(const void *x, int dtype, int64_t rows, int64_t cols, int gran,
-			  float *amax, cudaStream_t stream)
+                          float *amax, cudaStream_t stream)
 {
 	if ((unsigned)gran >= F8B_GRAN_COUNT || !amax || (rows > 0 && cols > 0 && !x))
 		return (int)cudaErrorInvalidValue;

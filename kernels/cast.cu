@@ -20,8 +20,7 @@
 
 #define CHUNK 8
 
-template <bool E5M2>
-static __device__ __forceinline__ uint2 cvt8(const float v[CHUNK], float s)
+template <bool E5M2> static __device__ __forceinline__ uint2 cvt8(const float v[CHUNK], float s)
 {
 	uint32_t q[4];
 
@@ -73,13 +72,14 @@ static __device__ __forceinline__ float load1(const float *p)
  * every chunk is whole and aligned; otherwise element by element. */
 template <typename T, bool E5M2>
 static __global__ void __launch_bounds__(F8B_K_THREADS, 4)
-	cast_kernel(const T *x, struct f8b_k_sgeom sg, const float *scale, uint8_t *out, bool vec)
+    cast_kernel(const T *x, struct f8b_k_sgeom sg, const float *scale, uint8_t *out, bool vec)
 {
 	const int64_t cols = sg.cols, cpr = (cols + CHUNK - 1) / CHUNK;
 	const int64_t rstride = (int64_t)gridDim.y * blockDim.y;
 	const int64_t kstride = (int64_t)gridDim.x * blockDim.x;
 
-	for (int64_t r = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; r < sg.rows; r += rstride) {
+	for (int64_t r = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; r < sg.rows;
+	     r += rstride) {
 		for (int64_t k = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; k < cpr;
 		     k += kstride) {
 			int64_t c = k * CHUNK, br, bc;
@@ -104,7 +104,7 @@ static __global__ void __launch_bounds__(F8B_K_THREADS, 4)
 
 template <typename T>
 static int launch(const T *x, int64_t rows, int64_t cols, int gran, const float *scale,
-		  uint8_t *out, bool e5m2, cudaStream_t stream)
+                  uint8_t *out, bool e5m2, cudaStream_t stream)
 {
 	struct f8b_k_sgeom sg = f8b_k_scale_geom(gran, rows, cols);
 	int64_t cpr = (cols + CHUNK - 1) / CHUNK;
@@ -127,7 +127,7 @@ static int launch(const T *x, int64_t rows, int64_t cols, int gran, const float 
 }
 
 extern "C" int f8b_k_cast(const void *x, int dtype, int64_t rows, int64_t cols, int gran,
-			  const float *scale, void *out, int out_dtype, cudaStream_t stream)
+                          const float *scale, void *out, int out_dtype, cudaStream_t stream)
 {
 	if ((unsigned)gran >= F8B_GRAN_COUNT || (out_dtype != F8B_E4M3 && out_dtype != F8B_E5M2))
 		return (int)cudaErrorInvalidValue;
@@ -140,10 +140,10 @@ extern "C" int f8b_k_cast(const void *x, int dtype, int64_t rows, int64_t cols, 
 	switch (dtype) {
 	case F8B_BF16:
 		return launch((const uint16_t *)x, rows, cols, gran, scale, (uint8_t *)out, e5m2,
-			      stream);
+		              stream);
 	case F8B_F32:
 		return launch((const float *)x, rows, cols, gran, scale, (uint8_t *)out, e5m2,
-			      stream);
+		              stream);
 	default: return (int)cudaErrorInvalidValue;
 	}
 }

@@ -60,7 +60,7 @@ static __device__ __forceinline__ float fill_value(const struct fill_params &p, 
 /* Grid-stride over 64-bit element indices: element i depends only on
  * (seed, i), so any grid gives the same tensor. */
 static __global__ void __launch_bounds__(F8B_K_THREADS)
-	fill_kernel(void *x, int bf16, int64_t n, struct fill_params p)
+    fill_kernel(void *x, int bf16, int64_t n, struct fill_params p)
 {
 	int64_t stride = (int64_t)gridDim.x * blockDim.x;
 
@@ -75,7 +75,7 @@ static __global__ void __launch_bounds__(F8B_K_THREADS)
 }
 
 extern "C" int f8b_k_fill(void *x, int dtype, int64_t n, const struct f8b_fill_spec *spec,
-			  cudaStream_t stream)
+                          cudaStream_t stream)
 {
 	if ((dtype != F8B_F32 && dtype != F8B_BF16) || !spec || n < 0 || (n > 0 && !x))
 		return (int)cudaErrorInvalidValue;
@@ -83,7 +83,7 @@ extern "C" int f8b_k_fill(void *x, int dtype, int64_t n, const struct f8b_fill_s
 		return (int)cudaSuccess;
 
 	struct fill_params p = {spec->seed, spec->mean, spec->std, spec->outlier_frac,
-				spec->outlier_scale};
+	                        spec->outlier_scale};
 	unsigned grid;
 	/* 8 resident 256-thread blocks per SM fill it (2048 threads); the
 	 * compute-bound hash gains nothing from more. */

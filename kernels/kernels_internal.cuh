@@ -28,14 +28,14 @@ extern "C" {
 /* Every kernel here runs 256-thread blocks unless it says otherwise: 8 warps
  * is enough to cover load latency with 8 blocks per SM (2048 threads), and
  * the block-wide reductions below assume it. */
-#define F8B_K_THREADS 256
+#define F8B_K_THREADS   256
 #define F8B_K_FULL_MASK 0xFFFFFFFFu
 
 /* Geometry of a scale (or amax) tensor, computed once on the host by
  * f8b_k_scale_geom() from scaling.c's f8b_scale_shape(). */
 struct f8b_k_sgeom {
-	int gran;            /* enum f8b_granularity */
-	int64_t rows, cols;  /* the data tensor */
+	int gran;             /* enum f8b_granularity */
+	int64_t rows, cols;   /* the data tensor */
 	int64_t srows, scols; /* the scale tensor (scaling.h table) */
 };
 
@@ -46,12 +46,13 @@ struct f8b_k_sgeom {
  * f8b_scale_index() and nowhere else.  tests/gpu/test_kernels checks every
  * granularity against the host backend, which indexes with f8b_scale_index(). */
 __device__ __forceinline__ int64_t f8b_d_scale_index(const struct f8b_k_sgeom &g, int64_t br,
-						     int64_t bc)
+                                                     int64_t bc)
 {
 	switch (g.gran) {
 	case F8B_GRAN_AXISWISE: return br;
-	case F8B_GRAN_BLOCK1X128:
-	case F8B_GRAN_BLOCK128X128: return bc * g.srows + br; /* column-major */
+	case F8B_GRAN_BLOCK1X128: return bc * g.srows + br; /* column-major */
+	/* row-major, rows padded to 4 floats (16 bytes) as cuBLASLt reads it */
+	case F8B_GRAN_BLOCK128X128: return br * ((g.scols + 3) / 4 * 4) + bc;
 	default: return 0; /* tensorwise */
 	}
 }
@@ -60,7 +61,7 @@ __device__ __forceinline__ int64_t f8b_d_scale_index(const struct f8b_k_sgeom &g
  * Blocks are F8B_BLOCK (128) wide, so 8 consecutive columns starting at a
  * multiple of 8 always share one block; the cast relies on that. */
 __device__ __forceinline__ void f8b_d_block_of(int gran, int64_t r, int64_t c, int64_t *br,
-					       int64_t *bc)
+                                               int64_t *bc)
 {
 	switch (gran) {
 	case F8B_GRAN_AXISWISE:
@@ -102,7 +103,7 @@ __device__ __forceinline__ uint16_t f8b_d_f32_to_bf16(float x)
 template <bool E5M2> __device__ __forceinline__ uint32_t f8b_d_cvt_fp8x2(float lo, float hi)
 {
 	return __nv_cvt_float2_to_fp8x2(make_float2(lo, hi), __NV_SATFINITE,
-					E5M2 ? __NV_E5M2 : __NV_E4M3);
+	                                E5M2 ? __NV_E5M2 : __NV_E4M3);
 }
 
 template <bool E5M2> __device__ __forceinline__ uint8_t f8b_d_cvt_fp8(float x)

@@ -47,8 +47,8 @@ static __device__ __forceinline__ float amax_to_scale(float amax, const struct s
 }
 
 static __global__ void __launch_bounds__(F8B_K_THREADS)
-	scales_kernel(const float *amax, int64_t n, struct scale_params p, float *scale,
-		      float *scale_inv)
+    scales_kernel(const float *amax, int64_t n, struct scale_params p, float *scale,
+                  float *scale_inv)
 {
 	int64_t stride = (int64_t)gridDim.x * blockDim.x;
 
@@ -62,11 +62,10 @@ static __global__ void __launch_bounds__(F8B_K_THREADS)
 	}
 }
 
-extern "C" int f8b_k_scales(const float *amax, int64_t n, int target_dtype, float margin,
-			    int pow2, float *scale, float *scale_inv, cudaStream_t stream)
+extern "C" int f8b_k_scales(const float *amax, int64_t n, int target_dtype, float margin, int pow2,
+                            float *scale, float *scale_inv, cudaStream_t stream)
 {
-	if ((target_dtype != F8B_E4M3 && target_dtype != F8B_E5M2) || n < 0 ||
-	    (n > 0 && !amax))
+	if ((target_dtype != F8B_E4M3 && target_dtype != F8B_E5M2) || n < 0 || (n > 0 && !amax))
 		return (int)cudaErrorInvalidValue;
 	if (n == 0 || (!scale && !scale_inv))
 		return (int)cudaSuccess;

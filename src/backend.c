@@ -15,12 +15,13 @@ int f8b_backend_find(const char *name, const struct f8b_backend_ops **ops)
 		*ops = &f8b_backend_cuda;
 		return F8B_OK;
 #else
-		return F8B_ERR(F8B_EUNSUPPORTED,
-			       "backend 'cuda': f8bench was built without CUDA (configure --with-cuda)");
+		return F8B_ERR(
+		    F8B_EUNSUPPORTED,
+		    "backend 'cuda': f8bench was built without CUDA (configure --with-cuda)");
 #endif
 	}
 	return F8B_ERR(F8B_EINVAL, "unknown backend '%s' (accepted: host, cuda)",
-		       name ? name : "(null)");
+	               name ? name : "(null)");
 }
 
 /* rows * cols * element size, or false when the shape is invalid or the
@@ -41,7 +42,7 @@ static bool tensor_bytes(enum f8b_dtype dt, int64_t rows, int64_t cols, size_t *
 }
 
 int f8b_tensor_alloc(const struct f8b_backend_ops *ops, struct f8b_backend *be,
-		     struct f8b_tensor *t, enum f8b_dtype dt, int64_t rows, int64_t cols)
+                     struct f8b_tensor *t, enum f8b_dtype dt, int64_t rows, int64_t cols)
 {
 	size_t bytes;
 
@@ -51,18 +52,18 @@ int f8b_tensor_alloc(const struct f8b_backend_ops *ops, struct f8b_backend *be,
 	t->cols = cols;
 	if (f8b_dtype_size(dt) == 0)
 		return F8B_ERR(F8B_EINVAL, "tensor dtype %d (accepted: f32, bf16, e4m3, e5m2)",
-			       (int)dt);
+		               (int)dt);
 	if (rows <= 0 || cols <= 0)
 		return F8B_ERR(F8B_EINVAL, "tensor shape %lldx%lld (rows and cols must be > 0)",
-			       (long long)rows, (long long)cols);
+		               (long long)rows, (long long)cols);
 	if (!tensor_bytes(dt, rows, cols, &bytes))
 		return F8B_ERR(F8B_EINVAL, "tensor shape %lldx%lld of %s is too large to address",
-			       (long long)rows, (long long)cols, f8b_dtype_name(dt));
+		               (long long)rows, (long long)cols, f8b_dtype_name(dt));
 	return ops->alloc(be, bytes, &t->data);
 }
 
 void f8b_tensor_free(const struct f8b_backend_ops *ops, struct f8b_backend *be,
-		     struct f8b_tensor *t)
+                     struct f8b_tensor *t)
 {
 	if (!t || !t->data)
 		return;

@@ -18,6 +18,10 @@
 #ifndef F8B_BACKEND_H
 #define F8B_BACKEND_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #include "common.h"
 #include "scaling.h"
 
@@ -176,5 +180,9 @@ int f8b_tensor_alloc(const struct f8b_backend_ops *ops, struct f8b_backend *be,
 void f8b_tensor_free(const struct f8b_backend_ops *ops, struct f8b_backend *be,
 		     struct f8b_tensor *t);
 size_t f8b_tensor_bytes(const struct f8b_tensor *t);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

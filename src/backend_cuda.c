@@ -21,16 +21,10 @@
 
 #include "cuda_compat.h"
 #include "nvml_dl.h"
-/* kernels.h's opening comment contains "kernels/" followed by "*.cu", which
- * -Wcomment (in -Wall) reports as a nested comment when included from C. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wcomment"
 #include "../kernels/kernels.h"
-#pragma GCC diagnostic pop
 
-/* cuBLAS recommends 32 MiB of workspace for Hopper (cuBLAS docs,
- * cublasSetWorkspace: "4 MiB ... 32 MiB for Hopper"); larger buys split-K
- * and stream-K variants nothing for GEMMs of this size. */
+/* The cuBLAS documentation (cublasSetWorkspace) recommends 32 MiB of
+ * workspace on Hopper; allocated once at open, offered to every plan. */
 #define WORKSPACE_BYTES ((size_t)32 << 20)
 /* The heuristic is asked for this many algorithms; --autotune times them. */
 #define HEURISTIC_MAX 16
@@ -78,7 +72,7 @@ static int cuda_status(cudaError_t e, const char *call, const char *file, int li
 	 * (sticky ones, e.g. an illegal address, stay until the process ends). */
 	(void)cudaGetLastError();
 	return f8b_errorf(e == cudaErrorMemoryAllocation ? F8B_ENOMEM : F8B_EDEVICE, file, line,
-			  "%s: %s (%s)", call, cudaGetErrorString(e), cudaGetErrorName(e));
+	                  "%s: %s (%s)", call, cudaGetErrorString(e), cudaGetErrorName(e));
 }
 
 static int lt_status(cublasStatus_t s, const char *call, const char *file, int line)
@@ -86,13 +80,14 @@ static int lt_status(cublasStatus_t s, const char *call, const char *file, int l
 	if (s == CUBLAS_STATUS_SUCCESS)
 		return F8B_OK;
 	return f8b_errorf(s == CUBLAS_STATUS_ALLOC_FAILED ? F8B_ENOMEM : F8B_EDEVICE, file, line,
-			  "%s: %s (%s)", call, cublasLtGetStatusString(s), cublasLtGetStatusName(s));
+	                  "%s: %s (%s)", call, cublasLtGetStatusString(s),
+	                  cublasLtGetStatusName(s));
 }
 
 #define F8B_CUDA_CHECK(call) cuda_status((call), #call, __FILE__, __LINE__)
-#define F8B_CUDA_TRY(call) F8B_TRY(F8B_CUDA_CHECK(call))
-#define F8B_LT_CHECK(call) lt_status((call), #call, __FILE__, __LINE__)
-#define F8B_LT_TRY(call) F8B_TRY(F8B_LT_CHECK(call))
+#define F8B_CUDA_TRY(call)   F8B_TRY(F8B_CUDA_CHECK(call))
+#define F8B_LT_CHECK(call)   lt_status((call), #call, __FILE__, __LINE__)
+#define F8B_LT_TRY(call)     F8B_TRY(F8B_LT_CHECK(call))
 /* kernels/ return a cudaError_t as int (kernels.h). */
 #define F8B_KERNEL_TRY(call) F8B_TRY(cuda_status((cudaError_t)(call), #call, __FILE__, __LINE__))
 
@@ -113,13 +108,13 @@ static int dev_malloc(const struct f8b_backend *be, size_t bytes, void **p, cons
 		if (cudaMemGetInfo(&free_b, &total_b) != cudaSuccess)
 			(void)cudaGetLastError();
 		return F8B_ERR(F8B_ENOMEM,
-			       "%s: cudaMalloc of %zu bytes (%.1f MiB) on device %d failed: out of "
-			       "device memory (%.1f MiB free of %.1f MiB)",
-			       what, bytes, bytes / 1048576.0, be->device, free_b / 1048576.0,
-			       total_b / 1048576.0);
+		               "%s: cudaMalloc of %zu bytes (%.1f MiB) on device %d failed: out of "
+		               "device memory (%.1f MiB free of %.1f MiB)",
+		               what, bytes, bytes / 1048576.0, be->device, free_b / 1048576.0,
+		               total_b / 1048576.0);
 	}
 	return F8B_ERR(F8B_EDEVICE, "%s: cudaMalloc of %zu bytes on device %d: %s (%s)", what,
-		       bytes, be->device, cudaGetErrorString(e), cudaGetErrorName(e));
+	               bytes, be->device, cudaGetErrorString(e), cudaGetErrorName(e));
 }
 
 /* ------------------------------------------------------------- device count */
@@ -144,15 +139,15 @@ static void describe_no_gpu(cudaError_t e, char *why, size_t n)
 		if (cudaRuntimeGetVersion(&rv) != cudaSuccess)
 			(void)cudaGetLastError();
 		snprintf(why, n,
-			 "the NVIDIA driver (supports CUDA %d.%d) is older than the CUDA runtime "
-			 "%d.%d f8bench uses",
-			 F8B_CUDART_VERSION_MAJOR(dv), F8B_CUDART_VERSION_MINOR(dv),
-			 F8B_CUDART_VERSION_MAJOR(rv), F8B_CUDART_VERSION_MINOR(rv));
+		         "the NVIDIA driver (supports CUDA %d.%d) is older than the CUDA runtime "
+		         "%d.%d f8bench uses",
+		         F8B_CUDART_VERSION_MAJOR(dv), F8B_CUDART_VERSION_MINOR(dv),
+		         F8B_CUDART_VERSION_MAJOR(rv), F8B_CUDART_VERSION_MINOR(rv));
 		return;
 	}
 	if (e == cudaErrorNoDevice) {
-		snprintf(why, n, "no CUDA device visible%s%s%s", vis ? " (CUDA_VISIBLE_DEVICES=" : "",
-			 vis ? vis : "", vis ? ")" : "");
+		snprintf(why, n, "no CUDA device visible%s%s%s",
+		         vis ? " (CUDA_VISIBLE_DEVICES=" : "", vis ? vis : "", vis ? ")" : "");
 		return;
 	}
 	snprintf(why, n, "cudaGetDeviceCount: %s (%s)", cudaGetErrorString(e), cudaGetErrorName(e));
@@ -160,6 +155,11 @@ static void describe_no_gpu(cudaError_t e, char *why, size_t n)
 
 /* Counts every device, but answers 0 when none of them can run fp8
  * (sm_89+), so the caller falls back to the host backend with a reason. */
+void *f8b_cuda_stream(struct f8b_backend *be)
+{
+	return be->stream;
+}
+
 int f8b_cuda_device_count(char *why, size_t n)
 {
 	char local[256];
@@ -196,9 +196,9 @@ int f8b_cuda_device_count(char *why, size_t n)
 	}
 	if (usable == 0) {
 		snprintf(why, n,
-			 "%d CUDA device(s), none with compute capability >= 8.9 (fp8 needs sm_89 "
-			 "or newer; device 0 is %s, sm_%d%d)",
-			 count, p0.name[0] ? p0.name : "?", p0.major, p0.minor);
+		         "%d CUDA device(s), none with compute capability >= 8.9 (fp8 needs sm_89 "
+		         "or newer; device 0 is %s, sm_%d%d)",
+		         count, p0.name[0] ? p0.name : "?", p0.major, p0.minor);
 		return 0;
 	}
 	return count;
@@ -232,10 +232,9 @@ static void format_uuid(const cudaUUID_t *u, char *buf, size_t n)
 	const unsigned char *b = (const unsigned char *)u->bytes;
 
 	/* NVML's spelling, so the string matches nvidia-smi -L. */
-	snprintf(buf, n,
-		 "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0],
-		 b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13],
-		 b[14], b[15]);
+	snprintf(buf, n, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+	         b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12],
+	         b[13], b[14], b[15]);
 }
 
 static int open_resources(struct f8b_backend *be, const struct cudaDeviceProp *prop)
@@ -253,7 +252,7 @@ static int open_resources(struct f8b_backend *be, const struct cudaDeviceProp *p
 }
 
 static void fill_info(const struct f8b_backend *be, const struct cudaDeviceProp *prop,
-		      const char *uuid, struct f8b_device_info *info)
+                      const char *uuid, struct f8b_device_info *info)
 {
 	int rv = 0;
 	size_t lv = be->lt_version;
@@ -268,12 +267,12 @@ static void fill_info(const struct f8b_backend *be, const struct cudaDeviceProp 
 	info->l2_bytes = prop->l2CacheSize > 0 ? (size_t)prop->l2CacheSize : 0;
 	if (cudaRuntimeGetVersion(&rv) == cudaSuccess)
 		snprintf(info->runtime_version, sizeof info->runtime_version, "%d.%d",
-			 F8B_CUDART_VERSION_MAJOR(rv), F8B_CUDART_VERSION_MINOR(rv));
+		         F8B_CUDART_VERSION_MAJOR(rv), F8B_CUDART_VERSION_MINOR(rv));
 	else
 		(void)cudaGetLastError();
 	snprintf(info->cublaslt_version, sizeof info->cublaslt_version, "%d.%d.%d",
-		 F8B_CUBLASLT_VERSION_MAJOR(lv), F8B_CUBLASLT_VERSION_MINOR(lv),
-		 F8B_CUBLASLT_VERSION_PATCH(lv));
+	         F8B_CUBLASLT_VERSION_MAJOR(lv), F8B_CUBLASLT_VERSION_MINOR(lv),
+	         F8B_CUBLASLT_VERSION_PATCH(lv));
 	info->nccl_version[0] = '\0'; /* the comm module fills it when NCCL is used */
 	snprintf(info->uuid, sizeof info->uuid, "%s", uuid);
 	if (!f8b_nvml_driver_version(be->nvml, info->driver_version, sizeof info->driver_version))
@@ -299,15 +298,17 @@ static int cuda_open(int device, struct f8b_backend **out, struct f8b_device_inf
 		return F8B_ERR(F8B_EUNSUPPORTED, "cuda backend: no usable GPU: %s", why);
 	}
 	if (device < 0 || device >= count)
-		return F8B_ERR(F8B_EINVAL, "cuda backend: device %d does not exist (accepted: 0..%d)",
-			       device, count - 1);
+		return F8B_ERR(F8B_EINVAL,
+		               "cuda backend: device %d does not exist (accepted: 0..%d)", device,
+		               count - 1);
 	F8B_CUDA_TRY(cudaGetDeviceProperties(&prop, device));
 	/* fp8 tensor cores: Ada (8.9) and Hopper (9.0) onwards. */
 	if (prop.major * 10 + prop.minor < 89)
-		return F8B_ERR(F8B_EUNSUPPORTED,
-			       "cuda backend: device %d (%s) has compute capability %d.%d: fp8 needs "
-			       "sm_89 or newer",
-			       device, prop.name, prop.major, prop.minor);
+		return F8B_ERR(
+		    F8B_EUNSUPPORTED,
+		    "cuda backend: device %d (%s) has compute capability %d.%d: fp8 needs "
+		    "sm_89 or newer",
+		    device, prop.name, prop.major, prop.minor);
 	F8B_CUDA_TRY(cudaSetDevice(device));
 
 	be = calloc(1, sizeof *be);
@@ -386,8 +387,9 @@ static int check_tensor(const struct f8b_tensor *t, const char *op, const char *
 	if (!t || !t->data)
 		return F8B_ERR(F8B_EINVAL, "%s: %s tensor has no data", op, what);
 	if (t->rows <= 0 || t->cols <= 0 || f8b_mul_overflows(t->rows, t->cols, &n))
-		return F8B_ERR(F8B_EINVAL, "%s: %s tensor shape %lldx%lld (rows and cols must be > 0)",
-			       op, what, (long long)t->rows, (long long)t->cols);
+		return F8B_ERR(F8B_EINVAL,
+		               "%s: %s tensor shape %lldx%lld (rows and cols must be > 0)", op,
+		               what, (long long)t->rows, (long long)t->cols);
 	return F8B_OK;
 }
 
@@ -396,7 +398,7 @@ static int check_wide_input(const struct f8b_tensor *x, const char *op)
 	F8B_TRY(check_tensor(x, op, "input"));
 	if (x->dtype != F8B_BF16 && x->dtype != F8B_F32)
 		return F8B_ERR(F8B_EINVAL, "%s: input dtype %s (accepted: bf16, f32)", op,
-			       f8b_dtype_name(x->dtype));
+		               f8b_dtype_name(x->dtype));
 	return F8B_OK;
 }
 
@@ -404,9 +406,9 @@ static int check_gran(enum f8b_granularity g, const char *op)
 {
 	if ((unsigned)g >= F8B_GRAN_COUNT)
 		return F8B_ERR(F8B_EINVAL,
-			       "%s: granularity %d (accepted: tensorwise, axiswise, block1x128, "
-			       "block128x128)",
-			       op, (int)g);
+		               "%s: granularity %d (accepted: tensorwise, axiswise, block1x128, "
+		               "block128x128)",
+		               op, (int)g);
 	return F8B_OK;
 }
 
@@ -420,23 +422,23 @@ static int cuda_fill(struct f8b_backend *be, struct f8b_tensor *x, const struct 
 }
 
 static int cuda_amax(struct f8b_backend *be, const struct f8b_tensor *x, enum f8b_granularity g,
-		     float *amax)
+                     float *amax)
 {
 	F8B_TRY(check_wide_input(x, "amax"));
 	F8B_TRY(check_gran(g, "amax"));
 	if (!amax)
 		return F8B_ERR(F8B_EINVAL, "amax: no output buffer");
-	F8B_KERNEL_TRY(f8b_k_amax(x->data, (int)x->dtype, x->rows, x->cols, (int)g, amax,
-				  be->stream));
+	F8B_KERNEL_TRY(
+	    f8b_k_amax(x->data, (int)x->dtype, x->rows, x->cols, (int)g, amax, be->stream));
 	return F8B_OK;
 }
 
 static int cuda_scales(struct f8b_backend *be, const float *amax, int64_t n, enum f8b_dtype target,
-		       const struct f8b_scale_opts *o, float *scale, float *scale_inv)
+                       const struct f8b_scale_opts *o, float *scale, float *scale_inv)
 {
 	if (!f8b_dtype_is_fp8(target))
 		return F8B_ERR(F8B_EINVAL, "scales: target dtype %s (accepted: e4m3, e5m2)",
-			       f8b_dtype_name(target));
+		               f8b_dtype_name(target));
 	if (n < 0)
 		return F8B_ERR(F8B_EINVAL, "scales: count %lld (must be >= 0)", (long long)n);
 	if (n == 0)
@@ -444,27 +446,28 @@ static int cuda_scales(struct f8b_backend *be, const float *amax, int64_t n, enu
 	if (!amax || !scale || !scale_inv)
 		return F8B_ERR(F8B_EINVAL, "scales: missing amax, scale or scale_inv buffer");
 	F8B_KERNEL_TRY(f8b_k_scales(amax, n, (int)target, o ? o->margin : 0.0f,
-				    o && o->pow2 ? 1 : 0, scale, scale_inv, be->stream));
+	                            o && o->pow2 ? 1 : 0, scale, scale_inv, be->stream));
 	return F8B_OK;
 }
 
 static int cuda_cast(struct f8b_backend *be, const struct f8b_tensor *x, enum f8b_granularity g,
-		     const float *scale, struct f8b_tensor *out)
+                     const float *scale, struct f8b_tensor *out)
 {
 	F8B_TRY(check_wide_input(x, "cast"));
 	F8B_TRY(check_gran(g, "cast"));
 	F8B_TRY(check_tensor(out, "cast", "output"));
 	if (!f8b_dtype_is_fp8(out->dtype))
 		return F8B_ERR(F8B_EINVAL, "cast: output dtype %s (accepted: e4m3, e5m2)",
-			       f8b_dtype_name(out->dtype));
+		               f8b_dtype_name(out->dtype));
 	if (out->rows != x->rows || out->cols != x->cols)
-		return F8B_ERR(F8B_EINVAL, "cast: output shape %lldx%lld differs from input %lldx%lld",
-			       (long long)out->rows, (long long)out->cols, (long long)x->rows,
-			       (long long)x->cols);
+		return F8B_ERR(F8B_EINVAL,
+		               "cast: output shape %lldx%lld differs from input %lldx%lld",
+		               (long long)out->rows, (long long)out->cols, (long long)x->rows,
+		               (long long)x->cols);
 	if (!scale)
 		return F8B_ERR(F8B_EINVAL, "cast: no scale tensor");
 	F8B_KERNEL_TRY(f8b_k_cast(x->data, (int)x->dtype, x->rows, x->cols, (int)g, scale,
-				  out->data, (int)out->dtype, be->stream));
+	                          out->data, (int)out->dtype, be->stream));
 	return F8B_OK;
 }
 
@@ -511,14 +514,14 @@ static void describe_gemm(const struct f8b_gemm_desc *d, char *buf, size_t n)
 
 	if (fp8)
 		snprintf(buf, n, "M=%lld N=%lld K=%lld %s(%s) x %s(%s) -> %s, fast_accum %s",
-			 (long long)d->m, (long long)d->n, (long long)d->k,
-			 f8b_dtype_name(d->a_dtype), f8b_granularity_name(d->a_gran),
-			 f8b_dtype_name(d->b_dtype), f8b_granularity_name(d->b_gran),
-			 f8b_dtype_name(d->out_dtype), d->fast_accum ? "on" : "off");
+		         (long long)d->m, (long long)d->n, (long long)d->k,
+		         f8b_dtype_name(d->a_dtype), f8b_granularity_name(d->a_gran),
+		         f8b_dtype_name(d->b_dtype), f8b_granularity_name(d->b_gran),
+		         f8b_dtype_name(d->out_dtype), d->fast_accum ? "on" : "off");
 	else
 		snprintf(buf, n, "M=%lld N=%lld K=%lld %s x %s -> %s", (long long)d->m,
-			 (long long)d->n, (long long)d->k, f8b_dtype_name(d->a_dtype),
-			 f8b_dtype_name(d->b_dtype), f8b_dtype_name(d->out_dtype));
+		         (long long)d->n, (long long)d->k, f8b_dtype_name(d->a_dtype),
+		         f8b_dtype_name(d->b_dtype), f8b_dtype_name(d->out_dtype));
 }
 
 /* The same rules as the host backend (a sweep fails alike on both), plus
@@ -527,22 +530,23 @@ static int check_gemm_desc(const struct f8b_gemm_desc *d, const char *cfg)
 {
 	if (d->m <= 0 || d->n <= 0 || d->k <= 0)
 		return F8B_ERR(F8B_EINVAL, "gemm: shape M=%lld N=%lld K=%lld (each must be > 0)",
-			       (long long)d->m, (long long)d->n, (long long)d->k);
+		               (long long)d->m, (long long)d->n, (long long)d->k);
 	bool fp8 = f8b_dtype_is_fp8(d->a_dtype) && f8b_dtype_is_fp8(d->b_dtype);
 	bool bf16 = d->a_dtype == F8B_BF16 && d->b_dtype == F8B_BF16;
 	if (!fp8 && !bf16)
 		return F8B_ERR(F8B_EUNSUPPORTED,
-			       "gemm %s: operand dtypes (accepted: bf16 x bf16, e4m3 x e4m3, "
-			       "e4m3 x e5m2, e5m2 x e4m3)",
-			       cfg);
+		               "gemm %s: operand dtypes (accepted: bf16 x bf16, e4m3 x e4m3, "
+		               "e4m3 x e5m2, e5m2 x e4m3)",
+		               cfg);
 	/* cublasLtMatmul's fp8 type table has no e5m2 x e5m2 row. */
 	if (d->a_dtype == F8B_E5M2 && d->b_dtype == F8B_E5M2)
 		return F8B_ERR(F8B_EUNSUPPORTED,
-			       "gemm %s: cuBLASLt has no e5m2 x e5m2 GEMM (accepted: e4m3 x e4m3, "
-			       "e4m3 x e5m2, e5m2 x e4m3)",
-			       cfg);
+		               "gemm %s: cuBLASLt has no e5m2 x e5m2 GEMM (accepted: e4m3 x e4m3, "
+		               "e4m3 x e5m2, e5m2 x e4m3)",
+		               cfg);
 	if (d->out_dtype != F8B_BF16 && d->out_dtype != F8B_F32)
-		return F8B_ERR(F8B_EUNSUPPORTED, "gemm %s: output dtype (accepted: bf16, f32)", cfg);
+		return F8B_ERR(F8B_EUNSUPPORTED, "gemm %s: output dtype (accepted: bf16, f32)",
+		               cfg);
 	if (!fp8)
 		return F8B_OK;
 	/* cublasLtMatmul fp8 requirements: 16-byte aligned pointers and
@@ -550,21 +554,22 @@ static int check_gemm_desc(const struct f8b_gemm_desc *d, const char *cfg)
 	 * output), and the design's "every dimension a multiple of 16". */
 	if (d->m % 16 || d->n % 16 || d->k % 16)
 		return F8B_ERR(F8B_EINVAL,
-			       "gemm %s: fp8 GEMM dimensions must be multiples of 16 (16-byte "
-			       "aligned rows for the fp8 tensor cores)",
-			       cfg);
+		               "gemm %s: fp8 GEMM dimensions must be multiples of 16 (16-byte "
+		               "aligned rows for the fp8 tensor cores)",
+		               cfg);
 	if (d->a_gran != F8B_GRAN_TENSORWISE && d->a_gran != F8B_GRAN_AXISWISE &&
 	    d->a_gran != F8B_GRAN_BLOCK1X128)
 		return F8B_ERR(F8B_EUNSUPPORTED,
-			       "gemm %s: A (input) granularity %s (accepted: tensorwise, axiswise, "
-			       "block1x128)",
-			       cfg, f8b_granularity_name(d->a_gran));
+		               "gemm %s: A (input) granularity %s (accepted: tensorwise, axiswise, "
+		               "block1x128)",
+		               cfg, f8b_granularity_name(d->a_gran));
 	if (d->b_gran != F8B_GRAN_TENSORWISE && d->b_gran != F8B_GRAN_AXISWISE &&
 	    d->b_gran != F8B_GRAN_BLOCK128X128)
-		return F8B_ERR(F8B_EUNSUPPORTED,
-			       "gemm %s: B (weight) granularity %s (accepted: tensorwise, axiswise, "
-			       "block128x128)",
-			       cfg, f8b_granularity_name(d->b_gran));
+		return F8B_ERR(
+		    F8B_EUNSUPPORTED,
+		    "gemm %s: B (weight) granularity %s (accepted: tensorwise, axiswise, "
+		    "block128x128)",
+		    cfg, f8b_granularity_name(d->b_gran));
 	return F8B_OK;
 }
 
@@ -572,27 +577,30 @@ static int check_gemm_desc(const struct f8b_gemm_desc *d, const char *cfg)
  * cublasLtClusterShape_t ids (their numeric values are the library's ABI,
  * cublasLt.h); rarer ids print as "#id". */
 static const char *const tile_names[] = {
-	[0] = "auto", [1] = "8x8", [2] = "8x16", [3] = "16x8", [4] = "8x32", [5] = "16x16",
-	[6] = "32x8", [7] = "8x64", [8] = "16x32", [9] = "32x16", [10] = "64x8", [11] = "32x32",
-	[12] = "32x64", [13] = "64x32", [14] = "32x128", [15] = "64x64", [16] = "128x32",
-	[17] = "64x128", [18] = "128x64", [19] = "64x256", [20] = "128x128", [21] = "256x64",
-	[22] = "64x512", [23] = "128x256", [24] = "256x128", [25] = "512x64", [26] = "64x96",
-	[27] = "96x64", [28] = "96x128", [29] = "128x160", [30] = "160x128", [31] = "192x128",
-	[32] = "128x192", [33] = "128x96", [34] = "32x256", [35] = "256x32",
+    [0] = "auto",     [1] = "8x8",      [2] = "8x16",     [3] = "16x8",     [4] = "8x32",
+    [5] = "16x16",    [6] = "32x8",     [7] = "8x64",     [8] = "16x32",    [9] = "32x16",
+    [10] = "64x8",    [11] = "32x32",   [12] = "32x64",   [13] = "64x32",   [14] = "32x128",
+    [15] = "64x64",   [16] = "128x32",  [17] = "64x128",  [18] = "128x64",  [19] = "64x256",
+    [20] = "128x128", [21] = "256x64",  [22] = "64x512",  [23] = "128x256", [24] = "256x128",
+    [25] = "512x64",  [26] = "64x96",   [27] = "96x64",   [28] = "96x128",  [29] = "128x160",
+    [30] = "160x128", [31] = "192x128", [32] = "128x192", [33] = "128x96",  [34] = "32x256",
+    [35] = "256x32",
 };
 static const char *const stage_names[] = {
-	[0] = "auto", [1] = "16x1", [2] = "16x2", [3] = "16x3", [4] = "16x4", [5] = "16x5",
-	[6] = "16x6", [7] = "32x1", [8] = "32x2", [9] = "32x3", [10] = "32x4", [11] = "32x5",
-	[12] = "32x6", [13] = "64x1", [14] = "64x2", [15] = "64x3", [16] = "64x4", [17] = "64x5",
-	[18] = "64x6", [19] = "128x1", [20] = "128x2", [21] = "128x3", [22] = "128x4",
-	[23] = "128x5", [24] = "128x6", [25] = "32x10", [26] = "8x4", [27] = "16x10",
-	[28] = "8x5", [31] = "8x3", [32] = "8xAUTO", [33] = "16xAUTO", [34] = "32xAUTO",
-	[35] = "64xAUTO", [36] = "128xAUTO", [37] = "256xAUTO", [38] = "768xAUTO",
+    [0] = "auto",      [1] = "16x1",      [2] = "16x2",     [3] = "16x3",     [4] = "16x4",
+    [5] = "16x5",      [6] = "16x6",      [7] = "32x1",     [8] = "32x2",     [9] = "32x3",
+    [10] = "32x4",     [11] = "32x5",     [12] = "32x6",    [13] = "64x1",    [14] = "64x2",
+    [15] = "64x3",     [16] = "64x4",     [17] = "64x5",    [18] = "64x6",    [19] = "128x1",
+    [20] = "128x2",    [21] = "128x3",    [22] = "128x4",   [23] = "128x5",   [24] = "128x6",
+    [25] = "32x10",    [26] = "8x4",      [27] = "16x10",   [28] = "8x5",     [31] = "8x3",
+    [32] = "8xAUTO",   [33] = "16xAUTO",  [34] = "32xAUTO", [35] = "64xAUTO", [36] = "128xAUTO",
+    [37] = "256xAUTO", [38] = "768xAUTO",
 };
 static const char *const cluster_names[] = {
-	[0] = "auto", [2] = "1x1x1", [3] = "2x1x1", [4] = "4x1x1", [5] = "1x2x1", [6] = "2x2x1",
-	[7] = "4x2x1", [8] = "1x4x1", [9] = "2x4x1", [10] = "4x4x1", [11] = "8x1x1",
-	[12] = "1x8x1", [13] = "8x2x1", [14] = "2x8x1", [15] = "16x1x1", [16] = "1x16x1",
+    [0] = "auto",   [2] = "1x1x1",  [3] = "2x1x1",   [4] = "4x1x1",
+    [5] = "1x2x1",  [6] = "2x2x1",  [7] = "4x2x1",   [8] = "1x4x1",
+    [9] = "2x4x1",  [10] = "4x4x1", [11] = "8x1x1",  [12] = "1x8x1",
+    [13] = "8x2x1", [14] = "2x8x1", [15] = "16x1x1", [16] = "1x16x1",
 };
 
 static const char *id_name(const char *const *names, size_t count, int id, char *buf, size_t n)
@@ -615,7 +623,7 @@ static int algo_attr(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigA
 	} v;
 
 	if (cublasLtMatmulAlgoConfigGetAttribute(algo, attr, NULL, 0, &need) !=
-		    CUBLAS_STATUS_SUCCESS ||
+	        CUBLAS_STATUS_SUCCESS ||
 	    (need != 2 && need != 4))
 		return -1;
 	memset(&v, 0, sizeof v);
@@ -626,12 +634,12 @@ static int algo_attr(const cublasLtMatmulAlgo_t *algo, cublasLtMatmulAlgoConfigA
 		return v.u16;
 	/* ID and SPLITK_NUM are int32, the rest uint32: both fit an int. */
 	return attr == CUBLASLT_ALGO_CONFIG_ID || attr == CUBLASLT_ALGO_CONFIG_SPLITK_NUM
-		       ? v.i32
-		       : (int)v.u32;
+	           ? v.i32
+	           : (int)v.u32;
 }
 
 static void fill_algo_info(const cublasLtMatmulHeuristicResult_t *r, int rank, int candidates,
-			   struct f8b_algo_info *info)
+                           struct f8b_algo_info *info)
 {
 	char tb[16], sb[16], cb[16], desc[192];
 
@@ -649,16 +657,15 @@ static void fill_algo_info(const cublasLtMatmulHeuristicResult_t *r, int rank, i
 	info->heuristic_rank = rank;
 	info->candidates = candidates;
 	info->workspace = r->workspaceSize;
-	snprintf(desc, sizeof desc,
-		 "id=%d tile=%s stages=%s cluster=%s splitk=%d red=%d swz=%d opt=%d",
-		 info->algo_id,
-		 id_name(tile_names, sizeof tile_names / sizeof *tile_names, info->tile, tb,
-			 sizeof tb),
-		 id_name(stage_names, sizeof stage_names / sizeof *stage_names, info->stages, sb,
-			 sizeof sb),
-		 id_name(cluster_names, sizeof cluster_names / sizeof *cluster_names,
-			 info->cluster, cb, sizeof cb),
-		 info->splitk, info->reduction, info->swizzle, info->custom);
+	snprintf(
+	    desc, sizeof desc, "id=%d tile=%s stages=%s cluster=%s splitk=%d red=%d swz=%d opt=%d",
+	    info->algo_id,
+	    id_name(tile_names, sizeof tile_names / sizeof *tile_names, info->tile, tb, sizeof tb),
+	    id_name(stage_names, sizeof stage_names / sizeof *stage_names, info->stages, sb,
+	            sizeof sb),
+	    id_name(cluster_names, sizeof cluster_names / sizeof *cluster_names, info->cluster, cb,
+	            sizeof cb),
+	    info->splitk, info->reduction, info->swizzle, info->custom);
 	snprintf(info->desc, sizeof info->desc, "%.95s", desc);
 }
 
@@ -688,10 +695,10 @@ static int build_descriptors(struct f8b_backend *be, struct f8b_gemm_plan *p)
 	int32_t op_t = CUBLAS_OP_T, op_n = CUBLAS_OP_N;
 
 	F8B_LT_TRY(cublasLtMatmulDescCreate(&p->op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
-	F8B_LT_TRY(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSA, &op_t,
-						  sizeof op_t));
-	F8B_LT_TRY(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSB, &op_n,
-						  sizeof op_n));
+	F8B_LT_TRY(
+	    cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSA, &op_t, sizeof op_t));
+	F8B_LT_TRY(
+	    cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSB, &op_n, sizeof op_n));
 	if (p->fp8) {
 		int8_t fast = d->fast_accum ? 1 : 0;
 		int32_t mode_a = scale_mode(d->b_gran); /* cuBLASLt A = our B */
@@ -702,28 +709,28 @@ static int build_descriptors(struct f8b_backend *be, struct f8b_gemm_plan *p)
 		const void *placeholder = be->workspace;
 
 		F8B_LT_TRY(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_FAST_ACCUM,
-							  &fast, sizeof fast));
+		                                          &fast, sizeof fast));
 		F8B_LT_TRY(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_A_SCALE_MODE,
-							  &mode_a, sizeof mode_a));
+		                                          &mode_a, sizeof mode_a));
 		F8B_LT_TRY(cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_B_SCALE_MODE,
-							  &mode_b, sizeof mode_b));
+		                                          &mode_b, sizeof mode_b));
 		F8B_LT_TRY(cublasLtMatmulDescSetAttribute(
-			p->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &placeholder, sizeof placeholder));
+		    p->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &placeholder, sizeof placeholder));
 		F8B_LT_TRY(cublasLtMatmulDescSetAttribute(
-			p->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &placeholder, sizeof placeholder));
+		    p->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &placeholder, sizeof placeholder));
 		p->bound_a_scale = p->bound_b_scale = placeholder;
 	}
 	F8B_LT_TRY(cublasLtMatrixLayoutCreate(&p->lay_a, cuda_dtype(d->b_dtype), (uint64_t)d->k,
-					      (uint64_t)d->n, d->k));
+	                                      (uint64_t)d->n, d->k));
 	F8B_LT_TRY(cublasLtMatrixLayoutCreate(&p->lay_b, cuda_dtype(d->a_dtype), (uint64_t)d->k,
-					      (uint64_t)d->m, d->k));
+	                                      (uint64_t)d->m, d->k));
 	F8B_LT_TRY(cublasLtMatrixLayoutCreate(&p->lay_d, cuda_dtype(d->out_dtype), (uint64_t)d->n,
-					      (uint64_t)d->m, d->n));
+	                                      (uint64_t)d->m, d->n));
 	return F8B_OK;
 }
 
 static int run_heuristic(struct f8b_backend *be, struct f8b_gemm_plan *p, const char *cfg,
-			 cublasLtMatmulHeuristicResult_t *res, int *returned)
+                         cublasLtMatmulHeuristicResult_t *res, int *returned)
 {
 	cublasLtMatmulPreference_t pref = NULL;
 	uint64_t ws = be->workspace_bytes;
@@ -733,26 +740,27 @@ static int run_heuristic(struct f8b_backend *be, struct f8b_gemm_plan *p, const 
 	*returned = 0;
 	F8B_LT_TRY(cublasLtMatmulPreferenceCreate(&pref));
 	rc = F8B_LT_CHECK(cublasLtMatmulPreferenceSetAttribute(
-		pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
+	    pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
 	if (rc == F8B_OK) {
 		/* C and D share one layout: beta = 0, D written in place. */
 		st = cublasLtMatmulAlgoGetHeuristic(be->lt, p->op, p->lay_a, p->lay_b, p->lay_d,
-						    p->lay_d, pref, HEURISTIC_MAX, res, returned);
+		                                    p->lay_d, pref, HEURISTIC_MAX, res, returned);
 		if (st != CUBLAS_STATUS_SUCCESS || *returned <= 0) {
 			char why[96];
 			size_t lv = be->lt_version;
 			if (st != CUBLAS_STATUS_SUCCESS)
-				snprintf(why, sizeof why, "heuristic: %s", cublasLtGetStatusName(st));
+				snprintf(why, sizeof why, "heuristic: %s",
+				         cublasLtGetStatusName(st));
 			else
 				snprintf(why, sizeof why, "the heuristic offers no algorithm");
-			rc = F8B_ERR(F8B_EUNSUPPORTED,
-				     "gemm %s (cuBLASLt scale modes A=%s B=%s): not supported by "
-				     "cuBLASLt %d.%d.%d on sm_%d%d (%s)",
-				     cfg,
-				     p->fp8 ? scale_mode_name(scale_mode(p->d.b_gran)) : "none",
-				     p->fp8 ? scale_mode_name(scale_mode(p->d.a_gran)) : "none",
-				     F8B_CUBLASLT_VERSION_MAJOR(lv), F8B_CUBLASLT_VERSION_MINOR(lv),
-				     F8B_CUBLASLT_VERSION_PATCH(lv), be->cc_major, be->cc_minor, why);
+			rc = F8B_ERR(
+			    F8B_EUNSUPPORTED,
+			    "gemm %s (cuBLASLt scale modes A=%s B=%s): not supported by "
+			    "cuBLASLt %d.%d.%d on sm_%d%d (%s)",
+			    cfg, p->fp8 ? scale_mode_name(scale_mode(p->d.b_gran)) : "none",
+			    p->fp8 ? scale_mode_name(scale_mode(p->d.a_gran)) : "none",
+			    F8B_CUBLASLT_VERSION_MAJOR(lv), F8B_CUBLASLT_VERSION_MINOR(lv),
+			    F8B_CUBLASLT_VERSION_PATCH(lv), be->cc_major, be->cc_minor, why);
 			*returned = 0;
 		}
 	}
@@ -761,7 +769,7 @@ static int run_heuristic(struct f8b_backend *be, struct f8b_gemm_plan *p, const 
 }
 
 static int cuda_gemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, int candidate,
-			  struct f8b_gemm_plan **out, struct f8b_algo_info *info)
+                          struct f8b_gemm_plan **out, struct f8b_algo_info *info)
 {
 	char cfg[160];
 	cublasLtMatmulHeuristicResult_t res[HEURISTIC_MAX];
@@ -775,7 +783,7 @@ static int cuda_gemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d,
 	F8B_TRY(check_gemm_desc(d, cfg));
 	if (candidate < 0)
 		return F8B_ERR(F8B_EINVAL, "gemm %s: algorithm candidate %d (must be >= 0)", cfg,
-			       candidate);
+		               candidate);
 
 	p = calloc(1, sizeof *p);
 	if (!p)
@@ -787,18 +795,19 @@ static int cuda_gemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d,
 	if (rc == F8B_OK)
 		rc = run_heuristic(be, p, cfg, res, &returned);
 	if (rc == F8B_OK && candidate >= returned)
-		rc = F8B_ERR(F8B_EUNSUPPORTED,
-			     "gemm %s: algorithm candidate %d does not exist (the cuBLASLt heuristic "
-			     "offers %d: 0..%d)",
-			     cfg, candidate, returned, returned - 1);
+		rc = F8B_ERR(
+		    F8B_EUNSUPPORTED,
+		    "gemm %s: algorithm candidate %d does not exist (the cuBLASLt heuristic "
+		    "offers %d: 0..%d)",
+		    cfg, candidate, returned, returned - 1);
 	if (rc == F8B_OK && res[candidate].state != CUBLAS_STATUS_SUCCESS)
-		rc = F8B_ERR(F8B_EUNSUPPORTED, "gemm %s: heuristic candidate %d is unusable: %s", cfg,
-			     candidate, cublasLtGetStatusName(res[candidate].state));
+		rc = F8B_ERR(F8B_EUNSUPPORTED, "gemm %s: heuristic candidate %d is unusable: %s",
+		             cfg, candidate, cublasLtGetStatusName(res[candidate].state));
 	if (rc == F8B_OK && res[candidate].workspaceSize > be->workspace_bytes)
 		rc = F8B_ERR(F8B_EINTERNAL,
-			     "gemm %s: candidate %d wants %zu bytes of workspace, above the %zu "
-			     "the heuristic was given",
-			     cfg, candidate, res[candidate].workspaceSize, be->workspace_bytes);
+		             "gemm %s: candidate %d wants %zu bytes of workspace, above the %zu "
+		             "the heuristic was given",
+		             cfg, candidate, res[candidate].workspaceSize, be->workspace_bytes);
 	if (info) {
 		/* candidates is filled even on failure, for --autotune loops. */
 		memset(info, 0, sizeof *info);
@@ -819,8 +828,7 @@ static int cuda_gemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d,
  * descriptor; setting one is a host-side store (no allocation, no device
  * call), done only when the caller passes different tensors than last
  * time.  A plan therefore belongs to one thread at a time. */
-static int cuda_gemm(struct f8b_backend *be, struct f8b_gemm_plan *p,
-		     const struct f8b_gemm_args *a)
+static int cuda_gemm(struct f8b_backend *be, struct f8b_gemm_plan *p, const struct f8b_gemm_args *a)
 {
 	static const float one = 1.0f, zero = 0.0f;
 
@@ -830,23 +838,24 @@ static int cuda_gemm(struct f8b_backend *be, struct f8b_gemm_plan *p,
 		return F8B_ERR(F8B_EINVAL, "gemm: missing A, B or D buffer");
 	if (p->fp8) {
 		if (!a->a_scale_inv || !a->b_scale_inv)
-			return F8B_ERR(F8B_EINVAL, "gemm: fp8 operands need both scale_inv tensors");
+			return F8B_ERR(F8B_EINVAL,
+			               "gemm: fp8 operands need both scale_inv tensors");
 		if ((const void *)a->b_scale_inv != p->bound_b_scale) {
 			F8B_LT_TRY(cublasLtMatmulDescSetAttribute(
-				p->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &a->b_scale_inv,
-				sizeof a->b_scale_inv));
+			    p->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &a->b_scale_inv,
+			    sizeof a->b_scale_inv));
 			p->bound_b_scale = a->b_scale_inv;
 		}
 		if ((const void *)a->a_scale_inv != p->bound_a_scale) {
 			F8B_LT_TRY(cublasLtMatmulDescSetAttribute(
-				p->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &a->a_scale_inv,
-				sizeof a->a_scale_inv));
+			    p->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &a->a_scale_inv,
+			    sizeof a->a_scale_inv));
 			p->bound_a_scale = a->a_scale_inv;
 		}
 	}
 	F8B_LT_TRY(cublasLtMatmul(be->lt, p->op, &one, a->b, p->lay_a, a->a, p->lay_b, &zero, a->d,
-				  p->lay_d, a->d, p->lay_d, &p->algo, be->workspace,
-				  be->workspace_bytes, be->stream));
+	                          p->lay_d, a->d, p->lay_d, &p->algo, be->workspace,
+	                          be->workspace_bytes, be->stream));
 	return F8B_OK;
 }
 
@@ -891,7 +900,7 @@ static int cuda_event_record(struct f8b_backend *be, struct f8b_event *ev)
 }
 
 static int cuda_event_elapsed(struct f8b_backend *be, struct f8b_event *a, struct f8b_event *b,
-			      double *seconds)
+                              double *seconds)
 {
 	float ms = 0.0f;
 
@@ -940,26 +949,26 @@ static int cuda_clock_state(struct f8b_backend *be, struct f8b_clock_state *c)
 }
 
 const struct f8b_backend_ops f8b_backend_cuda = {
-	.name = "cuda",
-	.open = cuda_open,
-	.close = cuda_close,
-	.alloc = cuda_alloc,
-	.free = cuda_free,
-	.upload = cuda_upload,
-	.download = cuda_download,
-	.memset = cuda_memset,
-	.fill = cuda_fill,
-	.amax = cuda_amax,
-	.scales = cuda_scales,
-	.cast = cuda_cast,
-	.gemm_plan = cuda_gemm_plan,
-	.gemm = cuda_gemm,
-	.gemm_plan_free = cuda_gemm_plan_free,
-	.event_create = cuda_event_create,
-	.event_destroy = cuda_event_destroy,
-	.event_record = cuda_event_record,
-	.event_elapsed = cuda_event_elapsed,
-	.flush_cache = cuda_flush_cache,
-	.sync = cuda_sync,
-	.clock_state = cuda_clock_state,
+    .name = "cuda",
+    .open = cuda_open,
+    .close = cuda_close,
+    .alloc = cuda_alloc,
+    .free = cuda_free,
+    .upload = cuda_upload,
+    .download = cuda_download,
+    .memset = cuda_memset,
+    .fill = cuda_fill,
+    .amax = cuda_amax,
+    .scales = cuda_scales,
+    .cast = cuda_cast,
+    .gemm_plan = cuda_gemm_plan,
+    .gemm = cuda_gemm,
+    .gemm_plan_free = cuda_gemm_plan_free,
+    .event_create = cuda_event_create,
+    .event_destroy = cuda_event_destroy,
+    .event_record = cuda_event_record,
+    .event_elapsed = cuda_event_elapsed,
+    .flush_cache = cuda_flush_cache,
+    .sync = cuda_sync,
+    .clock_state = cuda_clock_state,
 };

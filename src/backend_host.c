@@ -111,8 +111,9 @@ static int host_open(int device, struct f8b_backend **out, struct f8b_device_inf
 	be->flush_buf = malloc(FLUSH_BYTES);
 	if (!be->flush_buf) {
 		free(be);
-		return F8B_ERR(F8B_ENOMEM, "host backend: cannot allocate the %zu-byte cache flush buffer",
-			       FLUSH_BYTES);
+		return F8B_ERR(F8B_ENOMEM,
+		               "host backend: cannot allocate the %zu-byte cache flush buffer",
+		               FLUSH_BYTES);
 	}
 	/* Touch it once so the first timed flush does not pay page faults. */
 	memset(be->flush_buf, 0, FLUSH_BYTES);
@@ -180,8 +181,9 @@ static int check_tensor(const struct f8b_tensor *t, const char *op, const char *
 	if (!t || !t->data)
 		return F8B_ERR(F8B_EINVAL, "%s: %s tensor has no data", op, what);
 	if (t->rows <= 0 || t->cols <= 0)
-		return F8B_ERR(F8B_EINVAL, "%s: %s tensor shape %lldx%lld (rows and cols must be > 0)",
-			       op, what, (long long)t->rows, (long long)t->cols);
+		return F8B_ERR(F8B_EINVAL,
+		               "%s: %s tensor shape %lldx%lld (rows and cols must be > 0)", op,
+		               what, (long long)t->rows, (long long)t->cols);
 	return F8B_OK;
 }
 
@@ -190,7 +192,7 @@ static int check_hp_input(const struct f8b_tensor *x, const char *op)
 	F8B_TRY(check_tensor(x, op, "input"));
 	if (x->dtype != F8B_BF16 && x->dtype != F8B_F32)
 		return F8B_ERR(F8B_EINVAL, "%s: input dtype %s (accepted: bf16, f32)", op,
-			       f8b_dtype_name(x->dtype));
+		               f8b_dtype_name(x->dtype));
 	return F8B_OK;
 }
 
@@ -198,9 +200,9 @@ static int check_gran(enum f8b_granularity g, const char *op)
 {
 	if ((unsigned)g >= F8B_GRAN_COUNT)
 		return F8B_ERR(F8B_EINVAL,
-			       "%s: granularity %d (accepted: tensorwise, axiswise, block1x128, "
-			       "block128x128)",
-			       op, (int)g);
+		               "%s: granularity %d (accepted: tensorwise, axiswise, block1x128, "
+		               "block128x128)",
+		               op, (int)g);
 	return F8B_OK;
 }
 
@@ -268,7 +270,7 @@ static int host_fill(struct f8b_backend *be, struct f8b_tensor *x, const struct 
 /* ------------------------------------------------------------ amax/scale/cast */
 
 static int host_amax(struct f8b_backend *be, const struct f8b_tensor *x, enum f8b_granularity g,
-		     float *amax)
+                     float *amax)
 {
 	(void)be;
 	F8B_TRY(check_hp_input(x, "amax"));
@@ -284,7 +286,7 @@ static int host_amax(struct f8b_backend *be, const struct f8b_tensor *x, enum f8
 	float *tmp = malloc(n * sizeof *tmp);
 	if (!tmp)
 		return F8B_ERR(F8B_ENOMEM, "amax: cannot allocate %zu bytes to widen bf16",
-			       n * sizeof *tmp);
+		               n * sizeof *tmp);
 	f8b_to_f32(x->data, F8B_BF16, tmp, n);
 	f8b_amax_f32(tmp, x->rows, x->cols, g, amax);
 	free(tmp);
@@ -292,12 +294,12 @@ static int host_amax(struct f8b_backend *be, const struct f8b_tensor *x, enum f8
 }
 
 static int host_scales(struct f8b_backend *be, const float *amax, int64_t n, enum f8b_dtype target,
-		       const struct f8b_scale_opts *o, float *scale, float *scale_inv)
+                       const struct f8b_scale_opts *o, float *scale, float *scale_inv)
 {
 	(void)be;
 	if (!f8b_dtype_is_fp8(target))
 		return F8B_ERR(F8B_EINVAL, "scales: target dtype %s (accepted: e4m3, e5m2)",
-			       f8b_dtype_name(target));
+		               f8b_dtype_name(target));
 	if (n < 0)
 		return F8B_ERR(F8B_EINVAL, "scales: count %lld (must be >= 0)", (long long)n);
 	for (int64_t i = 0; i < n; i++) {
@@ -324,7 +326,7 @@ static int64_t scale_at(enum f8b_granularity g, int64_t rows, int64_t cols, int6
 }
 
 static int host_cast(struct f8b_backend *be, const struct f8b_tensor *x, enum f8b_granularity g,
-		     const float *scale, struct f8b_tensor *out)
+                     const float *scale, struct f8b_tensor *out)
 {
 	(void)be;
 	F8B_TRY(check_hp_input(x, "cast"));
@@ -332,11 +334,12 @@ static int host_cast(struct f8b_backend *be, const struct f8b_tensor *x, enum f8
 	F8B_TRY(check_tensor(out, "cast", "output"));
 	if (!f8b_dtype_is_fp8(out->dtype))
 		return F8B_ERR(F8B_EINVAL, "cast: output dtype %s (accepted: e4m3, e5m2)",
-			       f8b_dtype_name(out->dtype));
+		               f8b_dtype_name(out->dtype));
 	if (out->rows != x->rows || out->cols != x->cols)
-		return F8B_ERR(F8B_EINVAL, "cast: output shape %lldx%lld differs from input %lldx%lld",
-			       (long long)out->rows, (long long)out->cols, (long long)x->rows,
-			       (long long)x->cols);
+		return F8B_ERR(F8B_EINVAL,
+		               "cast: output shape %lldx%lld differs from input %lldx%lld",
+		               (long long)out->rows, (long long)out->cols, (long long)x->rows,
+		               (long long)x->cols);
 	if (!scale)
 		return F8B_ERR(F8B_EINVAL, "cast: no scale tensor");
 
@@ -350,8 +353,9 @@ static int host_cast(struct f8b_backend *be, const struct f8b_tensor *x, enum f8
 			float s = scale[scale_at(g, rows, cols, r, kb)];
 			for (int64_t c = c0; c < c1; c++) {
 				float v = x->dtype == F8B_F32
-						  ? ((const float *)x->data)[r * cols + c]
-						  : f8b_bf16_to_f32(((const uint16_t *)x->data)[r * cols + c]);
+				              ? ((const float *)x->data)[r * cols + c]
+				              : f8b_bf16_to_f32(
+				                    ((const uint16_t *)x->data)[r * cols + c]);
 				float y = v * s;
 				q[r * cols + c] = f8b_f32_to_fp8(y, out->dtype);
 			}
@@ -399,38 +403,38 @@ static int check_gemm_desc(const struct f8b_gemm_desc *d)
 {
 	if (d->m <= 0 || d->n <= 0 || d->k <= 0)
 		return F8B_ERR(F8B_EINVAL, "gemm: shape M=%lld N=%lld K=%lld (each must be > 0)",
-			       (long long)d->m, (long long)d->n, (long long)d->k);
+		               (long long)d->m, (long long)d->n, (long long)d->k);
 	bool fp8 = f8b_dtype_is_fp8(d->a_dtype) && f8b_dtype_is_fp8(d->b_dtype);
 	bool bf16 = d->a_dtype == F8B_BF16 && d->b_dtype == F8B_BF16;
 	if (!fp8 && !bf16)
 		return F8B_ERR(F8B_EUNSUPPORTED,
-			       "gemm: operand dtypes %s x %s (accepted: bf16 x bf16, e4m3 x e4m3, "
-			       "e4m3 x e5m2, e5m2 x e4m3)",
-			       f8b_dtype_name(d->a_dtype), f8b_dtype_name(d->b_dtype));
+		               "gemm: operand dtypes %s x %s (accepted: bf16 x bf16, e4m3 x e4m3, "
+		               "e4m3 x e5m2, e5m2 x e4m3)",
+		               f8b_dtype_name(d->a_dtype), f8b_dtype_name(d->b_dtype));
 	/* cuBLASLt has no e5m2 x e5m2 fp8 GEMM; e5m2 is for gradients, which
 	 * only ever meet an e4m3 operand.  The host refuses it too so a sweep
 	 * fails the same way on every backend. */
 	if (d->a_dtype == F8B_E5M2 && d->b_dtype == F8B_E5M2)
 		return F8B_ERR(F8B_EUNSUPPORTED,
-			       "gemm: operand dtypes e5m2 x e5m2 (no fp8 GEMM takes two e5m2 "
-			       "operands; accepted: e4m3 x e4m3, e4m3 x e5m2, e5m2 x e4m3)");
+		               "gemm: operand dtypes e5m2 x e5m2 (no fp8 GEMM takes two e5m2 "
+		               "operands; accepted: e4m3 x e4m3, e4m3 x e5m2, e5m2 x e4m3)");
 	if (d->out_dtype != F8B_BF16 && d->out_dtype != F8B_F32)
 		return F8B_ERR(F8B_EUNSUPPORTED, "gemm: output dtype %s (accepted: bf16, f32)",
-			       f8b_dtype_name(d->out_dtype));
+		               f8b_dtype_name(d->out_dtype));
 	if (!fp8)
 		return F8B_OK;
 	if (d->a_gran != F8B_GRAN_TENSORWISE && d->a_gran != F8B_GRAN_AXISWISE &&
 	    d->a_gran != F8B_GRAN_BLOCK1X128)
 		return F8B_ERR(F8B_EUNSUPPORTED,
-			       "gemm: A (input) granularity %s (accepted: tensorwise, axiswise, "
-			       "block1x128)",
-			       f8b_granularity_name(d->a_gran));
+		               "gemm: A (input) granularity %s (accepted: tensorwise, axiswise, "
+		               "block1x128)",
+		               f8b_granularity_name(d->a_gran));
 	if (d->b_gran != F8B_GRAN_TENSORWISE && d->b_gran != F8B_GRAN_AXISWISE &&
 	    d->b_gran != F8B_GRAN_BLOCK128X128)
 		return F8B_ERR(F8B_EUNSUPPORTED,
-			       "gemm: B (weight) granularity %s (accepted: tensorwise, axiswise, "
-			       "block128x128)",
-			       f8b_granularity_name(d->b_gran));
+		               "gemm: B (weight) granularity %s (accepted: tensorwise, axiswise, "
+		               "block128x128)",
+		               f8b_granularity_name(d->b_gran));
 	return F8B_OK;
 }
 
@@ -441,7 +445,7 @@ static void fill_lut(float *lut, enum f8b_dtype t)
 }
 
 static int host_gemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, int candidate,
-			  struct f8b_gemm_plan **out, struct f8b_algo_info *info)
+                          struct f8b_gemm_plan **out, struct f8b_algo_info *info)
 {
 	(void)be;
 	*out = NULL;
@@ -450,8 +454,8 @@ static int host_gemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d,
 	F8B_TRY(check_gemm_desc(d));
 	if (candidate != 0)
 		return F8B_ERR(F8B_EUNSUPPORTED,
-			       "gemm: algorithm candidate %d (the host backend has one: 0)",
-			       candidate);
+		               "gemm: algorithm candidate %d (the host backend has one: 0)",
+		               candidate);
 
 	struct f8b_gemm_plan *p = calloc(1, sizeof *p);
 	if (!p)
@@ -469,7 +473,7 @@ static int host_gemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d,
 	    (uint64_t)bytes_a > SIZE_MAX || (uint64_t)bytes_b > SIZE_MAX) {
 		free(p);
 		return F8B_ERR(F8B_EINVAL, "gemm: shape M=%lld N=%lld K=%lld is too large",
-			       (long long)d->m, (long long)d->n, (long long)d->k);
+		               (long long)d->m, (long long)d->n, (long long)d->k);
 	}
 	/* Zeroed once: the padding rows/columns stay zero for every call. */
 	p->a32 = calloc((size_t)na, sizeof(float));
@@ -479,7 +483,7 @@ static int host_gemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d,
 		free(p->b32);
 		free(p);
 		return F8B_ERR(F8B_ENOMEM, "gemm plan: cannot allocate %lld bytes of fp32 scratch",
-			       (long long)(bytes_a + bytes_b));
+		               (long long)(bytes_a + bytes_b));
 	}
 	fill_lut(p->lut_a, d->a_dtype);
 	fill_lut(p->lut_b, d->b_dtype);
@@ -538,7 +542,7 @@ static void gemm_decode(struct f8b_gemm_plan *p, const void *a, const void *b)
  * k.  Fixed trip counts let GCC -O2 (very cheap vectoriser cost model)
  * keep the tile in vector registers. */
 static void gemm_tile(const float *a, int64_t lda, const float *bp, int64_t k0, int64_t k1,
-		      float part[GEMM_MR][GEMM_NR])
+                      float part[GEMM_MR][GEMM_NR])
 {
 	float acc[GEMM_MR][GEMM_NR];
 
@@ -559,7 +563,7 @@ static void gemm_tile(const float *a, int64_t lda, const float *bp, int64_t k0, 
 }
 
 static int host_gemm(struct f8b_backend *be, struct f8b_gemm_plan *p,
-		     const struct f8b_gemm_args *args)
+                     const struct f8b_gemm_args *args)
 {
 	(void)be;
 	if (!p || !args)
@@ -589,14 +593,14 @@ static int host_gemm(struct f8b_backend *be, struct f8b_gemm_plan *p,
 				 * padding rows and columns are never stored. */
 				for (int i = 0; i < GEMM_MR; i++)
 					sa[i] = !fp8 || m0 + i >= m
-							? 1.0f
-							: args->a_scale_inv[scale_at(d->a_gran, m, k,
-										     m0 + i, kb)];
+					            ? 1.0f
+					            : args->a_scale_inv[scale_at(d->a_gran, m, k,
+					                                         m0 + i, kb)];
 				for (int j = 0; j < GEMM_NR; j++)
 					sb[j] = !fp8 || n0 + j >= n
-							? 1.0f
-							: args->b_scale_inv[scale_at(d->b_gran, n, k,
-										     n0 + j, kb)];
+					            ? 1.0f
+					            : args->b_scale_inv[scale_at(d->b_gran, n, k,
+					                                         n0 + j, kb)];
 				for (int i = 0; i < GEMM_MR; i++) {
 					for (int j = 0; j < GEMM_NR; j++) {
 						float s = sa[i] * sb[j];
@@ -612,7 +616,7 @@ static int host_gemm(struct f8b_backend *be, struct f8b_gemm_plan *p,
 						((float *)args->d)[row * n + n0 + j] = acc[i][j];
 					else
 						((uint16_t *)args->d)[row * n + n0 + j] =
-							f8b_f32_to_bf16(acc[i][j]);
+						    f8b_f32_to_bf16(acc[i][j]);
 				}
 			}
 		}
@@ -646,18 +650,19 @@ static int host_event_record(struct f8b_backend *be, struct f8b_event *ev)
 		return F8B_ERR(F8B_EINVAL, "event record: no event");
 	if (clock_gettime(CLOCK_MONOTONIC, &ev->ts) != 0)
 		return F8B_ERR(F8B_EDEVICE, "event record: clock_gettime(CLOCK_MONOTONIC): %s",
-			       strerror(errno));
+		               strerror(errno));
 	ev->recorded = true;
 	return F8B_OK;
 }
 
 static int host_event_elapsed(struct f8b_backend *be, struct f8b_event *a, struct f8b_event *b,
-			      double *seconds)
+                              double *seconds)
 {
 	(void)be;
 	if (!a || !b || !a->recorded || !b->recorded)
 		return F8B_ERR(F8B_EINVAL, "event elapsed: an event was never recorded");
-	*seconds = (double)(b->ts.tv_sec - a->ts.tv_sec) + 1e-9 * (double)(b->ts.tv_nsec - a->ts.tv_nsec);
+	*seconds =
+	    (double)(b->ts.tv_sec - a->ts.tv_sec) + 1e-9 * (double)(b->ts.tv_nsec - a->ts.tv_nsec);
 	return F8B_OK;
 }
 
@@ -675,26 +680,26 @@ static int host_sync(struct f8b_backend *be)
 }
 
 const struct f8b_backend_ops f8b_backend_host = {
-	.name = "host",
-	.open = host_open,
-	.close = host_close,
-	.alloc = host_alloc,
-	.free = host_free,
-	.upload = host_copy,
-	.download = host_copy,
-	.memset = host_memset,
-	.fill = host_fill,
-	.amax = host_amax,
-	.scales = host_scales,
-	.cast = host_cast,
-	.gemm_plan = host_gemm_plan,
-	.gemm = host_gemm,
-	.gemm_plan_free = host_gemm_plan_free,
-	.event_create = host_event_create,
-	.event_destroy = host_event_destroy,
-	.event_record = host_event_record,
-	.event_elapsed = host_event_elapsed,
-	.flush_cache = host_flush_cache,
-	.sync = host_sync,
-	.clock_state = NULL,
+    .name = "host",
+    .open = host_open,
+    .close = host_close,
+    .alloc = host_alloc,
+    .free = host_free,
+    .upload = host_copy,
+    .download = host_copy,
+    .memset = host_memset,
+    .fill = host_fill,
+    .amax = host_amax,
+    .scales = host_scales,
+    .cast = host_cast,
+    .gemm_plan = host_gemm_plan,
+    .gemm = host_gemm,
+    .gemm_plan_free = host_gemm_plan_free,
+    .event_create = host_event_create,
+    .event_destroy = host_event_destroy,
+    .event_record = host_event_record,
+    .event_elapsed = host_event_elapsed,
+    .flush_cache = host_flush_cache,
+    .sync = host_sync,
+    .clock_state = NULL,
 };

@@ -9,6 +9,10 @@
 #ifndef F8B_COMMON_H
 #define F8B_COMMON_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -69,5 +73,9 @@ bool f8b_mul_overflows(int64_t a, int64_t b, int64_t *out);
 
 /* Monotonic wall clock in seconds (CLOCK_MONOTONIC). */
 double f8b_now(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

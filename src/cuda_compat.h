@@ -13,7 +13,7 @@
 #include <cuda_runtime_api.h>
 
 #if !defined(CUBLAS_VERSION) || CUBLAS_VERSION < 120900
-#error "f8bench needs cuBLASLt >= 12.9 (scale modes OUTER_VEC_32F, VEC128_32F, BLK128x128_32F): configure --with-cuda=DIR of CUDA >= 12.9, or --without-cuda"
+#error "f8bench needs cuBLASLt >= 12.9 (scale modes OUTER_VEC_32F, VEC128_32F, BLK128x128_32F)"
 #endif
 
 /* cublasLtGetVersion() encodes major*10000 + minor*100 + patch since

@@ -17,6 +17,10 @@
 #ifndef F8B_FP8_H
 #define F8B_FP8_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,5 +42,9 @@ float f8b_fp8_to_f32(uint8_t v, enum f8b_dtype t);
 void f8b_to_f32(const void *src, enum f8b_dtype t, float *dst, size_t n);
 /* Convert n fp32 values into dtype t (RNE, saturating for fp8). */
 void f8b_from_f32(const float *src, void *dst, enum f8b_dtype t, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

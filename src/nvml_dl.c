@@ -14,12 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef int nvml_ret;                      /* nvmlReturn_t; 0 = NVML_SUCCESS */
+typedef int nvml_ret;                       /* nvmlReturn_t; 0 = NVML_SUCCESS */
 typedef struct nvml_device_st *nvml_device; /* nvmlDevice_t, opaque */
 
-#define NVML_OK 0
-#define NVML_CLOCK_SM 1  /* nvmlClockType_t */
-#define NVML_CLOCK_MEM 2
+#define NVML_OK                 0
+#define NVML_CLOCK_SM           1 /* nvmlClockType_t */
+#define NVML_CLOCK_MEM          2
 #define NVML_DRIVER_VERSION_LEN 80 /* NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE */
 
 /* nvmlPciInfo_t as written by nvmlDeviceGetPciInfo_v3 (68 bytes).  The
@@ -108,7 +108,8 @@ struct f8b_nvml *f8b_nvml_open(const char *pci_bus_id, const char *uuid, char *w
 	r = init();
 	if (r != NVML_OK) {
 		if (why)
-			snprintf(why, n, "nvmlInit_v2: %s", nvml_error(nv->lib, r, ebuf, sizeof ebuf));
+			snprintf(why, n, "nvmlInit_v2: %s",
+			         nvml_error(nv->lib, r, ebuf, sizeof ebuf));
 		dlclose(nv->lib);
 		free(nv);
 		return NULL;
@@ -127,9 +128,9 @@ struct f8b_nvml *f8b_nvml_open(const char *pci_bus_id, const char *uuid, char *w
 	if (r != NVML_OK) {
 		if (why)
 			snprintf(why, n, "NVML does not know the device (PCI %s, UUID %s): %s",
-				 pci_bus_id ? pci_bus_id : "?", uuid ? uuid : "?",
-				 r == -1 ? "no lookup function"
-					 : nvml_error(nv->lib, r, ebuf, sizeof ebuf));
+			         pci_bus_id ? pci_bus_id : "?", uuid ? uuid : "?",
+			         r == -1 ? "no lookup function"
+			                 : nvml_error(nv->lib, r, ebuf, sizeof ebuf));
 		nv->shutdown();
 		dlclose(nv->lib);
 		free(nv);

@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define F8B_NVML_REASON_GPU_IDLE 0x1ULL
+#define F8B_NVML_REASON_GPU_IDLE   0x1ULL
 #define F8B_NVML_REASON_APP_CLOCKS 0x2ULL
 /* Reasons that are not a throttle (see above). */
 #define F8B_NVML_REASONS_BENIGN (F8B_NVML_REASON_GPU_IDLE | F8B_NVML_REASON_APP_CLOCKS)

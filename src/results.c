@@ -242,7 +242,10 @@ static void describe_type(hid_t t, char *buf, size_t n)
 		else
 			snprintf(buf, n, "%zu-byte string", size);
 		break;
-	default: snprintf(buf, n, "non-scalar or non-numeric type"); break;
+	case H5T_ENUM: snprintf(buf, n, "enum (h5py's bool is one)"); break;
+	case H5T_ARRAY: snprintf(buf, n, "array"); break;
+	case H5T_COMPOUND: snprintf(buf, n, "compound"); break;
+	default: snprintf(buf, n, "%zu-byte opaque, bitfield, time or reference", size); break;
 	}
 }
 
@@ -284,8 +287,8 @@ static int column_type_error(const char *path, const struct f8b_table_schema *s,
 		snprintf(want, sizeof want, "?");
 	close_type(&w);
 	return F8B_ERR(F8B_EIO,
-	               "results file '%s': column %zu '%s' of table '%s' is a %s, this f8bench "
-	               "expects a %s; write to a new file",
+	               "results file '%s': column %zu '%s' of table '%s' has type %s; this "
+	               "f8bench expects %s; write to a new file",
 	               path, i, s->fields[i].name, s->name, have, want);
 }
 
@@ -981,6 +984,10 @@ static int read_attr_text(hid_t a, const char *path, const char *name, char *out
 	}
 	case H5T_STRING:
 		mt = H5Tcopy(H5T_C_S1);
+		/* In the attribute's own character set: HDF5 does not convert
+		 * between ASCII and UTF-8 (h5py writes UTF-8). */
+		if (mt >= 0 && H5Tset_cset(mt, H5Tget_cset(t)) < 0)
+			close_type(&mt);
 		if (H5Tis_variable_str(t) > 0) {
 			/* As h5py writes them by default. */
 			char *s = NULL;
@@ -1129,8 +1136,12 @@ static hid_t csv_member_type(hid_t ft, struct csv_col *c, size_t *slot, bool *un
 		return H5Tcopy(H5T_NATIVE_DOUBLE);
 	case H5T_STRING:
 		t = H5Tcopy(H5T_C_S1);
-		if (t < 0)
+		/* HDF5 does not convert between ASCII and UTF-8 (h5py writes
+		 * UTF-8): read the bytes in the file's own character set. */
+		if (t < 0 || H5Tset_cset(t, H5Tget_cset(ft)) < 0) {
+			close_type(&t);
 			return -1;
+		}
 		if (H5Tis_variable_str(ft) > 0) {
 			c->kind = CSV_VSTR;
 			*slot = sizeof(char *);
@@ -1149,7 +1160,8 @@ static hid_t csv_member_type(hid_t ft, struct csv_col *c, size_t *slot, bool *un
 	}
 }
 
-static int csv_table(hid_t d, const char *path, const char *name, FILE *out)
+/* One table: a "# table NAME" line if titled, the header, the rows. */
+static int csv_table(hid_t d, const char *path, const char *name, bool titled, FILE *out)
 {
 	hid_t ft = -1, mt = -1, fsp = -1, msp = -1;
 	struct csv_col *cols = NULL;
@@ -1186,11 +1198,11 @@ static int csv_table(hid_t d, const char *path, const char *name, FILE *out)
 			char have[48];
 			describe_type(m, have, sizeof have);
 			rc = unsupported
-			         ? F8B_ERR(F8B_EUNSUPPORTED,
-			                   "results file '%s': column '%s' of table '%s' is "
-			                   "a %s; CSV export takes integers, floats and "
-			                   "strings",
-			                   path, cols[nc].name, name, have)
+			         ? F8B_ERR(
+			               F8B_EUNSUPPORTED,
+			               "results file '%s': column '%s' of table '%s' has type %s; "
+			               "CSV export takes integers, floats and strings",
+			               path, cols[nc].name, name, have)
 			         : H5_ERR(path, "make a type for column '%s'", cols[nc].name);
 			close_type(&m);
 			nc++;
@@ -1217,6 +1229,8 @@ static int csv_table(hid_t d, const char *path, const char *name, FILE *out)
 		rc = H5_ERR(path, "make the memory type of table '%s'", name);
 		goto out;
 	}
+	if (titled)
+		fprintf(out, "# table %s\n", name);
 	for (size_t i = 0; i < nc; i++) {
 		if (i)
 			fputc(',', out);
@@ -1322,7 +1336,7 @@ int f8b_results_export_csv(const char *path, const char *table, FILE *out)
 			    F8B_ERR(F8B_EINVAL, "results file '%s' has no table '%s'", path, table);
 			goto out;
 		}
-		rc = csv_table(d, path, table, out);
+		rc = csv_table(d, path, table, false, out);
 		H5Oclose(d);
 		goto out;
 	}
@@ -1346,8 +1360,7 @@ int f8b_results_export_csv(const char *path, const char *table, FILE *out)
 			H5Eclear2(H5E_DEFAULT);
 			continue;
 		}
-		fprintf(out, "# table %s\n", name);
-		rc = csv_table(d, path, name, out);
+		rc = csv_table(d, path, name, true, out);
 		H5Oclose(d);
 	}
 out:

@@ -317,7 +317,7 @@ int f8b_run_bench(const struct f8b_bench *b, int argc, char **argv)
 	unsigned char *done = NULL, *rows = NULL, *all = NULL;
 	size_t *todo = NULL;
 	int exit_code = 0, rc;
-	size_t ncases = 0;
+	size_t ncases = 0, prog_rows = 0;
 	char outbuf[256];
 
 	/* ---- options: every rank parses the same argv, so every rank agrees
@@ -463,6 +463,7 @@ int f8b_run_bench(const struct f8b_bench *b, int argc, char **argv)
 					fatal = 1;
 					break;
 				}
+				prog_rows++;
 				const char *st = (const char *)row + b->off_status;
 				char what[160], how[200];
 				b->describe(row, what, sizeof what);
@@ -515,6 +516,11 @@ int f8b_run_bench(const struct f8b_bench *b, int argc, char **argv)
 	f8b_comm_max_int(&exit_code);
 
 out:
+	/* A failed run that wrote no row leaves no new file behind. */
+	if (res && exit_code != 0 && prog_rows == 0) {
+		f8b_results_abandon(res);
+		res = NULL;
+	}
 	if (res && f8b_results_close(res) != F8B_OK) {
 		fprintf(stderr, "f8bench: error: %s\n", f8b_last_error());
 		exit_code = exit_code ? exit_code : 1;

@@ -104,9 +104,16 @@ void f8b_scale_shape(enum f8b_granularity g, int64_t rows, int64_t cols, int64_t
 	*scols = c;
 }
 
-/* The layouts are those of scaling.h; both block layouts are column-major
- * so one block column (one K-block) of scales is contiguous, which is what
- * cuBLASLt's VEC128_32F / BLK128x128_32F modes read (doc/gemm-layout.md). */
+/* The layouts are those cuBLASLt reads (scaling.h, doc/gemm-layout.md):
+ * block1x128 is column-major, so the scales of one K-block are contiguous
+ * (VEC128_32F); block128x128 is row-major with its rows padded to a
+ * multiple of 4 floats, 16 bytes (BLK128x128_32F).  Measured on an H100:
+ * any other block128x128 layout gives relative errors of O(1). */
+static int64_t blk_ld(int64_t scols)
+{
+	return (scols + 3) / 4 * 4;
+}
+
 int64_t f8b_scale_index(enum f8b_granularity g, int64_t rows, int64_t cols, int64_t br, int64_t bc)
 {
 	int64_t srows, scols;
@@ -115,8 +122,8 @@ int64_t f8b_scale_index(enum f8b_granularity g, int64_t rows, int64_t cols, int6
 	switch (g) {
 	case F8B_GRAN_TENSORWISE: return 0;
 	case F8B_GRAN_AXISWISE: return br;
-	case F8B_GRAN_BLOCK1X128:
-	case F8B_GRAN_BLOCK128X128: return bc * srows + br;
+	case F8B_GRAN_BLOCK1X128: return bc * srows + br;
+	case F8B_GRAN_BLOCK128X128: return br * blk_ld(scols) + bc;
 	default: return -1;
 	}
 }
@@ -126,7 +133,7 @@ int64_t f8b_scale_count(enum f8b_granularity g, int64_t rows, int64_t cols)
 	int64_t srows, scols;
 
 	f8b_scale_shape(g, rows, cols, &srows, &scols);
-	return srows * scols;
+	return g == F8B_GRAN_BLOCK128X128 ? srows * blk_ld(scols) : srows * scols;
 }
 
 /* scale = fp8_max / max(amax, eps) / 2^margin, then optionally rounded down

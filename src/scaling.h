@@ -23,6 +23,10 @@
 #ifndef F8B_SCALING_H
 #define F8B_SCALING_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #include "common.h"
 
 #define F8B_AMAX_EPS 1e-12f
@@ -61,8 +65,10 @@ void f8b_scale_shape(enum f8b_granularity g, int64_t rows, int64_t cols,
  *   tensorwise   0
  *   axiswise     br
  *   block1x128   bc * srows + br     (column-major: rows contiguous)
- *   block128x128 bc * srows + br     (column-major)
- * f8b_scale_count() is the number of floats to allocate (>= srows*scols). */
+ *   block128x128 br * ld + bc        (row-major, ld = scols rounded up to a
+ *                                     multiple of 4: 16-byte rows)
+ * f8b_scale_count() is the number of floats to allocate (>= srows*scols);
+ * padding entries hold amax 0. */
 int64_t f8b_scale_index(enum f8b_granularity g, int64_t rows, int64_t cols,
 			int64_t br, int64_t bc);
 int64_t f8b_scale_count(enum f8b_granularity g, int64_t rows, int64_t cols);
@@ -94,5 +100,9 @@ void f8b_history_free(struct f8b_amax_history *h);
 void f8b_history_push(struct f8b_amax_history *h, float amax);
 /* Max over the history; 0 when empty (which gives the eps scale). */
 float f8b_history_amax(const struct f8b_amax_history *h);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -56,8 +56,8 @@ static float ref_fill(const struct f8b_fill_spec *s, uint64_t i)
 
 static void test_fill(void)
 {
-	struct f8b_fill_spec spec = {.seed = 42, .mean = 0.25f, .std = 1.5f,
-				     .outlier_frac = 0.05f, .outlier_scale = 37.0f};
+	struct f8b_fill_spec spec = {
+	    .seed = 42, .mean = 0.25f, .std = 1.5f, .outlier_frac = 0.05f, .outlier_scale = 37.0f};
 	struct f8b_tensor a, b, c, h;
 	const int64_t rows = 123, cols = 77, n = rows * cols;
 
@@ -90,7 +90,7 @@ static void test_fill(void)
 	       bad < 0 ? "" : " (first mismatch below)");
 	if (bad >= 0)
 		tap_diag("element %lld: got %a want %a", (long long)bad, ((float *)a.data)[bad],
-			 ref_fill(&spec, (uint64_t)bad));
+		         ref_fill(&spec, (uint64_t)bad));
 	tap_ok(bad_bf16 < 0, "bf16 fill = RNE(f32 fill) elementwise (first bad %lld)",
 	       (long long)bad_bf16);
 	tap_ok(outliers > 0, "outliers beyond the Irwin-Hall range are present (%lld)",
@@ -145,7 +145,7 @@ static void test_fill_statistics(void)
 	 * has probability 2 * 0.0347 * 0.385 (density of z at 0) = 2.7 %,
 	 * so 0.973 * 1 % of the values should exceed 3.47. */
 	spec = (struct f8b_fill_spec){
-		.seed = 9, .mean = 0.0f, .std = 1.0f, .outlier_frac = 0.01f, .outlier_scale = 100.0f};
+	    .seed = 9, .mean = 0.0f, .std = 1.0f, .outlier_frac = 0.01f, .outlier_scale = 100.0f};
 	ops->fill(be, &x, &spec);
 	int64_t big = 0;
 	for (int64_t i = 0; i < n; i++)
@@ -157,22 +157,18 @@ static void test_fill_statistics(void)
 
 /* ------------------------------------------------------------ amax, scales, cast */
 
-static int64_t block_index(enum f8b_granularity g, int64_t rows, int64_t cols, int64_t r,
-			   int64_t c)
+/* Storage index of the scale of element (r, c): the block of the
+ * scaling.h table, stored where f8b_scale_index() (the one mapping every
+ * backend shares, tested in test_scaling) says. */
+static int64_t block_index(enum f8b_granularity g, int64_t rows, int64_t cols, int64_t r, int64_t c)
 {
 	switch (g) {
-	case F8B_GRAN_TENSORWISE: return 0;
-	case F8B_GRAN_AXISWISE: return r;
-	case F8B_GRAN_BLOCK1X128: {
-		return (c / 128) * rows + r;
-	}
-	case F8B_GRAN_BLOCK128X128: {
-		int64_t srows = (rows + 127) / 128;
-		return (c / 128) * srows + r / 128;
-	}
+	case F8B_GRAN_TENSORWISE: return f8b_scale_index(g, rows, cols, 0, 0);
+	case F8B_GRAN_AXISWISE: return f8b_scale_index(g, rows, cols, r, 0);
+	case F8B_GRAN_BLOCK1X128: return f8b_scale_index(g, rows, cols, r, c / 128);
+	case F8B_GRAN_BLOCK128X128: return f8b_scale_index(g, rows, cols, r / 128, c / 128);
 	default: return -1;
 	}
-	(void)cols;
 }
 
 static float *host_f32(const struct f8b_tensor *t)
@@ -187,7 +183,7 @@ static void test_amax_scales_cast(void)
 {
 	const int64_t rows = 300, cols = 260; /* ragged: 3 x 128 rows, 3 x 128 cols */
 	struct f8b_fill_spec spec = {
-		.seed = 5, .mean = 0.0f, .std = 1.0f, .outlier_frac = 0.002f, .outlier_scale = 50.0f};
+	    .seed = 5, .mean = 0.0f, .std = 1.0f, .outlier_frac = 0.002f, .outlier_scale = 50.0f};
 
 	for (int dt = 0; dt < 2; dt++) {
 		enum f8b_dtype xdt = dt ? F8B_BF16 : F8B_F32;
@@ -220,7 +216,8 @@ static void test_amax_scales_cast(void)
 					if (scale[i] != s || sinv[i] != 1.0f / s)
 						bad_s = i;
 				}
-				tap_ok(bad_s < 0, "scales %s %s pow2=%d = f8b_amax_to_scale, 1/scale",
+				tap_ok(bad_s < 0,
+				       "scales %s %s pow2=%d = f8b_amax_to_scale, 1/scale",
 				       f8b_granularity_name(g), f8b_dtype_name(qdt), so.pow2);
 
 				struct f8b_tensor q;
@@ -238,7 +235,8 @@ static void test_amax_scales_cast(void)
 						}
 					}
 				tap_ok(rc == F8B_OK && bad < 0,
-				       "cast %s -> %s %s = f8b_f32_to_fp8(x * scale[block]) (first bad %lld)",
+				       "cast %s -> %s %s = f8b_f32_to_fp8(x * scale[block]) (first "
+				       "bad %lld)",
 				       f8b_dtype_name(xdt), f8b_dtype_name(qdt),
 				       f8b_granularity_name(g), (long long)bad);
 				f8b_tensor_free(ops, be, &q);
@@ -289,12 +287,12 @@ struct operand {
 };
 
 static void make_operand(struct operand *o, int64_t rows, int64_t cols, enum f8b_dtype dt,
-			 enum f8b_granularity g, uint64_t seed)
+                         enum f8b_granularity g, uint64_t seed)
 {
 	/* Outliers make block amaxes differ by ~30x, so a scale applied to
 	 * the wrong block shows as an O(1) error. */
 	struct f8b_fill_spec spec = {
-		.seed = seed, .mean = 0.0f, .std = 1.0f, .outlier_frac = 0.01f, .outlier_scale = 30.0f};
+	    .seed = seed, .mean = 0.0f, .std = 1.0f, .outlier_frac = 0.01f, .outlier_scale = 30.0f};
 	memset(o, 0, sizeof *o);
 	o->g = g;
 	f8b_tensor_alloc(ops, be, &o->hp, F8B_BF16, rows, cols);
@@ -336,9 +334,7 @@ static float scale_of(const struct operand *o, int64_t r, int64_t kb)
 {
 	if (!o->scale_inv)
 		return 1.0f;
-	int64_t br = o->g == F8B_GRAN_TENSORWISE     ? 0
-		     : o->g == F8B_GRAN_BLOCK128X128 ? r / 128
-						     : r;
+	int64_t br = o->g == F8B_GRAN_TENSORWISE ? 0 : o->g == F8B_GRAN_BLOCK128X128 ? r / 128 : r;
 	int64_t bc = o->g == F8B_GRAN_BLOCK1X128 || o->g == F8B_GRAN_BLOCK128X128 ? kb : 0;
 	return o->scale_inv[f8b_scale_index(o->g, o->hp.rows, o->hp.cols, br, bc)];
 }
@@ -348,7 +344,7 @@ static float scale_of(const struct operand *o, int64_t r, int64_t kb)
  * by (sa * sb) and added to an fp32 accumulator; each operation rounded on
  * its own through a volatile, as in ref_fill. */
 static float formula_element(const struct operand *a, const struct operand *b, bool blockwise,
-			     int64_t i, int64_t j)
+                             int64_t i, int64_t j)
 {
 	const int64_t k = a->hp.cols, kblk = blockwise ? 128 : k;
 	volatile float acc = 0.0f, part, prod, s, t;
@@ -373,15 +369,15 @@ static bool is_block(enum f8b_granularity g)
 
 /* One GEMM configuration on one shape, both output dtypes. */
 static void check_gemm(int64_t m, int64_t k, int64_t n, enum f8b_dtype adt, enum f8b_dtype bdt,
-		       enum f8b_granularity ag, enum f8b_granularity bg)
+                       enum f8b_granularity ag, enum f8b_granularity bg)
 {
 	struct operand a, b;
 	char what[128];
 	bool fp8 = adt != F8B_BF16;
 
 	snprintf(what, sizeof what, "M=%lld K=%lld N=%lld %s:%s %s:%s", (long long)m, (long long)k,
-		 (long long)n, f8b_dtype_name(adt), fp8 ? f8b_granularity_name(ag) : "-",
-		 f8b_dtype_name(bdt), fp8 ? f8b_granularity_name(bg) : "-");
+	         (long long)n, f8b_dtype_name(adt), fp8 ? f8b_granularity_name(ag) : "-",
+	         f8b_dtype_name(bdt), fp8 ? f8b_granularity_name(bg) : "-");
 	make_operand(&a, m, k, adt, ag, 1000 + (uint64_t)m);
 	make_operand(&b, n, k, bdt, bg, 2000 + (uint64_t)n);
 	double *ref = malloc(m * n * sizeof *ref);
@@ -395,13 +391,20 @@ static void check_gemm(int64_t m, int64_t k, int64_t n, enum f8b_dtype adt, enum
 
 	int rc = F8B_OK;
 	for (int o = 0; o < 2; o++) {
-		struct f8b_gemm_desc d = {.m = m, .n = n, .k = k, .a_dtype = adt, .b_dtype = bdt,
-					  .out_dtype = o ? F8B_BF16 : F8B_F32, .a_gran = ag,
-					  .b_gran = bg};
+		struct f8b_gemm_desc d = {.m = m,
+		                          .n = n,
+		                          .k = k,
+		                          .a_dtype = adt,
+		                          .b_dtype = bdt,
+		                          .out_dtype = o ? F8B_BF16 : F8B_F32,
+		                          .a_gran = ag,
+		                          .b_gran = bg};
 		struct f8b_gemm_plan *plan;
-		struct f8b_gemm_args args = {.a = a.q.data, .b = b.q.data,
-					     .a_scale_inv = a.scale_inv, .b_scale_inv = b.scale_inv,
-					     .d = o ? dev16.data : dev32.data};
+		struct f8b_gemm_args args = {.a = a.q.data,
+		                             .b = b.q.data,
+		                             .a_scale_inv = a.scale_inv,
+		                             .b_scale_inv = b.scale_inv,
+		                             .d = o ? dev16.data : dev32.data};
 		int r1 = ops->gemm_plan(be, &d, 0, &plan, NULL);
 		if (r1 == F8B_OK) {
 			r1 = ops->gemm(be, plan, &args);
@@ -445,7 +448,7 @@ static void check_gemm(int64_t m, int64_t k, int64_t n, enum f8b_dtype adt, enum
 	       blockwise ? "per-128-K-block" : "epilogue");
 	if (bad >= 0)
 		tap_diag("element %lld: got %a want %a", (long long)bad, d32[bad],
-			 formula_element(&a, &b, blockwise, bad / n, bad % n));
+		         formula_element(&a, &b, blockwise, bad / n, bad % n));
 
 	f8b_tensor_free(ops, be, &dev32);
 	f8b_tensor_free(ops, be, &dev16);
@@ -464,11 +467,11 @@ static void test_gemm_all(void)
 	 * divisible by the host tile (4 x 16) at all. */
 	static const int64_t shapes[][3] = {{48, 272, 80}, {256, 400, 144}, {7, 130, 9}};
 	static const enum f8b_dtype pairs[][2] = {
-		{F8B_E4M3, F8B_E4M3}, {F8B_E4M3, F8B_E5M2}, {F8B_E5M2, F8B_E4M3}};
+	    {F8B_E4M3, F8B_E4M3}, {F8B_E4M3, F8B_E5M2}, {F8B_E5M2, F8B_E4M3}};
 	static const enum f8b_granularity ag[] = {F8B_GRAN_TENSORWISE, F8B_GRAN_AXISWISE,
-						  F8B_GRAN_BLOCK1X128};
+	                                          F8B_GRAN_BLOCK1X128};
 	static const enum f8b_granularity bg[] = {F8B_GRAN_TENSORWISE, F8B_GRAN_AXISWISE,
-						  F8B_GRAN_BLOCK128X128};
+	                                          F8B_GRAN_BLOCK128X128};
 
 	for (int s = 0; s < 3; s++) {
 		const int64_t *sh = shapes[s];
@@ -481,13 +484,14 @@ static void test_gemm_all(void)
 					if (s > 0 && i != j)
 						continue;
 					check_gemm(sh[0], sh[1], sh[2], pairs[p][0], pairs[p][1],
-						   ag[i], bg[j]);
+					           ag[i], bg[j]);
 				}
 	}
 }
 
-/* A wrong scale layout must not pass: the same data with A's 1x128 scales
- * read row-major instead of column-major gives an O(1) error. */
+/* A wrong scale layout must not pass: the same data with each row's 1x128
+ * scales taken from the neighbouring K-block (what reading a column-major
+ * layout as row-major amounts to) gives an O(1) error. */
 static void test_gemm_wrong_layout(void)
 {
 	const int64_t m = 256, k = 400, n = 144;
@@ -496,14 +500,22 @@ static void test_gemm_wrong_layout(void)
 	make_operand(&b, n, k, F8B_E4M3, F8B_GRAN_BLOCK128X128, 12);
 	int64_t sr, sc;
 	f8b_scale_shape(F8B_GRAN_BLOCK1X128, m, k, &sr, &sc);
-	float *wrong = malloc(sr * sc * 4);
+	int64_t ns = f8b_scale_count(F8B_GRAN_BLOCK1X128, m, k);
+	float *wrong = malloc(ns * 4);
 	for (int64_t r = 0; r < sr; r++)
 		for (int64_t c = 0; c < sc; c++)
-			wrong[r * sc + c] = a.scale_inv[c * sr + r];
+			wrong[f8b_scale_index(F8B_GRAN_BLOCK1X128, m, k, r, c)] =
+			    a.scale_inv[f8b_scale_index(F8B_GRAN_BLOCK1X128, m, k, r,
+			                                (c + 1) % sc)];
 
-	struct f8b_gemm_desc d = {.m = m, .n = n, .k = k, .a_dtype = F8B_E4M3,
-				  .b_dtype = F8B_E4M3, .out_dtype = F8B_BF16,
-				  .a_gran = F8B_GRAN_BLOCK1X128, .b_gran = F8B_GRAN_BLOCK128X128};
+	struct f8b_gemm_desc d = {.m = m,
+	                          .n = n,
+	                          .k = k,
+	                          .a_dtype = F8B_E4M3,
+	                          .b_dtype = F8B_E4M3,
+	                          .out_dtype = F8B_BF16,
+	                          .a_gran = F8B_GRAN_BLOCK1X128,
+	                          .b_gran = F8B_GRAN_BLOCK128X128};
 	struct f8b_gemm_plan *plan;
 	struct f8b_tensor out;
 	f8b_tensor_alloc(ops, be, &out, F8B_BF16, m, n);
@@ -519,8 +531,8 @@ static void test_gemm_wrong_layout(void)
 	double e = f8b_rel_error(got, ref, m * n);
 	double tol = f8b_gemm_tolerance(k, F8B_BF16, true);
 	tap_ok(e > 0.1 && e > 10 * tol,
-	       "transposed block scales give rel error %.3g, far above the loosest tolerance %.3g",
-	       e, tol);
+	       "shifted block scales give rel error %.3g, far above the loosest tolerance %.3g", e,
+	       tol);
 	free(ref);
 	free(got);
 	free(wrong);
@@ -533,15 +545,20 @@ static void test_gemm_refusals(void)
 {
 	struct f8b_gemm_plan *plan = (void *)1;
 	struct f8b_algo_info info;
-	struct f8b_gemm_desc ok = {.m = 16, .n = 32, .k = 48, .a_dtype = F8B_E4M3,
-				   .b_dtype = F8B_E4M3, .out_dtype = F8B_BF16,
-				   .a_gran = F8B_GRAN_BLOCK1X128, .b_gran = F8B_GRAN_BLOCK128X128,
-				   .fast_accum = true};
+	struct f8b_gemm_desc ok = {.m = 16,
+	                           .n = 32,
+	                           .k = 48,
+	                           .a_dtype = F8B_E4M3,
+	                           .b_dtype = F8B_E4M3,
+	                           .out_dtype = F8B_BF16,
+	                           .a_gran = F8B_GRAN_BLOCK1X128,
+	                           .b_gran = F8B_GRAN_BLOCK128X128,
+	                           .fast_accum = true};
 	struct f8b_gemm_desc d;
 
 	tap_ok(ops->gemm_plan(be, &ok, 0, &plan, &info) == F8B_OK, "blockwise fp8 plan accepted");
 	tap_ok(info.algo_id == -1 && info.tile == -1 && info.stages == -1 && info.splitk == 1 &&
-		       strcmp(info.desc, "host blocked fp32") == 0,
+	           strcmp(info.desc, "host blocked fp32") == 0,
 	       "algo info: ids -1, no split-K, desc '%s'", info.desc);
 	struct f8b_gemm_args noscale = {.a = plan, .b = plan, .d = plan};
 	tap_ok(ops->gemm(be, plan, &noscale) == F8B_EINVAL,
@@ -551,12 +568,12 @@ static void test_gemm_refusals(void)
 	d = ok;
 	d.a_dtype = d.b_dtype = F8B_E5M2;
 	tap_ok(ops->gemm_plan(be, &d, 0, &plan, NULL) == F8B_EUNSUPPORTED &&
-		       strstr(f8b_last_error(), "e5m2 x e5m2") && plan == NULL,
+	           strstr(f8b_last_error(), "e5m2 x e5m2") && plan == NULL,
 	       "e5m2 x e5m2 unsupported: %s", f8b_last_error());
 	d = ok;
 	d.a_gran = F8B_GRAN_BLOCK128X128;
 	tap_ok(ops->gemm_plan(be, &d, 0, &plan, NULL) == F8B_EUNSUPPORTED &&
-		       strstr(f8b_last_error(), "block128x128"),
+	           strstr(f8b_last_error(), "block128x128"),
 	       "block128x128 for A unsupported: %s", f8b_last_error());
 	d = ok;
 	d.b_gran = F8B_GRAN_BLOCK1X128;
@@ -572,12 +589,11 @@ static void test_gemm_refusals(void)
 	       "bf16 x e4m3 unsupported: %s", f8b_last_error());
 	d = ok;
 	d.a_dtype = d.b_dtype = F8B_F32;
-	tap_ok(ops->gemm_plan(be, &d, 0, &plan, NULL) == F8B_EUNSUPPORTED,
-	       "f32 x f32 unsupported");
+	tap_ok(ops->gemm_plan(be, &d, 0, &plan, NULL) == F8B_EUNSUPPORTED, "f32 x f32 unsupported");
 	d = ok;
 	d.k = 0;
 	tap_ok(ops->gemm_plan(be, &d, 0, &plan, NULL) == F8B_EINVAL &&
-		       strstr(f8b_last_error(), "K=0"),
+	           strstr(f8b_last_error(), "K=0"),
 	       "K=0 invalid: %s", f8b_last_error());
 	d = ok;
 	d.m = -16;
@@ -587,8 +603,7 @@ static void test_gemm_refusals(void)
 	d = ok;
 	d.a_dtype = d.b_dtype = F8B_BF16;
 	d.a_gran = F8B_GRAN_BLOCK128X128; /* ignored for bf16 operands */
-	tap_ok(ops->gemm_plan(be, &d, 0, &plan, NULL) == F8B_OK,
-	       "bf16 plan ignores granularities");
+	tap_ok(ops->gemm_plan(be, &d, 0, &plan, NULL) == F8B_OK, "bf16 plan ignores granularities");
 	ops->gemm_plan_free(be, plan);
 }
 
@@ -600,9 +615,14 @@ static void time_gemm(void)
 	make_operand(&b, n, k, F8B_E4M3, F8B_GRAN_BLOCK128X128, 22);
 	struct f8b_tensor out;
 	f8b_tensor_alloc(ops, be, &out, F8B_BF16, m, n);
-	struct f8b_gemm_desc d = {.m = m, .n = n, .k = k, .a_dtype = F8B_E4M3,
-				  .b_dtype = F8B_E4M3, .out_dtype = F8B_BF16,
-				  .a_gran = F8B_GRAN_BLOCK1X128, .b_gran = F8B_GRAN_BLOCK128X128};
+	struct f8b_gemm_desc d = {.m = m,
+	                          .n = n,
+	                          .k = k,
+	                          .a_dtype = F8B_E4M3,
+	                          .b_dtype = F8B_E4M3,
+	                          .out_dtype = F8B_BF16,
+	                          .a_gran = F8B_GRAN_BLOCK1X128,
+	                          .b_gran = F8B_GRAN_BLOCK128X128};
 	struct f8b_gemm_plan *plan;
 	struct f8b_gemm_args args = {a.q.data, b.q.data, a.scale_inv, b.scale_inv, out.data};
 	struct f8b_event *e0, *e1;
@@ -618,8 +638,8 @@ static void time_gemm(void)
 	/* A timing, not a test: reported for whoever tunes the host path. */
 	tap_ok(rc == F8B_OK, "blockwise gemm %lldx%lldx%lld ran", (long long)m, (long long)k,
 	       (long long)n);
-	tap_diag("host gemm M=%lld K=%lld N=%lld: %.4f s, %.2f GFLOP/s", (long long)m,
-		 (long long)k, (long long)n, s, 2.0 * m * n * k / s * 1e-9);
+	tap_diag("host gemm M=%lld K=%lld N=%lld: %.4f s, %.2f GFLOP/s", (long long)m, (long long)k,
+	         (long long)n, s, 2.0 * m * n * k / s * 1e-9);
 	ops->event_destroy(be, e0);
 	ops->event_destroy(be, e1);
 	ops->gemm_plan_free(be, plan);
@@ -632,11 +652,11 @@ static void time_gemm(void)
 
 static void test_events(void)
 {
-	struct f8b_event *a, *b, *c;
+	struct f8b_event *a = NULL, *b = NULL, *c = NULL;
 	double s = -1;
 
 	tap_ok(ops->event_create(be, &a) == F8B_OK && ops->event_create(be, &b) == F8B_OK &&
-		       ops->event_create(be, &c) == F8B_OK,
+	           ops->event_create(be, &c) == F8B_OK,
 	       "event_create");
 	ops->event_record(be, a);
 	nanosleep(&(struct timespec){.tv_nsec = 20 * 1000 * 1000}, NULL);
@@ -662,17 +682,17 @@ static void test_memory_and_lookup(void)
 	void *p = NULL;
 
 	tap_ok(f8b_backend_find("host", &found) == F8B_OK && found == &f8b_backend_host &&
-		       strcmp(found->name, "host") == 0,
+	           strcmp(found->name, "host") == 0,
 	       "find 'host'");
 #ifdef F8B_HAVE_CUDA
 	tap_ok(f8b_backend_find("cuda", &found) == F8B_OK, "find 'cuda' (built with CUDA)");
 #else
 	tap_ok(f8b_backend_find("cuda", &found) == F8B_EUNSUPPORTED &&
-		       strstr(f8b_last_error(), "--with-cuda"),
+	           strstr(f8b_last_error(), "--with-cuda"),
 	       "find 'cuda' without CUDA: %s", f8b_last_error());
 #endif
 	tap_ok(f8b_backend_find("opencl", &found) == F8B_EINVAL &&
-		       strstr(f8b_last_error(), "host, cuda"),
+	           strstr(f8b_last_error(), "host, cuda"),
 	       "find unknown: %s", f8b_last_error());
 
 	size_t huge = (size_t)1 << 62;
@@ -682,7 +702,8 @@ static void test_memory_and_lookup(void)
 	       "alloc of 2^62 bytes: %s", f8b_last_error());
 
 	struct f8b_tensor t;
-	tap_ok(f8b_tensor_alloc(ops, be, &t, F8B_BF16, 3, 5) == F8B_OK && f8b_tensor_bytes(&t) == 30,
+	tap_ok(f8b_tensor_alloc(ops, be, &t, F8B_BF16, 3, 5) == F8B_OK &&
+	           f8b_tensor_bytes(&t) == 30,
 	       "bf16 3x5 tensor is 30 bytes");
 	uint16_t src[15], dst[15];
 	for (int i = 0; i < 15; i++)
@@ -696,7 +717,7 @@ static void test_memory_and_lookup(void)
 	f8b_tensor_free(ops, be, &t);
 
 	tap_ok(f8b_tensor_alloc(ops, be, &t, F8B_F32, INT64_MAX / 2, 4) == F8B_EINVAL &&
-		       t.data == NULL,
+	           t.data == NULL,
 	       "overflowing tensor size refused: %s", f8b_last_error());
 	tap_ok(f8b_tensor_alloc(ops, be, &t, F8B_E4M3, 0, 4) == F8B_EINVAL,
 	       "empty tensor refused: %s", f8b_last_error());

@@ -15,8 +15,7 @@ static void test_ref_gemm_small(void)
 	const float a[] = {1, 2, 3, 4}, b[] = {5, 6, 7, 8};
 	double d[4] = {0};
 	int rc = f8b_ref_gemm(a, b, 2, 2, 2, d);
-	tap_ok(rc == F8B_OK && d[0] == 17 && d[1] == 23 &&
-		       d[2] == 39 && d[3] == 53,
+	tap_ok(rc == F8B_OK && d[0] == 17 && d[1] == 23 && d[2] == 39 && d[3] == 53,
 	       "2x2x2: [17 23; 39 53] (got %g %g %g %g)", d[0], d[1], d[2], d[3]);
 
 	/* 1x1x1 and odd shapes: M=3, N=3, K=5 (K not a multiple of the
@@ -88,7 +87,7 @@ static void test_ref_rows(void)
 	tap_ok(same, "sampled rows (repeats, odd count, unsorted) = rows of the full reference");
 	const int64_t bad[1] = {37};
 	tap_ok(f8b_ref_gemm_rows(a, b, m, n, k, bad, 1, part) == F8B_EINVAL &&
-		       strstr(f8b_last_error(), "0..36"),
+	           strstr(f8b_last_error(), "0..36"),
 	       "row out of range refused: %s", f8b_last_error());
 	tap_ok(f8b_ref_gemm_rows(a, b, m, n, k, rows, 0, part) == F8B_OK, "zero rows is fine");
 	free(a);
@@ -116,16 +115,14 @@ static void test_dequantize(void)
 			int64_t badi = -1;
 			for (int64_t r = 0; r < rows && badi < 0; r++)
 				for (int64_t c = 0; c < cols; c++) {
-					/* block (br, bc) of the scaling.h table */
-					int64_t br = g == F8B_GRAN_TENSORWISE ? 0
-						     : g == F8B_GRAN_BLOCK128X128 ? r / 128
-										  : r;
+					/* block (br, bc) of the scaling.h table,
+					 * stored where f8b_scale_index says */
+					int64_t br = g == F8B_GRAN_TENSORWISE     ? 0
+					             : g == F8B_GRAN_BLOCK128X128 ? r / 128
+					                                          : r;
 					int64_t bc = g >= F8B_GRAN_BLOCK1X128 ? c / 128 : 0;
-					int64_t srows = g == F8B_GRAN_TENSORWISE ? 1
-							: g == F8B_GRAN_BLOCK128X128 ? 2
-										     : rows;
-					float want = f8b_fp8_to_f32(q[r * cols + c], dt) *
-						     si[bc * srows + br];
+					int64_t at = f8b_scale_index(g, rows, cols, br, bc);
+					float want = f8b_fp8_to_f32(q[r * cols + c], dt) * si[at];
 					float got = out[r * cols + c];
 					if (memcmp(&want, &got, 4) != 0 &&
 					    !(isnan(want) && isnan(got))) {
@@ -133,15 +130,16 @@ static void test_dequantize(void)
 						break;
 					}
 				}
-			tap_ok(rc == F8B_OK && badi < 0, "dequantize %s %s = decode * scale_inv[block]",
-			       f8b_dtype_name(dt), f8b_granularity_name(g));
+			tap_ok(rc == F8B_OK && badi < 0,
+			       "dequantize %s %s = decode * scale_inv[block]", f8b_dtype_name(dt),
+			       f8b_granularity_name(g));
 		}
 		free(si);
 	}
 	uint16_t h[3] = {0x3F80, 0xC000, 0x4049}; /* 1, -2, 3.140625 */
 	float f[3];
 	tap_ok(f8b_ref_dequantize(h, F8B_BF16, 1, 3, F8B_GRAN_BLOCK1X128, NULL, f) == F8B_OK &&
-		       f[0] == 1.0f && f[1] == -2.0f && f[2] == 3.140625f,
+	           f[0] == 1.0f && f[1] == -2.0f && f[2] == 3.140625f,
 	       "bf16 input is widened, scales ignored");
 	tap_ok(f8b_ref_dequantize(q, F8B_E4M3, 2, 2, F8B_GRAN_TENSORWISE, NULL, f) == F8B_EINVAL,
 	       "fp8 without scale_inv refused: %s", f8b_last_error());
@@ -202,7 +200,7 @@ static void test_tolerance(void)
 			double t = f8b_gemm_tolerance(ks[i], od, false);
 			double tf = f8b_gemm_tolerance(ks[i], od, true);
 			if (i > 0 && (t <= f8b_gemm_tolerance(ks[i - 1], od, false) ||
-				      tf <= f8b_gemm_tolerance(ks[i - 1], od, true)))
+			              tf <= f8b_gemm_tolerance(ks[i - 1], od, true)))
 				mono = false;
 			if (tf < t)
 				fast_ge = false;
@@ -221,17 +219,26 @@ static void test_tolerance(void)
 	double b = f8b_gemm_tolerance(4096, F8B_BF16, false);
 	tap_ok(b >= 0x1p-8 * 2, "bf16 tolerance covers output rounding twice (%.3g)", b);
 	tap_ok(b < 0.02, "bf16 K=4096 tolerance %.3g < 2%%: a wrong kernel (O(1)) fails", b);
-	double f = f8b_gemm_tolerance(16384, F8B_BF16, true);
-	tap_ok(f < 0.15, "fast_accum K=16384 tolerance %.3g still far below O(1)", f);
-	tap_ok(f8b_gemm_tolerance(1024, F8B_F32, false) < 1e-2,
-	       "f32 output K=1024 tolerance %.3g", f8b_gemm_tolerance(1024, F8B_F32, false));
+	/* H100 cuBLASLt, fast_accum, inputs with mean = std (the worst case
+	 * measured): rel error 0.0287 at K=4096, 0.136 at K=16384. */
+	double f4 = f8b_gemm_tolerance(4096, F8B_F32, true);
+	double f16 = f8b_gemm_tolerance(16384, F8B_F32, true);
+	tap_ok(f4 > 1.5 * 0.0287 && f16 > 1.5 * 0.136,
+	       "fast_accum tolerance covers the measured H100 worst case (%.3g, %.3g)", f4, f16);
+	tap_ok(f4 < 0.1 && f16 < 0.5, "and still fails an O(1) error at K <= 16384");
+	/* Without fast_accum the H100 measured <= 1.7e-4 (f32 out) up to
+	 * K=65536 on the same data. */
+	double n64 = f8b_gemm_tolerance(65536, F8B_F32, false);
+	tap_ok(n64 > 5 * 1.7e-4 && n64 < 0.01, "default accumulation K=65536, f32 out: %.3g", n64);
+	tap_ok(f8b_gemm_tolerance(1024, F8B_F32, false) < 1e-2, "f32 output K=1024 tolerance %.3g",
+	       f8b_gemm_tolerance(1024, F8B_F32, false));
 	tap_ok(f8b_gemm_tolerance(0, F8B_BF16, false) > 0, "K=0 gives a positive tolerance");
 	for (int i = 0; i < nk; i += 3)
 		tap_diag("K=%-6lld bf16 %.3g  bf16+fast %.3g  f32 %.3g  f32+fast %.3g",
-			 (long long)ks[i], f8b_gemm_tolerance(ks[i], F8B_BF16, false),
-			 f8b_gemm_tolerance(ks[i], F8B_BF16, true),
-			 f8b_gemm_tolerance(ks[i], F8B_F32, false),
-			 f8b_gemm_tolerance(ks[i], F8B_F32, true));
+		         (long long)ks[i], f8b_gemm_tolerance(ks[i], F8B_BF16, false),
+		         f8b_gemm_tolerance(ks[i], F8B_BF16, true),
+		         f8b_gemm_tolerance(ks[i], F8B_F32, false),
+		         f8b_gemm_tolerance(ks[i], F8B_F32, true));
 }
 
 static void time_ref(void)
@@ -246,7 +253,7 @@ static void time_ref(void)
 	double t1 = f8b_now();
 	tap_ok(rc == F8B_OK, "512^3 reference ran");
 	tap_diag("reference gemm 512^3: %.3f s (%.2f GFLOP/s)", t1 - t0,
-		 2.0 * m * n * k / (t1 - t0) * 1e-9);
+	         2.0 * m * n * k / (t1 - t0) * 1e-9);
 	free(a);
 	free(b);
 	free(d);

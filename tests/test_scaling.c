@@ -72,7 +72,9 @@ static void check_shape(enum f8b_granularity g, int64_t rows, int64_t cols, int6
 	int64_t sr = -1, sc = -1;
 	f8b_scale_shape(g, rows, cols, &sr, &sc);
 	int64_t n = f8b_scale_count(g, rows, cols);
-	tap_ok(sr == wr && sc == wc && n == wr * wc,
+	/* block128x128 rows are padded to 4 floats (16 bytes) for cuBLASLt. */
+	int64_t want_n = g == F8B_GRAN_BLOCK128X128 ? wr * ((wc + 3) / 4 * 4) : wr * wc;
+	tap_ok(sr == wr && sc == wc && n == want_n,
 	       "%s %lldx%lld: scale shape %lldx%lld count %lld (want %lldx%lld)",
 	       f8b_granularity_name(g), (long long)rows, (long long)cols, (long long)sr,
 	       (long long)sc, (long long)n, (long long)wr, (long long)wc);
@@ -96,7 +98,7 @@ static void check_bijection(enum f8b_granularity g, int64_t rows, int64_t cols)
 		}
 	}
 	free(seen);
-	tap_ok(ok, "%s %lldx%lld: scale index is a bijection onto [0, %lld)",
+	tap_ok(ok, "%s %lldx%lld: every block has its own slot in [0, %lld)",
 	       f8b_granularity_name(g), (long long)rows, (long long)cols, (long long)n);
 }
 
@@ -122,10 +124,12 @@ static void test_layout(void)
 	       "block1x128 130x200 (br 5, bc 1) -> 135 (column-major)");
 	tap_ok(f8b_scale_index(F8B_GRAN_BLOCK1X128, 130, 200, 129, 0) == 129,
 	       "block1x128 (br 129, bc 0) -> 129: a block column is contiguous");
-	tap_ok(f8b_scale_index(F8B_GRAN_BLOCK128X128, 256, 384, 1, 2) == 2 * 2 + 1,
-	       "block128x128 256x384 (br 1, bc 2) -> 5 (column-major)");
-	tap_ok(f8b_scale_index(F8B_GRAN_BLOCK128X128, 256, 384, 0, 1) == 2,
-	       "block128x128 256x384 (br 0, bc 1) -> 2");
+	tap_ok(f8b_scale_index(F8B_GRAN_BLOCK128X128, 256, 384, 1, 2) == 1 * 4 + 2,
+	       "block128x128 256x384 (br 1, bc 2) -> 6 (row-major, rows padded 3 -> 4)");
+	tap_ok(f8b_scale_index(F8B_GRAN_BLOCK128X128, 256, 384, 0, 1) == 1,
+	       "block128x128 256x384 (br 0, bc 1) -> 1");
+	tap_ok(f8b_scale_index(F8B_GRAN_BLOCK128X128, 1024, 1024, 2, 7) == 2 * 8 + 7,
+	       "block128x128 1024x1024 (br 2, bc 7) -> 23 (no padding when scols %% 4 == 0)");
 	tap_ok(f8b_scale_index(F8B_GRAN_COUNT, 1, 1, 0, 0) == -1, "unknown granularity index -1");
 
 	for (int g = 0; g < F8B_GRAN_COUNT; g++) {
@@ -203,11 +207,12 @@ static void test_amax_256x384(void)
 	int ok = 1;
 	for (int bc = 0; bc < 3; bc++)
 		for (int br = 0; br < 2; br++)
-			ok &= a[bc * 2 + br] == 10.0f * (float)(1 + br + 2 * bc);
+			ok &= a[br * 4 + bc] == 10.0f * (float)(1 + br + 2 * bc);
+	ok &= a[3] == 0.0f && a[7] == 0.0f; /* padding */
 	tap_ok(ok,
-	       "256x384 block128x128: each block's planted max at bc*2+br "
-	       "(got %g %g %g %g %g %g)",
-	       a[0], a[1], a[2], a[3], a[4], a[5]);
+	       "256x384 block128x128: each block's planted max at br*4+bc, padding 0 "
+	       "(got %g %g %g %g | %g %g %g %g)",
+	       a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7]);
 
 	f8b_amax_f32(x, 256, 384, F8B_GRAN_TENSORWISE, a);
 	tap_ok(a[0] == 60.0f, "256x384 tensorwise amax 60 (got %g)", a[0]);
@@ -236,9 +241,9 @@ static void test_amax_ragged(void)
 	x[127 * C + 127] = 2.0f;  /* last element of the full block */
 
 	f8b_amax_f32(x, R, C, F8B_GRAN_BLOCK128X128, a);
-	tap_ok(a[0] == 2.0f && a[1] == 4.0f && a[2] == 3.0f && a[3] == 5.0f,
-	       "130x200 block128x128: ragged blocks {2, 4 | 3, 5} (got {%g, %g | %g, %g})", a[0],
-	       a[1], a[2], a[3]);
+	tap_ok(a[0] == 2.0f && a[4] == 4.0f && a[1] == 3.0f && a[5] == 5.0f,
+	       "130x200 block128x128: ragged blocks {2, 3 | 4, 5} at br*4+bc (got {%g, %g | %g, %g})",
+	       a[0], a[1], a[4], a[5]);
 
 	f8b_amax_f32(x, R, C, F8B_GRAN_BLOCK1X128, a);
 	tap_ok(a[1 * R + 129] == 5.0f && a[0 * R + 128] == 4.0f && a[1 * R + 0] == 3.0f &&

@@ -28,7 +28,7 @@
 #include "scaling.h"
 
 #define WORKSPACE_LIMIT ((size_t)32 << 20) /* what backend_cuda.c allocates */
-#define SAMPLE_ROWS 64                     /* rows of D checked for the wrong layouts */
+#define SAMPLE_ROWS     64                 /* rows of D checked for the wrong layouts */
 
 static const struct f8b_backend_ops *ops = &f8b_backend_cuda;
 static struct f8b_backend *be;
@@ -38,25 +38,25 @@ static struct f8b_backend *be;
 static const struct shape {
 	int64_t m, k, n;
 } shapes[] = {
-	{256, 512, 384},
-	{272, 1040, 528},
-	{1024, 1024, 1024},
+    {256, 512, 384},
+    {272, 1040, 528},
+    {1024, 1024, 1024},
 };
 
 static const struct gran_pair {
 	enum f8b_granularity a, b;
 } grans[] = {
-	{F8B_GRAN_TENSORWISE, F8B_GRAN_TENSORWISE},
-	{F8B_GRAN_AXISWISE, F8B_GRAN_AXISWISE},
-	{F8B_GRAN_BLOCK1X128, F8B_GRAN_BLOCK128X128},
+    {F8B_GRAN_TENSORWISE, F8B_GRAN_TENSORWISE},
+    {F8B_GRAN_AXISWISE, F8B_GRAN_AXISWISE},
+    {F8B_GRAN_BLOCK1X128, F8B_GRAN_BLOCK128X128},
 };
 
 static const struct dtype_pair {
 	enum f8b_dtype a, b;
 } dtypes[] = {
-	{F8B_E4M3, F8B_E4M3},
-	{F8B_E4M3, F8B_E5M2},
-	{F8B_E5M2, F8B_E4M3},
+    {F8B_E4M3, F8B_E4M3},
+    {F8B_E4M3, F8B_E5M2},
+    {F8B_E5M2, F8B_E4M3},
 };
 
 #define COUNT(x) (sizeof(x) / sizeof((x)[0]))
@@ -91,12 +91,12 @@ struct operand {
 	int64_t rows, cols;
 	enum f8b_dtype dt;
 	enum f8b_granularity g;
-	struct f8b_tensor hp; /* bf16, filled once per shape */
-	struct f8b_tensor q;  /* fp8 */
-	int64_t count;        /* f8b_scale_count */
+	struct f8b_tensor hp;            /* bf16, filled once per shape */
+	struct f8b_tensor q;             /* fp8 */
+	int64_t count;                   /* f8b_scale_count */
 	float *amax, *scale, *scale_inv; /* device */
-	float *sinv_host;     /* scale_inv as downloaded */
-	float *deq;           /* dequantized q on the host, rows x cols */
+	float *sinv_host;                /* scale_inv as downloaded */
+	float *deq;                      /* dequantized q on the host, rows x cols */
 };
 
 /* Mean 0, std 1 with rare x50 outliers: per-block scales then differ by
@@ -104,7 +104,11 @@ struct operand {
 static int fill_hp(struct operand *o, int64_t rows, int64_t cols, uint64_t seed)
 {
 	struct f8b_fill_spec spec = {
-		.seed = seed, .mean = 0.0f, .std = 1.0f, .outlier_frac = 2e-5f, .outlier_scale = 50.0f,
+	    .seed = seed,
+	    .mean = 0.0f,
+	    .std = 1.0f,
+	    .outlier_frac = 2e-5f,
+	    .outlier_scale = 50.0f,
 	};
 
 	memset(o, 0, sizeof *o);
@@ -150,7 +154,8 @@ static int quantize(struct operand *o, enum f8b_dtype dt, enum f8b_granularity g
 	o->deq = xcalloc(n, sizeof(float));
 	rc = ops->download(be, qh, o->q.data, n);
 	if (rc == F8B_OK)
-		rc = ops->download(be, o->sinv_host, o->scale_inv, (size_t)o->count * sizeof(float));
+		rc =
+		    ops->download(be, o->sinv_host, o->scale_inv, (size_t)o->count * sizeof(float));
 	if (rc == F8B_OK)
 		rc = f8b_ref_dequantize(qh, dt, o->rows, o->cols, g, o->sinv_host, o->deq);
 	free(qh);
@@ -181,16 +186,16 @@ static bool scales_sane(const struct operand *o, double *ratio)
 static void label_of(char *buf, size_t n, const struct shape *s, const struct f8b_gemm_desc *d)
 {
 	snprintf(buf, n, "M=%lld K=%lld N=%lld %s(%s) x %s(%s) -> %s fast_accum=%s",
-		 (long long)s->m, (long long)s->k, (long long)s->n, f8b_dtype_name(d->a_dtype),
-		 f8b_granularity_name(d->a_gran), f8b_dtype_name(d->b_dtype),
-		 f8b_granularity_name(d->b_gran), f8b_dtype_name(d->out_dtype),
-		 d->fast_accum ? "on" : "off");
+	         (long long)s->m, (long long)s->k, (long long)s->n, f8b_dtype_name(d->a_dtype),
+	         f8b_granularity_name(d->a_gran), f8b_dtype_name(d->b_dtype),
+	         f8b_granularity_name(d->b_gran), f8b_dtype_name(d->out_dtype),
+	         d->fast_accum ? "on" : "off");
 }
 
 /* Runs one planned GEMM and returns D as fp32 on the host (caller frees),
  * NULL when it could not run (already reported). */
 static float *run_gemm(struct f8b_gemm_plan *plan, const struct f8b_gemm_desc *d, const void *a,
-		       const void *b, const float *sa, const float *sb, const char *label)
+                       const void *b, const float *sa, const float *sb, const char *label)
 {
 	struct f8b_tensor dt;
 	struct f8b_gemm_args args;
@@ -201,19 +206,19 @@ static float *run_gemm(struct f8b_gemm_plan *plan, const struct f8b_gemm_desc *d
 
 	rc = f8b_tensor_alloc(ops, be, &dt, d->out_dtype, d->m, d->n);
 	if (!tap_ok(rc == F8B_OK, "%s: allocate D%s%s", label, rc ? ": " : "",
-		    rc ? f8b_last_error() : ""))
+	            rc ? f8b_last_error() : ""))
 		return NULL;
 	/* All-ones bytes are NaN in bf16 and f32: an output the GEMM never
 	 * wrote cannot pass for a result. */
 	rc = ops->memset(be, dt.data, 0xFF, f8b_tensor_bytes(&dt));
-	args = (struct f8b_gemm_args){.a = a, .b = b, .a_scale_inv = sa, .b_scale_inv = sb,
-				      .d = dt.data};
+	args = (struct f8b_gemm_args){
+	    .a = a, .b = b, .a_scale_inv = sa, .b_scale_inv = sb, .d = dt.data};
 	if (rc == F8B_OK)
 		rc = ops->gemm(be, plan, &args);
 	if (rc == F8B_OK)
 		rc = ops->sync(be);
 	if (!tap_ok(rc == F8B_OK, "%s: gemm + sync%s%s", label, rc ? ": " : "",
-		    rc ? f8b_last_error() : "")) {
+	            rc ? f8b_last_error() : "")) {
 		f8b_tensor_free(ops, be, &dt);
 		return NULL;
 	}
@@ -222,7 +227,7 @@ static float *run_gemm(struct f8b_gemm_plan *plan, const struct f8b_gemm_desc *d
 	rc = ops->download(be, raw, dt.data, f8b_tensor_bytes(&dt));
 	f8b_tensor_free(ops, be, &dt);
 	if (!tap_ok(rc == F8B_OK, "%s: download D%s%s", label, rc ? ": " : "",
-		    rc ? f8b_last_error() : "")) {
+	            rc ? f8b_last_error() : "")) {
 		free(raw);
 		free(out);
 		return NULL;
@@ -233,20 +238,67 @@ static float *run_gemm(struct f8b_gemm_plan *plan, const struct f8b_gemm_desc *d
 }
 
 static bool check_close(const char *label, const float *dout, const double *ref, size_t n,
-			int64_t k, enum f8b_dtype out_dtype, bool fast, const char *algo)
+                        int64_t k, enum f8b_dtype out_dtype, bool fast, const char *algo)
 {
 	double err = f8b_rel_error(dout, ref, n);
 	double tol = f8b_gemm_tolerance(k, out_dtype, fast);
 
 	tap_diag("%s: rel_error=%.3e tol=%.3e SQNR=%.1f dB [%s]", label, err, tol,
-		 f8b_sqnr_db(dout, ref, n), algo);
+	         f8b_sqnr_db(dout, ref, n), algo);
 	return tap_ok(err <= tol, "%s: rel_error %.3e <= tolerance %.3e", label, err, tol);
+}
+
+/* Diagnosis of a failed block case (not an assertion): reruns the GEMM with
+ * B's 128x128 scales copied into the layout cuBLASLt's BLK128x128_32F reads
+ * (doc/gemm-layout.md: row-major [ceil(N/128)][ld], ld = ceil(K/128)
+ * rounded up to 4), so the log says whether f8b_scale_index is what is
+ * wrong, and what it must be. */
+static void explain_block_layout(struct f8b_gemm_plan *plan, const struct f8b_gemm_desc *d,
+                                 const struct operand *a, const struct operand *b,
+                                 const double *ref, const char *label)
+{
+	int64_t sr, sc, ld;
+	float *h, *dev = NULL, *dout;
+	int rc;
+
+	f8b_scale_shape(b->g, b->rows, b->cols, &sr, &sc);
+	ld = (sc + 3) / 4 * 4;
+	h = xcalloc((size_t)(sr * ld), sizeof(float));
+	for (int64_t br = 0; br < sr; br++)
+		for (int64_t bc = 0; bc < sc; bc++)
+			h[br * ld + bc] =
+			    b->sinv_host[f8b_scale_index(b->g, b->rows, b->cols, br, bc)];
+	rc = ops->alloc(be, (size_t)(sr * ld) * sizeof(float), (void **)&dev);
+	if (rc == F8B_OK)
+		rc = ops->upload(be, dev, h, (size_t)(sr * ld) * sizeof(float));
+	free(h);
+	if (rc != F8B_OK) {
+		tap_diag("%s: diagnosis skipped: %s", label, f8b_last_error());
+		ops->free(be, dev);
+		return;
+	}
+	dout = run_gemm(plan, d, a->q.data, b->q.data, a->scale_inv, dev, label);
+	ops->free(be, dev);
+	if (!dout)
+		return;
+	double err = f8b_rel_error(dout, ref, (size_t)(d->m * d->n));
+	if (err <= f8b_gemm_tolerance(d->k, d->out_dtype, d->fast_accum))
+		tap_diag("%s: DIAGNOSIS: with B's block scales re-laid out row-major "
+		         "[%lld][%lld] (block (br,bc) at br*%lld + bc) the same GEMM passes "
+		         "(rel_error %.3e): f8b_scale_index(block128x128) must be br * "
+		         "roundup(ceil(K/128), 4) + bc, f8b_scale_count srows * that stride",
+		         label, (long long)sr, (long long)ld, (long long)ld, err);
+	else
+		tap_diag("%s: DIAGNOSIS: the row-major [%lld][%lld] block-scale layout fails "
+		         "too (rel_error %.3e): the fault is not (only) the B scale layout",
+		         label, (long long)sr, (long long)ld, err);
+	free(dout);
 }
 
 /* Plans, runs and checks one fp8 configuration; returns D (fp32, host) for
  * the wrong-layout checks, or NULL (skipped or failed). */
 static float *fp8_case(const struct shape *s, const struct f8b_gemm_desc *d, struct operand *a,
-		       struct operand *b, const double *ref)
+                       struct operand *b, const double *ref)
 {
 	char label[200];
 	struct f8b_gemm_plan *plan = NULL;
@@ -257,39 +309,28 @@ static float *fp8_case(const struct shape *s, const struct f8b_gemm_desc *d, str
 	label_of(label, sizeof label, s, d);
 	rc = ops->gemm_plan(be, d, 0, &plan, &info);
 	if (rc == F8B_EUNSUPPORTED) {
-		skip_line("unsupported: %s: %s", label, f8b_last_error());
+		skip_line("unsupported: %s", f8b_last_error()); /* names the configuration */
 		return NULL;
 	}
 	if (!tap_ok(rc == F8B_OK, "%s: plan%s%s", label, rc ? ": " : "",
-		    rc ? f8b_last_error() : ""))
+	            rc ? f8b_last_error() : ""))
 		return NULL;
 	tap_ok(info.candidates >= 1 && info.candidates <= 16 && info.heuristic_rank == 0 &&
-		       info.algo_id >= 0 && info.splitk >= 1 && info.workspace <= WORKSPACE_LIMIT &&
-		       info.desc[0] != '\0',
+	           info.algo_id >= 0 && info.splitk >= 1 && info.workspace <= WORKSPACE_LIMIT &&
+	           info.desc[0] != '\0',
 	       "%s: algo info: %d candidate(s), rank %d, %s, workspace %zu B", label,
 	       info.candidates, info.heuristic_rank, info.desc, info.workspace);
-	const float *bs = b->scale_inv; float *exp_buf = NULL;
-	const char *ev = getenv("F8B_EXP");
-	if (ev && b->g == F8B_GRAN_BLOCK128X128) {
-		int64_t sr, sc; f8b_scale_shape(b->g, b->rows, b->cols, &sr, &sc);
-		int64_t ld = ev[0] == 'p' ? (sc + 3) / 4 * 4 : sc;
-		float *h = xcalloc((size_t)(sr * ld), sizeof(float));
-		for (int64_t br = 0; br < sr; br++) for (int64_t bc = 0; bc < sc; bc++)
-			h[br * ld + bc] = b->sinv_host[f8b_scale_index(b->g, b->rows, b->cols, br, bc)];
-		ops->alloc(be, (size_t)(sr * ld) * 4, (void **)&exp_buf);
-		ops->upload(be, exp_buf, h, (size_t)(sr * ld) * 4); free(h); bs = exp_buf;
-		tap_diag("EXP %s: B scales row-major ld=%lld (Kb=%lld)", ev, (long long)ld, (long long)sc);
-	}
-	dout = run_gemm(plan, d, a->q.data, b->q.data, a->scale_inv, bs, label);
-	ops->free(be, exp_buf);
-	ops->gemm_plan_free(be, plan);
+	dout = run_gemm(plan, d, a->q.data, b->q.data, a->scale_inv, b->scale_inv, label);
 	if (dout && !check_close(label, dout, ref, (size_t)(d->m * d->n), d->k, d->out_dtype,
-				 d->fast_accum, info.desc)) {
+	                         d->fast_accum, info.desc)) {
+		if (b->g == F8B_GRAN_BLOCK128X128)
+			explain_block_layout(plan, d, a, b, ref, label);
 		/* Keep D for the wrong-layout checks only when the right layout
 		 * passed: otherwise "wrong fails" would prove nothing. */
 		free(dout);
-		return NULL;
+		dout = NULL;
 	}
+	ops->gemm_plan_free(be, plan);
 	return dout;
 }
 
@@ -297,8 +338,8 @@ static float *fp8_case(const struct shape *s, const struct f8b_gemm_desc *d, str
  * (row-major <-> column-major): what a transposed scale layout would feed
  * the GEMM.  D from the GPU must NOT match a reference built this way. */
 static void check_wrong_layout(const char *what, const struct shape *s, struct operand *op,
-			       bool op_is_b, const struct operand *other, const float *dout,
-			       enum f8b_dtype out_dtype)
+                               bool op_is_b, const struct operand *other, const float *dout,
+                               enum f8b_dtype out_dtype)
 {
 	int64_t sr, sc, rows[SAMPLE_ROWS];
 	int64_t nrows = s->m < SAMPLE_ROWS ? s->m : SAMPLE_ROWS;
@@ -319,7 +360,8 @@ static void check_wrong_layout(const char *what, const struct shape *s, struct o
 			wrong[right] = op->sinv_host[right == colmaj ? rowmaj : colmaj];
 		}
 	}
-	tap_ok(scales_sane(op, &ratio) && ratio > 2.0,
+	bool sane = scales_sane(op, &ratio);
+	tap_ok(sane && ratio > 2.0,
 	       "%s: %s block scales vary across blocks (max/min %.1f > 2), so a layout error "
 	       "is visible",
 	       what, f8b_granularity_name(op->g), ratio);
@@ -330,12 +372,14 @@ static void check_wrong_layout(const char *what, const struct shape *s, struct o
 	for (int64_t i = 0; i < nrows; i++)
 		rows[i] = i * s->m / nrows;
 	if (rc == F8B_OK)
-		rc = op_is_b ? f8b_ref_gemm_rows(other->deq, deq, s->m, s->n, s->k, rows, nrows, ref)
-			     : f8b_ref_gemm_rows(deq, other->deq, s->m, s->n, s->k, rows, nrows, ref);
+		rc = op_is_b
+		         ? f8b_ref_gemm_rows(other->deq, deq, s->m, s->n, s->k, rows, nrows, ref)
+		         : f8b_ref_gemm_rows(deq, other->deq, s->m, s->n, s->k, rows, nrows, ref);
 	if (tap_ok(rc == F8B_OK, "%s: reference with transposed %s scales%s%s", what,
-		   op_is_b ? "B" : "A", rc ? ": " : "", rc ? f8b_last_error() : "")) {
+	           op_is_b ? "B" : "A", rc ? ": " : "", rc ? f8b_last_error() : "")) {
 		for (int64_t i = 0; i < nrows; i++)
-			memcpy(dsub + i * s->n, dout + rows[i] * s->n, (size_t)s->n * sizeof(float));
+			memcpy(dsub + i * s->n, dout + rows[i] * s->n,
+			       (size_t)s->n * sizeof(float));
 		double err = f8b_rel_error(dsub, ref, (size_t)(nrows * s->n));
 		tap_ok(err > tol,
 		       "%s: D checked against transposed %s (%s) scales FAILS: rel_error %.3e > "
@@ -361,7 +405,7 @@ static void run_shape(const struct shape *s, uint64_t seed)
 	if (rc == F8B_OK)
 		rc = fill_hp(&b, s->n, s->k, seed + 1);
 	if (!tap_ok(rc == F8B_OK, "M=%lld K=%lld N=%lld: fill A and B%s%s", (long long)s->m,
-		    (long long)s->k, (long long)s->n, rc ? ": " : "", rc ? f8b_last_error() : ""))
+	            (long long)s->k, (long long)s->n, rc ? ": " : "", rc ? f8b_last_error() : ""))
 		goto out;
 
 	for (size_t gi = 0; gi < COUNT(grans); gi++) {
@@ -370,14 +414,14 @@ static void run_shape(const struct shape *s, uint64_t seed)
 			double ra = 0, rb = 0;
 
 			snprintf(what, sizeof what, "M=%lld K=%lld N=%lld %s(%s) x %s(%s)",
-				 (long long)s->m, (long long)s->k, (long long)s->n,
-				 f8b_dtype_name(dtypes[di].a), f8b_granularity_name(grans[gi].a),
-				 f8b_dtype_name(dtypes[di].b), f8b_granularity_name(grans[gi].b));
+			         (long long)s->m, (long long)s->k, (long long)s->n,
+			         f8b_dtype_name(dtypes[di].a), f8b_granularity_name(grans[gi].a),
+			         f8b_dtype_name(dtypes[di].b), f8b_granularity_name(grans[gi].b));
 			rc = quantize(&a, dtypes[di].a, grans[gi].a);
 			if (rc == F8B_OK)
 				rc = quantize(&b, dtypes[di].b, grans[gi].b);
 			if (!tap_ok(rc == F8B_OK, "%s: amax, scales, cast, download%s%s", what,
-				    rc ? ": " : "", rc ? f8b_last_error() : "")) {
+			            rc ? ": " : "", rc ? f8b_last_error() : "")) {
 				release_q(&a);
 				release_q(&b);
 				continue;
@@ -387,17 +431,22 @@ static void run_shape(const struct shape *s, uint64_t seed)
 			/* One reference serves every accumulation mode and output. */
 			rc = f8b_ref_gemm(a.deq, b.deq, s->m, s->n, s->k, ref);
 			if (!tap_ok(rc == F8B_OK, "%s: reference%s%s", what, rc ? ": " : "",
-				    rc ? f8b_last_error() : "")) {
+			            rc ? f8b_last_error() : "")) {
 				release_q(&a);
 				release_q(&b);
 				continue;
 			}
 			for (int fast = 0; fast <= 1; fast++) {
 				struct f8b_gemm_desc d = {
-					.m = s->m, .n = s->n, .k = s->k,
-					.a_dtype = dtypes[di].a, .b_dtype = dtypes[di].b,
-					.out_dtype = F8B_BF16, .a_gran = grans[gi].a,
-					.b_gran = grans[gi].b, .fast_accum = fast != 0,
+				    .m = s->m,
+				    .n = s->n,
+				    .k = s->k,
+				    .a_dtype = dtypes[di].a,
+				    .b_dtype = dtypes[di].b,
+				    .out_dtype = F8B_BF16,
+				    .a_gran = grans[gi].a,
+				    .b_gran = grans[gi].b,
+				    .fast_accum = fast != 0,
 				};
 				float *dout = fp8_case(s, &d, &a, &b, ref);
 				bool blockwise = grans[gi].b == F8B_GRAN_BLOCK128X128;
@@ -410,10 +459,15 @@ static void run_shape(const struct shape *s, uint64_t seed)
 			/* fp32 output: one dtype pair per granularity. */
 			if (di == 0) {
 				struct f8b_gemm_desc d = {
-					.m = s->m, .n = s->n, .k = s->k,
-					.a_dtype = dtypes[di].a, .b_dtype = dtypes[di].b,
-					.out_dtype = F8B_F32, .a_gran = grans[gi].a,
-					.b_gran = grans[gi].b, .fast_accum = false,
+				    .m = s->m,
+				    .n = s->n,
+				    .k = s->k,
+				    .a_dtype = dtypes[di].a,
+				    .b_dtype = dtypes[di].b,
+				    .out_dtype = F8B_F32,
+				    .a_gran = grans[gi].a,
+				    .b_gran = grans[gi].b,
+				    .fast_accum = false,
 				};
 				free(fp8_case(s, &d, &a, &b, ref));
 			}
@@ -425,8 +479,12 @@ static void run_shape(const struct shape *s, uint64_t seed)
 	/* The bf16 baseline: same path, bf16 operands, no scales. */
 	{
 		struct f8b_gemm_desc d = {
-			.m = s->m, .n = s->n, .k = s->k, .a_dtype = F8B_BF16, .b_dtype = F8B_BF16,
-			.out_dtype = F8B_BF16,
+		    .m = s->m,
+		    .n = s->n,
+		    .k = s->k,
+		    .a_dtype = F8B_BF16,
+		    .b_dtype = F8B_BF16,
+		    .out_dtype = F8B_BF16,
 		};
 		char label[200];
 		struct f8b_gemm_plan *plan = NULL;
@@ -436,22 +494,22 @@ static void run_shape(const struct shape *s, uint64_t seed)
 		float *af = xcalloc(na, sizeof(float)), *bf = xcalloc(nb, sizeof(float));
 
 		snprintf(label, sizeof label, "M=%lld K=%lld N=%lld bf16 x bf16 -> bf16",
-			 (long long)s->m, (long long)s->k, (long long)s->n);
+		         (long long)s->m, (long long)s->k, (long long)s->n);
 		rc = ops->download(be, ah, a.hp.data, na * 2);
 		if (rc == F8B_OK)
 			rc = ops->download(be, bh, b.hp.data, nb * 2);
 		if (rc == F8B_OK)
 			rc = f8b_ref_dequantize(ah, F8B_BF16, s->m, s->k, F8B_GRAN_TENSORWISE, NULL,
-						af);
+			                        af);
 		if (rc == F8B_OK)
 			rc = f8b_ref_dequantize(bh, F8B_BF16, s->n, s->k, F8B_GRAN_TENSORWISE, NULL,
-						bf);
+			                        bf);
 		if (rc == F8B_OK)
 			rc = f8b_ref_gemm(af, bf, s->m, s->n, s->k, ref);
 		if (rc == F8B_OK)
 			rc = ops->gemm_plan(be, &d, 0, &plan, &info);
 		if (tap_ok(rc == F8B_OK, "%s: reference and plan%s%s", label, rc ? ": " : "",
-			   rc ? f8b_last_error() : "")) {
+		           rc ? f8b_last_error() : "")) {
 			float *dout = run_gemm(plan, &d, a.hp.data, b.hp.data, NULL, NULL, label);
 			if (dout)
 				check_close(label, dout, ref, nd, s->k, F8B_BF16, false, info.desc);
@@ -475,8 +533,14 @@ static void test_candidates(void)
 {
 	const struct shape *s = &shapes[2];
 	struct f8b_gemm_desc d = {
-		.m = s->m, .n = s->n, .k = s->k, .a_dtype = F8B_E4M3, .b_dtype = F8B_E4M3,
-		.out_dtype = F8B_BF16, .a_gran = F8B_GRAN_TENSORWISE, .b_gran = F8B_GRAN_TENSORWISE,
+	    .m = s->m,
+	    .n = s->n,
+	    .k = s->k,
+	    .a_dtype = F8B_E4M3,
+	    .b_dtype = F8B_E4M3,
+	    .out_dtype = F8B_BF16,
+	    .a_gran = F8B_GRAN_TENSORWISE,
+	    .b_gran = F8B_GRAN_TENSORWISE,
 	};
 	struct operand a = {0}, b = {0};
 	struct f8b_algo_info info;
@@ -496,12 +560,12 @@ static void test_candidates(void)
 	if (rc == F8B_OK)
 		rc = ops->gemm_plan(be, &d, 0, &plan, &info);
 	if (!tap_ok(rc == F8B_OK, "candidates: setup and plan 0%s%s", rc ? ": " : "",
-		    rc ? f8b_last_error() : ""))
+	            rc ? f8b_last_error() : ""))
 		goto out;
 	ops->gemm_plan_free(be, plan);
 	ncand = info.candidates;
 	tap_diag("candidates: the heuristic offers %d algorithms for tensorwise e4m3 1024^3",
-		 ncand);
+	         ncand);
 	for (int c = 0; c < ncand; c++) {
 		char label[96];
 		snprintf(label, sizeof label, "candidate %d of %d", c, ncand);
@@ -511,21 +575,21 @@ static void test_candidates(void)
 			continue;
 		}
 		if (!tap_ok(rc == F8B_OK && info.heuristic_rank == c && info.candidates == ncand,
-			    "%s: plan (rank %d)%s%s", label, info.heuristic_rank, rc ? ": " : "",
-			    rc ? f8b_last_error() : ""))
+		            "%s: plan (rank %d)%s%s", label, info.heuristic_rank, rc ? ": " : "",
+		            rc ? f8b_last_error() : ""))
 			continue;
-		float *dout = run_gemm(plan, &d, a.q.data, b.q.data, a.scale_inv, b.scale_inv, label);
+		float *dout =
+		    run_gemm(plan, &d, a.q.data, b.q.data, a.scale_inv, b.scale_inv, label);
 		if (dout)
 			check_close(label, dout, ref, (size_t)(s->m * s->n), s->k, F8B_BF16, false,
-				    info.desc);
+			            info.desc);
 		free(dout);
 		ops->gemm_plan_free(be, plan);
 	}
 	rc = ops->gemm_plan(be, &d, ncand, &plan, &info);
 	tap_ok(rc == F8B_EUNSUPPORTED && strstr(f8b_last_error(), "candidate") != NULL &&
-		       info.candidates == ncand,
-	       "candidate %d (one past the last) is refused by name: %s", ncand,
-	       f8b_last_error());
+	           info.candidates == ncand,
+	       "candidate %d (one past the last) is refused by name: %s", ncand, f8b_last_error());
 out:
 	release_q(&a);
 	release_q(&b);
@@ -540,8 +604,14 @@ static void test_rebinding(void)
 {
 	const struct shape *s = &shapes[0];
 	struct f8b_gemm_desc d = {
-		.m = s->m, .n = s->n, .k = s->k, .a_dtype = F8B_E4M3, .b_dtype = F8B_E4M3,
-		.out_dtype = F8B_F32, .a_gran = F8B_GRAN_AXISWISE, .b_gran = F8B_GRAN_AXISWISE,
+	    .m = s->m,
+	    .n = s->n,
+	    .k = s->k,
+	    .a_dtype = F8B_E4M3,
+	    .b_dtype = F8B_E4M3,
+	    .out_dtype = F8B_F32,
+	    .a_gran = F8B_GRAN_AXISWISE,
+	    .b_gran = F8B_GRAN_AXISWISE,
 	};
 	struct operand a = {0}, b = {0};
 	struct f8b_algo_info info;
@@ -575,19 +645,19 @@ static void test_rebinding(void)
 		goto out;
 	}
 	if (!tap_ok(rc == F8B_OK, "rebinding: setup and plan%s%s", rc ? ": " : "",
-		    rc ? f8b_last_error() : ""))
+	            rc ? f8b_last_error() : ""))
 		goto out;
 	for (size_t i = 0; i < nd; i++)
 		ref2[i] = 2.0 * ref[i];
 	static const char *const labels[] = {"rebinding: original B scales",
-					     "rebinding: B scales x2 (second tensor) doubles D",
-					     "rebinding: back to the original B scales"};
+	                                     "rebinding: B scales x2 (second tensor) doubles D",
+	                                     "rebinding: back to the original B scales"};
 	for (int step = 0; step < 3; step++) {
 		const float *sb = step == 1 ? sinv2 : b.scale_inv;
 		float *dout = run_gemm(plan, &d, a.q.data, b.q.data, a.scale_inv, sb, labels[step]);
 		if (dout)
 			check_close(labels[step], dout, step == 1 ? ref2 : ref, nd, s->k, F8B_F32,
-				    false, info.desc);
+			            false, info.desc);
 		free(dout);
 	}
 	ops->gemm_plan_free(be, plan);
@@ -606,8 +676,14 @@ out:
 static void test_refusals(void)
 {
 	const struct f8b_gemm_desc base = {
-		.m = 256, .n = 256, .k = 256, .a_dtype = F8B_E4M3, .b_dtype = F8B_E4M3,
-		.out_dtype = F8B_BF16, .a_gran = F8B_GRAN_TENSORWISE, .b_gran = F8B_GRAN_TENSORWISE,
+	    .m = 256,
+	    .n = 256,
+	    .k = 256,
+	    .a_dtype = F8B_E4M3,
+	    .b_dtype = F8B_E4M3,
+	    .out_dtype = F8B_BF16,
+	    .a_gran = F8B_GRAN_TENSORWISE,
+	    .b_gran = F8B_GRAN_TENSORWISE,
 	};
 	struct f8b_gemm_desc d;
 	struct f8b_gemm_plan *plan = NULL;
@@ -646,8 +722,7 @@ static void test_refusals(void)
 	void *p = NULL;
 	rc = ops->alloc(be, (size_t)1 << 50, &p);
 	tap_ok(rc == F8B_ENOMEM && !p && strstr(f8b_last_error(), "bytes"),
-	       "a 1 PiB allocation fails as out of memory, naming the bytes: %s",
-	       f8b_last_error());
+	       "a 1 PiB allocation fails as out of memory, naming the bytes: %s", f8b_last_error());
 	ops->free(be, p);
 }
 
@@ -663,8 +738,7 @@ static void test_timing_ops(void)
 	rc = ops->event_create(be, &e0);
 	if (rc == F8B_OK)
 		rc = ops->event_create(be, &e1);
-	if (!tap_ok(rc == F8B_OK, "events: create%s%s", rc ? ": " : "",
-		    rc ? f8b_last_error() : ""))
+	if (!tap_ok(rc == F8B_OK, "events: create%s%s", rc ? ": " : "", rc ? f8b_last_error() : ""))
 		goto out;
 	rc = ops->event_elapsed(be, e0, e1, &sec);
 	tap_ok(rc == F8B_EINVAL, "events: elapsed before any record is refused: %s",
@@ -715,15 +789,16 @@ int main(void)
 	}
 	if (!tap_ok(rc == F8B_OK, "open device 0%s%s", rc ? ": " : "", rc ? f8b_last_error() : ""))
 		return tap_done();
-	tap_diag("device 0: %s, sm_%d%d, %d SMs, %.1f GiB, L2 %.1f MiB, PCI id 0x%04x, %s", info.name,
-		 info.cc_major, info.cc_minor, info.sm_count, info.mem_bytes / 1073741824.0,
-		 info.l2_bytes / 1048576.0, info.pci_device_id, info.uuid);
+	tap_diag("device 0: %s, sm_%d%d, %d SMs, %.1f GiB, L2 %.1f MiB, PCI id 0x%04x, %s",
+	         info.name, info.cc_major, info.cc_minor, info.sm_count,
+	         info.mem_bytes / 1073741824.0, info.l2_bytes / 1048576.0, info.pci_device_id,
+	         info.uuid);
 	tap_diag("CUDA runtime %s, cuBLASLt %s, driver %s", info.runtime_version,
-		 info.cublaslt_version, info.driver_version[0] ? info.driver_version : "unknown");
+	         info.cublaslt_version, info.driver_version[0] ? info.driver_version : "unknown");
 	tap_ok(info.device == 0 && info.cc_major * 10 + info.cc_minor >= 89 && info.sm_count > 0 &&
-		       info.mem_bytes > 0 && info.l2_bytes > 0 && info.name[0] &&
-		       info.runtime_version[0] && info.cublaslt_version[0] &&
-		       strncmp(info.uuid, "GPU-", 4) == 0 && info.nccl_version[0] == '\0',
+	           info.mem_bytes > 0 && info.l2_bytes > 0 && info.name[0] &&
+	           info.runtime_version[0] && info.cublaslt_version[0] &&
+	           strncmp(info.uuid, "GPU-", 4) == 0 && info.nccl_version[0] == '\0',
 	       "device info is filled (%s, cuBLASLt %s)", info.name, info.cublaslt_version);
 
 	test_refusals();

@@ -25,12 +25,7 @@
 #include "fp8.h"
 #include "scaling.h"
 
-/* kernels.h's first comment has "kernels/" then "*.cu", which -Wcomment
- * (part of -Wall) reports; harmless, but this file builds with -Werror. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wcomment"
 #include "../../kernels/kernels.h"
-#pragma GCC diagnostic pop
 
 #include "../tap.h"
 
@@ -49,8 +44,8 @@ static bool cuda_ok(int e, const char *what, const char *file, int line)
 {
 	if (e == 0)
 		return true;
-	tap_ok(0, "%s:%d: %s failed: %s (%d)", file, line, what,
-	       cudaGetErrorString((cudaError_t)e), e);
+	tap_ok(0, "%s:%d: %s failed: %s (%d)", file, line, what, cudaGetErrorString((cudaError_t)e),
+	       e);
 	return false;
 }
 
@@ -72,9 +67,17 @@ static void *xmalloc(size_t bytes)
 	return p;
 }
 
+/* All device work of the test, copies and memsets included, goes through
+ * the one stream, so it runs in program order without relying on the
+ * legacy default stream's implicit synchronisation. */
 static bool upload(void *d, const void *h, size_t bytes)
 {
-	return CK(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice));
+	return CK(cudaMemcpyAsync(d, h, bytes, cudaMemcpyHostToDevice, stream));
+}
+
+static bool dmemset(void *d, int byte, size_t bytes)
+{
+	return CK(cudaMemsetAsync(d, byte, bytes, stream));
 }
 
 /* Waits for the stream first, so an asynchronous kernel fault is reported
@@ -82,7 +85,8 @@ static bool upload(void *d, const void *h, size_t bytes)
 static bool download(void *h, const void *d, size_t bytes)
 {
 	return CK(cudaStreamSynchronize(stream)) &&
-	       CK(cudaMemcpy(h, d, bytes, cudaMemcpyDeviceToHost));
+	       CK(cudaMemcpyAsync(h, d, bytes, cudaMemcpyDeviceToHost, stream)) &&
+	       CK(cudaStreamSynchronize(stream));
 }
 
 static uint64_t rng_state = 0x243F6A8885A308D3ull;
@@ -133,18 +137,20 @@ static void diag_elem(const char *label, const void *a, enum f8b_dtype t, int64_
 {
 	int digits = (int)f8b_dtype_size(t) * 2;
 	tap_diag("    %-6s 0x%0*X = %.9g (%s)", label, digits, (unsigned)elem_bits(a, t, i),
-		 elem_value(a, t, i), f8b_dtype_name(t));
+	         elem_value(a, t, i), f8b_dtype_name(t));
 }
 
 /* One assertion: got == want bit for bit over n elements of dtype t.  On
  * failure: the count of differing elements and the first few, each with
  * its row/column (cols > 0) and, when given, the input element that
- * produced it (input of dtype in_t, same index). */
-static bool check_bits(const void *got, const void *want, int64_t n, enum f8b_dtype t,
-		       int64_t cols, const void *input, enum f8b_dtype in_t, const char *fmt, ...)
-	__attribute__((format(printf, 8, 9)));
-static bool check_bits(const void *got, const void *want, int64_t n, enum f8b_dtype t,
-		       int64_t cols, const void *input, enum f8b_dtype in_t, const char *fmt, ...)
+ * produced it (input of dtype in_t, same index).  Returns the index of the
+ * first mismatch, -1 when there is none. */
+static int64_t check_bits(const void *got, const void *want, int64_t n, enum f8b_dtype t,
+                          int64_t cols, const void *input, enum f8b_dtype in_t, const char *fmt,
+                          ...) __attribute__((format(printf, 8, 9)));
+static int64_t check_bits(const void *got, const void *want, int64_t n, enum f8b_dtype t,
+                          int64_t cols, const void *input, enum f8b_dtype in_t, const char *fmt,
+                          ...)
 {
 	char what[512];
 	va_list ap;
@@ -161,14 +167,15 @@ static bool check_bits(const void *got, const void *want, int64_t n, enum f8b_dt
 		}
 	}
 	if (!tap_ok(bad == 0, "%s: bit-identical (%lld elements)", what, (long long)n)) {
-		tap_diag("  %lld of %lld elements differ; first ones:", (long long)bad, (long long)n);
+		tap_diag("  %lld of %lld elements differ; first ones:", (long long)bad,
+		         (long long)n);
 		int shown = 0;
 		for (int64_t i = first; i < n && shown < 4; i++) {
 			if (elem_bits(got, t, i) == elem_bits(want, t, i))
 				continue;
 			if (cols > 0)
 				tap_diag("  [%lld] (row %lld, col %lld):", (long long)i,
-					 (long long)(i / cols), (long long)(i % cols));
+				         (long long)(i / cols), (long long)(i % cols));
 			else
 				tap_diag("  [%lld]:", (long long)i);
 			diag_elem("gpu", got, t, i);
@@ -178,7 +185,7 @@ static bool check_bits(const void *got, const void *want, int64_t n, enum f8b_dt
 			shown++;
 		}
 	}
-	return bad == 0;
+	return first;
 }
 
 /* Host-backend wrappers: host tensors are malloc'd, as the host backend's
@@ -198,13 +205,13 @@ static bool host_ok(int rc, const char *what)
 }
 
 static const enum f8b_granularity all_grans[] = {F8B_GRAN_TENSORWISE, F8B_GRAN_AXISWISE,
-						 F8B_GRAN_BLOCK1X128, F8B_GRAN_BLOCK128X128};
+                                                 F8B_GRAN_BLOCK1X128, F8B_GRAN_BLOCK128X128};
 static const struct {
 	int64_t rows, cols;
 } shapes[] = {
-	{256, 512}, {272, 400}, {1, 16}, {1024, 4096}, /* the brief's shapes; 272x400 ragged */
-	{37, 301}, /* cols % 8 != 0: the scalar paths, ragged in both directions */
-	{3, 5},
+    {256, 512}, {272, 400}, {1, 16}, {1024, 4096}, /* the brief's shapes; 272x400 ragged */
+    {37, 301}, /* cols % 8 != 0: the scalar paths, ragged in both directions */
+    {3, 5},
 };
 #define NSHAPES (sizeof shapes / sizeof shapes[0])
 
@@ -214,7 +221,7 @@ static const struct f8b_fill_spec spec_outl = {0xDEADBEEFull, 0.5f, 2.0f, 0.01f,
 /* ------------------------------------------------------------ fill */
 
 static void test_fill_one(enum f8b_dtype t, const struct f8b_fill_spec *spec, const char *sname,
-			  int64_t n)
+                          int64_t n)
 {
 	size_t es = f8b_dtype_size(t), bytes = (size_t)n * es;
 	void *d = dalloc(bytes), *got = xmalloc(bytes), *want = xmalloc(bytes);
@@ -223,7 +230,7 @@ static void test_fill_one(enum f8b_dtype t, const struct f8b_fill_spec *spec, co
 	if (d && CK(f8b_k_fill(d, t, n, spec, stream)) && download(got, d, bytes) &&
 	    host_ok(host->fill(hbe, &ht, spec), "fill"))
 		check_bits(got, want, n, t, 0, NULL, t, "fill %s %s n=%lld", f8b_dtype_name(t),
-			   sname, (long long)n);
+		           sname, (long long)n);
 	if (spec->outlier_frac > 0 && n > 100000) {
 		/* the outlier branch ran at all: |x| > 20 is ~10 sigma without */
 		int64_t big = 0;
@@ -260,7 +267,7 @@ static void test_fill(void)
 	    CK(f8b_k_fill(b, F8B_F32, 1000, &spec_outl, stream)) &&
 	    download(ha, a, 1000 * sizeof(float)) && download(hb, b, 1000 * sizeof(float)))
 		check_bits(ha, hb, 1000, F8B_F32, 0, NULL, F8B_F32,
-			   "fill prefix independent of n and grid");
+		           "fill prefix independent of n and grid");
 	cudaFree(a);
 	cudaFree(b);
 	free(ha);
@@ -273,8 +280,8 @@ static void test_fill(void)
  * granularity g against the host backend.  The device buffer is pre-set to
  * 0xFF bytes (NaN) with a guard of 64 floats beyond f8b_scale_count(), so a
  * skipped entry or a write out of bounds shows. */
-static void check_amax(const void *dx, const void *hx, enum f8b_dtype t, int64_t rows,
-		       int64_t cols, enum f8b_granularity g, const char *label)
+static void check_amax(const void *dx, const void *hx, enum f8b_dtype t, int64_t rows, int64_t cols,
+                       enum f8b_granularity g, const char *label)
 {
 	int64_t count = f8b_scale_count(g, rows, cols), guard = 64;
 	size_t bytes = (size_t)(count + guard) * sizeof(float);
@@ -282,23 +289,22 @@ static void check_amax(const void *dx, const void *hx, enum f8b_dtype t, int64_t
 	struct f8b_tensor ht = htensor((void *)hx, t, rows, cols);
 
 	memset(want, 0xFF, bytes);
-	if (d && CK(cudaMemset(d, 0xFF, bytes)) &&
-	    CK(f8b_k_amax(dx, t, rows, cols, g, d, stream)) && download(got, d, bytes) &&
-	    host_ok(host->amax(hbe, &ht, g, want), "amax")) {
+	if (d && dmemset(d, 0xFF, bytes) && CK(f8b_k_amax(dx, t, rows, cols, g, d, stream)) &&
+	    download(got, d, bytes) && host_ok(host->amax(hbe, &ht, g, want), "amax")) {
 		int64_t srows, scols;
 		f8b_scale_shape(g, rows, cols, &srows, &scols);
-		if (!check_bits(got, want, count, F8B_F32, 0, NULL, F8B_F32,
-				"amax %s %s %lldx%lld %s (%lldx%lld blocks)", label,
-				f8b_dtype_name(t), (long long)rows, (long long)cols,
-				f8b_granularity_name(g), (long long)srows, (long long)scols))
+		if (check_bits(got, want, count, F8B_F32, 0, NULL, F8B_F32,
+		               "amax %s %s %lldx%lld %s (%lldx%lld blocks)", label,
+		               f8b_dtype_name(t), (long long)rows, (long long)cols,
+		               f8b_granularity_name(g), (long long)srows, (long long)scols) >= 0)
 			tap_diag("  (amax index i holds block (br, bc) with i = "
-				 "f8b_scale_index(); block1x128/128x128: br = i %% %lld, "
-				 "bc = i / %lld)",
-				 (long long)srows, (long long)srows);
+			         "f8b_scale_index(); block1x128/128x128: br = i %% %lld, "
+			         "bc = i / %lld)",
+			         (long long)srows, (long long)srows);
 		check_bits(got + count, want + count, guard, F8B_F32, 0, NULL, F8B_F32,
-			   "amax %s %s %lldx%lld %s: nothing written past the %lld entries", label,
-			   f8b_dtype_name(t), (long long)rows, (long long)cols,
-			   f8b_granularity_name(g), (long long)count);
+		           "amax %s %s %lldx%lld %s: nothing written past the %lld entries", label,
+		           f8b_dtype_name(t), (long long)rows, (long long)cols,
+		           f8b_granularity_name(g), (long long)count);
 	}
 	cudaFree(d);
 	free(got);
@@ -324,7 +330,7 @@ static void test_amax(void)
 			for (int g = 0; g < F8B_GRAN_COUNT; g++)
 				check_amax(d + es, h, t, rows, cols, all_grans[g], "misaligned");
 			/* aligned copy of the same data (the vector paths) */
-			if (CK(cudaMemcpy(d, h, (size_t)n * es, cudaMemcpyHostToDevice)))
+			if (upload(d, h, (size_t)n * es))
 				for (int g = 0; g < F8B_GRAN_COUNT; g++)
 					check_amax(d, h, t, rows, cols, all_grans[g], "random");
 			cudaFree(d);
@@ -344,8 +350,8 @@ static void test_amax_nan(void)
 		int64_t r, c;
 		int kind; /* 0: -NaN, 1: +NaN, 2: -inf */
 	} pokes[] = {
-		{0, 0, 0},     {5, 130, 1},   {130, 20, 1},  {131, 399, 0}, {271, 399, 1},
-		{260, 200, 2}, {100, 300, 2}, {100, 301, 1}, {17, 385, 2},
+	    {0, 0, 0},     {5, 130, 1},   {130, 20, 1},  {131, 399, 0}, {271, 399, 1},
+	    {260, 200, 2}, {100, 300, 2}, {100, 301, 1}, {17, 385, 2},
 	};
 
 	for (int ti = 0; ti < 2; ti++) {
@@ -360,8 +366,9 @@ static void test_amax_nan(void)
 		}
 		for (size_t k = 0; k < sizeof pokes / sizeof pokes[0]; k++) {
 			int64_t i = pokes[k].r * cols + pokes[k].c;
-			uint32_t f = pokes[k].kind == 0 ? 0xFFC00000u
-				     : pokes[k].kind == 1 ? 0x7FC00000u : 0xFF800000u;
+			uint32_t f = pokes[k].kind == 0   ? 0xFFC00000u
+			             : pokes[k].kind == 1 ? 0x7FC00000u
+			                                  : 0xFF800000u;
 			if (t == F8B_F32)
 				((uint32_t *)h)[i] = f;
 			else
@@ -407,17 +414,18 @@ static void test_amax_empty(void)
 	float got[8];
 	bool zero = true;
 
-	if (d && CK(cudaMemset(d, 0xFF, 8 * sizeof(float))) &&
+	if (d && dmemset(d, 0xFF, 8 * sizeof(float)) &&
 	    CK(f8b_k_amax(NULL, F8B_BF16, 4, 0, F8B_GRAN_AXISWISE, d, stream)) &&
 	    download(got, d, sizeof got)) {
 		for (int i = 0; i < 4; i++)
 			zero = zero && f32_bits(got[i]) == 0;
-		tap_ok(zero && f32_bits(got[4]) == 0xFFFFFFFFu,
-		       "amax 4x0 axiswise: 4 zeros, nothing beyond (got %08X %08X %08X %08X | %08X)",
-		       f32_bits(got[0]), f32_bits(got[1]), f32_bits(got[2]), f32_bits(got[3]),
-		       f32_bits(got[4]));
+		tap_ok(
+		    zero && f32_bits(got[4]) == 0xFFFFFFFFu,
+		    "amax 4x0 axiswise: 4 zeros, nothing beyond (got %08X %08X %08X %08X | %08X)",
+		    f32_bits(got[0]), f32_bits(got[1]), f32_bits(got[2]), f32_bits(got[3]),
+		    f32_bits(got[4]));
 	}
-	if (d && CK(cudaMemset(d, 0xFF, 8 * sizeof(float))) &&
+	if (d && dmemset(d, 0xFF, 8 * sizeof(float)) &&
 	    CK(f8b_k_amax(NULL, F8B_F32, 0, 0, F8B_GRAN_TENSORWISE, d, stream)) &&
 	    download(got, d, sizeof got))
 		tap_ok(f32_bits(got[0]) == 0 && f32_bits(got[1]) == 0xFFFFFFFFu,
@@ -431,16 +439,16 @@ static void test_amax_empty(void)
 static float *scale_test_amaxes(int64_t *n)
 {
 	static const uint32_t special[] = {
-		0x00000000u, 0x80000000u, /* +-0 */
-		0x00000001u, 0x00800000u, /* smallest subnormal, FLT_MIN */
-		0x2B8CBCCCu,              /* 1e-12 = F8B_AMAX_EPS */
-		0x2B8CBCCBu, 0x2B8CBCCDu, /* eps -+ 1 ulp */
-		0x0DA24260u,              /* 1e-30 */
-		0x3F800000u, 0x40490FDBu, 0x43E00000u, 0x47600000u, /* 1, pi, 448, 57344 */
-		0x7149F2CAu, 0x7F7FFFFFu, /* 1e30, FLT_MAX */
-		0x7F800000u, 0xFF800000u, /* +-inf */
-		0x7FC00000u, 0xFFC00000u, 0x7FC12345u, 0x7F800001u, /* NaNs, one signalling */
-		0xC0A00000u,              /* -5 */
+	    0x00000000u, 0x80000000u,                           /* +-0 */
+	    0x00000001u, 0x00800000u,                           /* smallest subnormal, FLT_MIN */
+	    0x2B8CBCCCu,                                        /* 1e-12 = F8B_AMAX_EPS */
+	    0x2B8CBCCBu, 0x2B8CBCCDu,                           /* eps -+ 1 ulp */
+	    0x0DA24260u,                                        /* 1e-30 */
+	    0x3F800000u, 0x40490FDBu, 0x43E00000u, 0x47600000u, /* 1, pi, 448, 57344 */
+	    0x7149F2CAu, 0x7F7FFFFFu,                           /* 1e30, FLT_MAX */
+	    0x7F800000u, 0xFF800000u,                           /* +-inf */
+	    0x7FC00000u, 0xFFC00000u, 0x7FC12345u, 0x7F800001u, /* NaNs, one signalling */
+	    0xC0A00000u,                                        /* -5 */
 	};
 	int64_t ns = sizeof special / sizeof special[0], nr = 4096;
 	float *a = xmalloc((size_t)(ns + nr) * sizeof *a);
@@ -477,25 +485,27 @@ static void test_scales(void)
 				for (int p = 0; p < 2; p++) {
 					struct f8b_scale_opts o = {margins[m], p != 0};
 					if (!CK(f8b_k_scales(da, n, t, o.margin, p, ds, dsi,
-							     stream)) ||
-					    !download(gs, ds, bytes) || !download(gsi, dsi, bytes) ||
+					                     stream)) ||
+					    !download(gs, ds, bytes) ||
+					    !download(gsi, dsi, bytes) ||
 					    !host_ok(host->scales(hbe, amax, n, t, &o, ws, wsi),
-						     "scales"))
+					             "scales"))
 						continue;
 					check_bits(gs, ws, n, F8B_F32, 0, amax, F8B_F32,
-						   "scale %s margin %g pow2 %d", f8b_dtype_name(t),
-						   (double)o.margin, p);
+					           "scale %s margin %g pow2 %d", f8b_dtype_name(t),
+					           (double)o.margin, p);
 					check_bits(gsi, wsi, n, F8B_F32, 0, amax, F8B_F32,
-						   "scale_inv %s margin %g pow2 %d",
-						   f8b_dtype_name(t), (double)o.margin, p);
+					           "scale_inv %s margin %g pow2 %d",
+					           f8b_dtype_name(t), (double)o.margin, p);
 				}
 			}
 		}
 		/* NULL scale_inv is allowed (and writes nothing there) */
-		if (CK(cudaMemset(dsi, 0xAB, bytes)) &&
+		if (dmemset(dsi, 0xAB, bytes) &&
 		    CK(f8b_k_scales(da, n, F8B_E4M3, 0.0f, 0, ds, NULL, stream)) &&
 		    download(gsi, dsi, bytes))
-			tap_ok(f32_bits(gsi[0]) == 0xABABABABu && f32_bits(gsi[n - 1]) == 0xABABABABu,
+			tap_ok(f32_bits(gsi[0]) == 0xABABABABu &&
+			           f32_bits(gsi[n - 1]) == 0xABABABABu,
 			       "scales with scale_inv = NULL leaves other memory alone");
 	}
 	cudaFree(da);
@@ -512,23 +522,40 @@ static void test_scales(void)
 
 /* Cast dx (host copy hx) with the host scale tensor hs (f8b_scale_count
  * entries) on both backends and compare. */
-static void check_cast(const void *dx, const void *hx, enum f8b_dtype t, int64_t rows,
-		       int64_t cols, enum f8b_granularity g, const float *hs, enum f8b_dtype ot,
-		       int out_offset, const char *label)
+static void check_cast(const void *dx, const void *hx, enum f8b_dtype t, int64_t rows, int64_t cols,
+                       enum f8b_granularity g, const float *hs, enum f8b_dtype ot, int out_offset,
+                       const char *label)
 {
 	int64_t n = rows * cols, count = f8b_scale_count(g, rows, cols);
 	float *ds = dalloc((size_t)count * sizeof(float));
 	uint8_t *dout = dalloc((size_t)n + 16);
 	uint8_t *got = xmalloc((size_t)n), *want = xmalloc((size_t)n);
-	struct f8b_tensor hxt = htensor((void *)hx, t, rows, cols), ho = htensor(want, ot, rows, cols);
+	struct f8b_tensor hxt = htensor((void *)hx, t, rows, cols),
+	                  ho = htensor(want, ot, rows, cols);
 
 	if (ds && dout && upload(ds, hs, (size_t)count * sizeof(float)) &&
 	    CK(f8b_k_cast(dx, t, rows, cols, g, ds, dout + out_offset, ot, stream)) &&
 	    download(got, dout + out_offset, (size_t)n) &&
-	    host_ok(host->cast(hbe, &hxt, g, hs, &ho), "cast"))
-		check_bits(got, want, n, ot, cols, hx, t, "cast %s %s -> %s %lldx%lld %s",
-			   label, f8b_dtype_name(t), f8b_dtype_name(ot), (long long)rows,
-			   (long long)cols, f8b_granularity_name(g));
+	    host_ok(host->cast(hbe, &hxt, g, hs, &ho), "cast")) {
+		int64_t i =
+		    check_bits(got, want, n, ot, cols, hx, t, "cast %s %s -> %s %lldx%lld %s",
+		               label, f8b_dtype_name(t), f8b_dtype_name(ot), (long long)rows,
+		               (long long)cols, f8b_granularity_name(g));
+		if (i >= 0) {
+			/* the scale the first mismatch was cast with */
+			int64_t r = i / cols, kb = (i % cols) / F8B_BLOCK;
+			int64_t br = g == F8B_GRAN_TENSORWISE     ? 0
+			             : g == F8B_GRAN_BLOCK128X128 ? r / F8B_BLOCK
+			                                          : r;
+			int64_t bc =
+			    g == F8B_GRAN_BLOCK1X128 || g == F8B_GRAN_BLOCK128X128 ? kb : 0;
+			int64_t si = f8b_scale_index(g, rows, cols, br, bc);
+			tap_diag("    scale  0x%08X = %.9g (block %lld,%lld; scale[%lld]); "
+			         "in x scale = %.9g",
+			         f32_bits(hs[si]), (double)hs[si], (long long)br, (long long)bc,
+			         (long long)si, (double)((float)elem_value(hx, t, i) * hs[si]));
+		}
+	}
 	cudaFree(ds);
 	cudaFree(dout);
 	free(got);
@@ -537,10 +564,11 @@ static void check_cast(const void *dx, const void *hx, enum f8b_dtype t, int64_t
 
 /* Host scales for x: host amax, then f8b_amax_to_scale with margin. */
 static float *host_scales_for(const void *hx, enum f8b_dtype t, int64_t rows, int64_t cols,
-			      enum f8b_granularity g, enum f8b_dtype ot, float margin)
+                              enum f8b_granularity g, enum f8b_dtype ot, float margin)
 {
 	int64_t count = f8b_scale_count(g, rows, cols);
-	float *amax = xmalloc((size_t)count * sizeof(float)), *s = xmalloc((size_t)count * sizeof(float));
+	float *amax = xmalloc((size_t)count * sizeof(float)),
+	      *s = xmalloc((size_t)count * sizeof(float));
 	struct f8b_tensor ht = htensor((void *)hx, t, rows, cols);
 	struct f8b_scale_opts o = {margin, false};
 
@@ -561,12 +589,15 @@ static void test_cast_random(void)
 		for (int ti = 0; ti < 2; ti++) {
 			enum f8b_dtype t = ti ? F8B_BF16 : F8B_F32;
 			size_t es = f8b_dtype_size(t);
-			char *d = dalloc((size_t)(n + 1) * es);
+			/* d: aligned; dm + es: the same data misaligned */
+			void *d = dalloc((size_t)n * es);
+			char *dm = dalloc((size_t)(n + 1) * es);
 			void *h = xmalloc((size_t)n * es);
-			if (!d || !CK(f8b_k_fill(d, t, n, &spec_outl, stream)) ||
+			if (!d || !dm || !CK(f8b_k_fill(d, t, n, &spec_outl, stream)) ||
 			    !download(h, d, (size_t)n * es) ||
-			    !upload(d + es, h, (size_t)n * es)) {
+			    !upload(dm + es, h, (size_t)n * es)) {
 				cudaFree(d);
+				cudaFree(dm);
 				free(h);
 				continue;
 			}
@@ -577,19 +608,20 @@ static void test_cast_random(void)
 					 * values of each block saturate */
 					float margin = (g + oi) % 2 ? -1.0f : 0.0f;
 					float *s = host_scales_for(h, t, rows, cols, all_grans[g],
-								   ot, margin);
+					                           ot, margin);
 					if (!s)
 						continue;
 					check_cast(d, h, t, rows, cols, all_grans[g], s, ot, 0,
-						   margin != 0 ? "random, saturating" : "random");
+					           margin != 0 ? "random, saturating" : "random");
 					/* misaligned in and out: the scalar path */
 					if (g == F8B_GRAN_BLOCK1X128 || g == F8B_GRAN_TENSORWISE)
-						check_cast(d + es, h, t, rows, cols, all_grans[g],
-							   s, ot, 3, "misaligned");
+						check_cast(dm + es, h, t, rows, cols, all_grans[g],
+						           s, ot, 3, "misaligned");
 					free(s);
 				}
 			}
 			cudaFree(d);
+			cudaFree(dm);
 			free(h);
 		}
 	}
@@ -600,14 +632,14 @@ static void test_cast_random(void)
 static void test_cast_edge_bf16(void)
 {
 	static const uint32_t scales[] = {
-		0x3F800000u, /* 1 */
-		0x3A800000u, /* 2^-10 */
-		0x40400000u, /* 3 */
-		0x3DCCCCCDu, /* 0.1, inexact: products round */
-		0x57CBBD4Bu, /* 448 / 1e-12 */
-		0x0DA24260u, /* 1e-30 */
-		0x00000000u, 0x7F800000u, 0x7FC00000u, /* 0, inf, NaN */
-		0x3F7FFFFFu, /* 1 - 2^-24 */
+	    0x3F800000u,                           /* 1 */
+	    0x3A800000u,                           /* 2^-10 */
+	    0x40400000u,                           /* 3 */
+	    0x3DCCCCCDu,                           /* 0.1, inexact: products round */
+	    0x57CBBD4Bu,                           /* 448 / 1e-12 */
+	    0x0DA24260u,                           /* 1e-30 */
+	    0x00000000u, 0x7F800000u, 0x7FC00000u, /* 0, inf, NaN */
+	    0x3F7FFFFFu,                           /* 1 - 2^-24 */
 	};
 	const int ns = sizeof scales / sizeof scales[0];
 	uint16_t *h = edge_bf16();
@@ -633,7 +665,7 @@ static void test_cast_edge_bf16(void)
 				for (int64_t i = 0; i < count; i++)
 					hs[i] = bits_f32(scales[(i * 7) % ns]);
 				check_cast(d, h, F8B_BF16, rows, cols, all_grans[g], hs, ot, 0,
-					   "all-bf16-patterns, scale per block");
+				           "all-bf16-patterns, scale per block");
 				free(hs);
 			}
 		}
@@ -659,7 +691,7 @@ static void test_cast_edge_f32(void)
 			float hi = k < maxc ? f8b_fp8_to_f32((uint8_t)(k + 1), f) : 2 * lo;
 			float mid = lo + (hi - lo) / 2; /* exact: few significant bits */
 			float c[] = {lo, nextafterf(lo, INFINITY), mid, nextafterf(mid, 0.0f),
-				     nextafterf(mid, INFINITY)};
+			             nextafterf(mid, INFINITY)};
 			for (size_t j = 0; j < sizeof c / sizeof c[0]; j++) {
 				v[n++] = c[j];
 				v[n++] = -c[j];
@@ -667,12 +699,12 @@ static void test_cast_edge_f32(void)
 		}
 	}
 	static const uint32_t special[] = {
-		0x00000001u, 0x00400000u, 0x00800000u, /* fp32 subnormals, FLT_MIN */
-		0x3A800000u, 0x3A000000u, 0x3A000001u, /* 2^-10, 2^-11 (half e4m3 min), + ulp */
-		0x37800000u, 0x37000000u, 0x37000001u, /* 2^-16, 2^-17 (half e5m2 min), + ulp */
-		0x43E80000u, 0x43E7FFFFu, 0x43E80001u, /* 464 = 448 + half ulp, -+ ulp */
-		0x47700000u, 0x476FFFFFu, 0x47700001u, /* 61440 = 57344 + half ulp, -+ ulp */
-		0x7F7FFFFFu, 0x7F800000u, 0x7FC00000u, 0x7F800001u, 0x7FFFFFFFu,
+	    0x00000001u, 0x00400000u, 0x00800000u, /* fp32 subnormals, FLT_MIN */
+	    0x3A800000u, 0x3A000000u, 0x3A000001u, /* 2^-10, 2^-11 (half e4m3 min), + ulp */
+	    0x37800000u, 0x37000000u, 0x37000001u, /* 2^-16, 2^-17 (half e5m2 min), + ulp */
+	    0x43E80000u, 0x43E7FFFFu, 0x43E80001u, /* 464 = 448 + half ulp, -+ ulp */
+	    0x47700000u, 0x476FFFFFu, 0x47700001u, /* 61440 = 57344 + half ulp, -+ ulp */
+	    0x7F7FFFFFu, 0x7F800000u, 0x7FC00000u, 0x7F800001u, 0x7FFFFFFFu,
 	};
 	for (size_t j = 0; j < sizeof special / sizeof special[0]; j++) {
 		v[n++] = bits_f32(special[j]);
@@ -687,9 +719,9 @@ static void test_cast_edge_f32(void)
 		for (int oi = 0; oi < 2; oi++) {
 			enum f8b_dtype ot = oi ? F8B_E5M2 : F8B_E4M3;
 			check_cast(d, v, F8B_F32, 1, n, F8B_GRAN_TENSORWISE, &one, ot, 0,
-				   "fp32 rounding edges");
+			           "fp32 rounding edges");
 			check_cast(d, v, F8B_F32, 1, n8, F8B_GRAN_TENSORWISE, &one, ot, 0,
-				   "fp32 rounding edges (vector path)");
+			           "fp32 rounding edges (vector path)");
 		}
 	}
 	tap_diag("fp32 edge tensor: %d values (n %% 8 = %d)", n, n % 8);
@@ -716,7 +748,7 @@ static void test_pipeline(void)
 		      *hsi = xmalloc((size_t)count * 4), *gsi = xmalloc((size_t)count * 4);
 		uint8_t *hq = xmalloc((size_t)n), *gq = xmalloc((size_t)n);
 		struct f8b_tensor tx = htensor(hx, F8B_BF16, rows, cols),
-				  tq = htensor(hq, F8B_E4M3, rows, cols);
+		                  tq = htensor(hq, F8B_E4M3, rows, cols);
 		struct f8b_scale_opts o = {1.0f, true};
 
 		if (dx && dq && da && ds && dsi &&
@@ -730,11 +762,11 @@ static void test_pipeline(void)
 		    host_ok(host->scales(hbe, ha, count, F8B_E4M3, &o, hs, hsi), "scales") &&
 		    host_ok(host->cast(hbe, &tx, gr, hs, &tq), "cast")) {
 			check_bits(gsi, hsi, count, F8B_F32, 0, NULL, F8B_F32,
-				   "pipeline bf16 %lldx%lld %s: scale_inv", (long long)rows,
-				   (long long)cols, f8b_granularity_name(gr));
+			           "pipeline bf16 %lldx%lld %s: scale_inv", (long long)rows,
+			           (long long)cols, f8b_granularity_name(gr));
 			check_bits(gq, hq, n, F8B_E4M3, cols, hx, F8B_BF16,
-				   "pipeline bf16 %lldx%lld %s: e4m3 output", (long long)rows,
-				   (long long)cols, f8b_granularity_name(gr));
+			           "pipeline bf16 %lldx%lld %s: e4m3 output", (long long)rows,
+			           (long long)cols, f8b_granularity_name(gr));
 		}
 		cudaFree(dx);
 		cudaFree(dq);
@@ -770,8 +802,7 @@ static void test_bad_args(void)
 	       "scales for target bf16 -> cudaErrorInvalidValue");
 	tap_ok(f8b_k_cast(d, F8B_F32, 2, 2, F8B_GRAN_TENSORWISE, d, d, F8B_BF16, stream) == inval,
 	       "cast to bf16 -> cudaErrorInvalidValue");
-	tap_ok(f8b_k_cast(d, F8B_E4M3, 2, 2, F8B_GRAN_TENSORWISE, d, d, F8B_E4M3, stream) ==
-		       inval,
+	tap_ok(f8b_k_cast(d, F8B_E4M3, 2, 2, F8B_GRAN_TENSORWISE, d, d, F8B_E4M3, stream) == inval,
 	       "cast from e4m3 -> cudaErrorInvalidValue");
 	tap_ok(cudaGetLastError() == cudaSuccess, "rejected calls launched nothing");
 	cudaFree(d);
@@ -860,8 +891,8 @@ int main(void)
 
 	if (e != cudaSuccess || count == 0) {
 		snprintf(why, sizeof why, "no CUDA GPU: %s",
-			 e != cudaSuccess ? cudaGetErrorString(e)
-					  : "cudaGetDeviceCount found 0 devices");
+		         e != cudaSuccess ? cudaGetErrorString(e)
+		                          : "cudaGetDeviceCount found 0 devices");
 		return tap_skip_all(why);
 	}
 	struct cudaDeviceProp prop;
@@ -871,14 +902,14 @@ int main(void)
 	}
 	if (prop.major * 10 + prop.minor < 89) {
 		snprintf(why, sizeof why,
-			 "device 0 (%s) is sm_%d%d; the fp8 kernels need sm_89 or newer", prop.name,
-			 prop.major, prop.minor);
+		         "device 0 (%s) is sm_%d%d; the fp8 kernels need sm_89 or newer", prop.name,
+		         prop.major, prop.minor);
 		return tap_skip_all(why);
 	}
 	tap_diag("device 0: %s, sm_%d%d, %d SMs", prop.name, prop.major, prop.minor,
-		 prop.multiProcessorCount);
+	         prop.multiProcessorCount);
 
-	if (!CK(cudaSetDevice(0)) || !CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)))
+	if (!CK(cudaSetDevice(0)) || !CK(cudaStreamCreate(&stream)))
 		return tap_done();
 	if (!host_ok(host->open(0, &hbe, NULL), "open"))
 		return tap_done();
