@@ -46,7 +46,7 @@ if ! (cd "$src" && ./bootstrap) >"$logs/bootstrap.log" 2>&1 ||
 	! (cd "$build" && "$src/configure") >"$logs/configure.log" 2>&1 ||
 	! make -C "$build" -j"$jobs" >"$logs/build.log" 2>&1; then
 	say "BUILD FAILED (see logs.tar.gz)"
-	tail -30 "$logs"/*.log
+	for f in "$logs"/*.log; do echo "== $f"; tail -n 30 "$f"; done
 	tar -czf "$out/logs.tar.gz" -C "$logs" .
 	exit 1
 fi
@@ -63,19 +63,6 @@ grep -E '^# (TOTAL|PASS|SKIP|XFAIL|FAIL|XPASS|ERROR):' "$build/test-suite.log" |
 grep -hE '^(not ok|ok .*# SKIP)' "$build"/tests/gpu/*.log "$build"/tests/*.log 2>/dev/null | head -40 | tee -a "$summary"
 grep -h '^# ' "$build"/tests/gpu/*.log 2>/dev/null | head -60 >>"$summary"
 
-# compute-sanitizer memcheck on the GPU tests.
-if command -v compute-sanitizer >/dev/null 2>&1; then
-	for t in test_kernels test_gemm_cuda test_harness_gpu; do
-		(cd "$build" && srcdir="$src" compute-sanitizer --tool memcheck --leak-check full \
-			--error-exitcode 99 "tests/gpu/$t") >"$logs/sanitizer-$t.log" 2>&1
-		rc=$?
-		say "compute-sanitizer memcheck $t: $([ $rc = 0 ] && echo clean || echo "FAILED (rc $rc)")"
-		tail -3 "$logs/sanitizer-$t.log" >>"$summary"
-		[ $rc = 0 ] || status=1
-	done
-else
-	say "compute-sanitizer: not found"
-fi
 fi
 
 f8b="$build/f8bench"
@@ -89,6 +76,22 @@ tail -16 "$logs/quick.log"
 if [ -n "$sweep" ]; then
 	"$src/scripts/gpu-sweep.sh" "$f8b" "$out" "$sweep" >"$logs/sweep-$sweep.log" 2>&1 || status=1
 	grep -E '^\+ f8bench|wrote|error|wrong|unsupported' "$logs/sweep-$sweep.log" | head -80 | tee -a "$summary"
+fi
+tar -czf "$out/logs.tar.gz" -C "$logs" .
+# compute-sanitizer memcheck on the GPU tests (last: it is slow).
+if [ $tests = 1 ]; then
+if command -v compute-sanitizer >/dev/null 2>&1; then
+	for t in test_kernels test_gemm_cuda test_harness_gpu; do
+		(cd "$build" && srcdir="$src" timeout 180 compute-sanitizer --tool memcheck --leak-check full \
+			--error-exitcode 99 "tests/gpu/$t") >"$logs/sanitizer-$t.log" 2>&1
+		rc=$?
+		say "compute-sanitizer memcheck $t: $([ $rc = 0 ] && echo clean || echo "FAILED (rc $rc)")"
+		tail -3 "$logs/sanitizer-$t.log" >>"$summary"
+		[ $rc = 0 ] || status=1
+	done
+else
+	say "compute-sanitizer: not found"
+fi
 fi
 tar -czf "$out/logs.tar.gz" -C "$logs" .
 rm -rf "$logs"
