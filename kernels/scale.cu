@@ -10,11 +10,10 @@
  *   pow2: s = bits(bits(s) & 0xFF800000) unless s is NaN
  *   scale_inv = 1 / s                  (__fdiv_rn, never the fast rcp)
  *
- * NaN payloads: the host's divisions return their NaN operand, quietened
- * (IEEE 754's recommendation, what x86 SSE and AArch64 with FPCR.DN = 0
- * do); GPU arithmetic returns the canonical 0x7FFFFFFF instead.  To give
- * the same bits for a NaN amax (or margin) the kernel propagates the NaN
- * operand explicitly.
+ * NaN: a NaN amax (or margin) gives the canonical NaN 0x7FFFFFFF for scale
+ * and scale_inv, on the host as here (payloads carry no meaning, and
+ * propagating them bit-exactly across host and GPU arithmetic proved
+ * fragile: the H100 returned 0x7FFFFFFF where the host kept the payload).
  *
  * Bytes: 4 read + 8 written per scale; a few hundred thousand scales at
  * most (block1x128 of a 16k x 16k tensor: 2M), a few microseconds.
@@ -28,19 +27,18 @@ struct scale_params {
 	int pow2;
 };
 
-/* x with its quiet bit set: the NaN an IEEE operation returns for it. */
-static __device__ __forceinline__ float quieten(float x)
+static __device__ __forceinline__ float canonical_nan(void)
 {
-	return __uint_as_float(__float_as_uint(x) | 0x00400000u);
+	return __uint_as_float(0x7FFFFFFFu);
 }
 
 static __device__ __forceinline__ float amax_to_scale(float amax, const struct scale_params &p)
 {
 	float a = amax < F8B_AMAX_EPS ? F8B_AMAX_EPS : amax;
-	float s = isnan(a) ? quieten(a) : __fdiv_rn(p.fp8_max, a);
+	float s = isnan(a) ? canonical_nan() : __fdiv_rn(p.fp8_max, a);
 
 	if (p.use_div)
-		s = isnan(s) ? s : isnan(p.div) ? quieten(p.div) : __fdiv_rn(s, p.div);
+		s = isnan(s) || isnan(p.div) ? canonical_nan() : __fdiv_rn(s, p.div);
 	if (p.pow2 && !isnan(s))
 		s = __uint_as_float(__float_as_uint(s) & 0xFF800000u);
 	return s;
@@ -58,7 +56,7 @@ static __global__ void __launch_bounds__(F8B_K_THREADS)
 		if (scale)
 			scale[i] = s;
 		if (scale_inv)
-			scale_inv[i] = isnan(s) ? s : __fdiv_rn(1.0f, s);
+			scale_inv[i] = isnan(s) ? canonical_nan() : __fdiv_rn(1.0f, s);
 	}
 }
 

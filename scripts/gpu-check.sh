@@ -81,13 +81,20 @@ tar -czf "$out/logs.tar.gz" -C "$logs" .
 # compute-sanitizer memcheck on the GPU tests (last: it is slow).
 if [ $tests = 1 ]; then
 if command -v compute-sanitizer >/dev/null 2>&1; then
+	# The verdict is memcheck's own error summary: timing assertions cannot
+	# hold under instrumentation, and deliberate API errors (a test of
+	# out-of-memory handling) are not memory errors.
 	for t in test_kernels test_gemm_cuda test_harness_gpu; do
-		(cd "$build" && srcdir="$src" timeout 180 compute-sanitizer --tool memcheck --leak-check full \
-			--error-exitcode 99 "tests/gpu/$t") >"$logs/sanitizer-$t.log" 2>&1
-		rc=$?
-		say "compute-sanitizer memcheck $t: $([ $rc = 0 ] && echo clean || echo "FAILED (rc $rc)")"
-		tail -3 "$logs/sanitizer-$t.log" >>"$summary"
-		[ $rc = 0 ] || status=1
+		(cd "$build" && srcdir="$src" timeout 240 compute-sanitizer --tool memcheck \
+			--leak-check full --report-api-errors no "tests/gpu/$t") \
+			>"$logs/sanitizer-$t.log" 2>&1
+		if grep -q 'ERROR SUMMARY: 0 errors' "$logs/sanitizer-$t.log"; then
+			say "compute-sanitizer memcheck $t: clean ($(grep -c '^ok' "$logs/sanitizer-$t.log") assertions ran)"
+		else
+			say "compute-sanitizer memcheck $t: ERRORS"
+			grep -m 20 '=========' "$logs/sanitizer-$t.log" >>"$summary"
+			status=1
+		fi
 	done
 else
 	say "compute-sanitizer: not found"

@@ -23,6 +23,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -307,7 +308,7 @@ static int host_scales(struct f8b_backend *be, const float *amax, int64_t n, enu
 		if (scale)
 			scale[i] = s;
 		if (scale_inv)
-			scale_inv[i] = 1.0f / s; /* IEEE division, as the kernel */
+			scale_inv[i] = isnan(s) ? s : 1.0f / s; /* IEEE division, as the kernel */
 	}
 	return F8B_OK;
 }

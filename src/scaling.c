@@ -164,6 +164,13 @@ int64_t f8b_scale_count(enum f8b_granularity g, int64_t rows, int64_t cols)
  */
 float f8b_amax_to_scale(float amax, enum f8b_dtype target, const struct f8b_scale_opts *o)
 {
+	/* A NaN amax (or margin) gives the canonical NaN, bits 0x7FFFFFFF, so
+	 * host and GPU agree bit for bit (kernels/scale.cu). */
+	const uint32_t qnan = 0x7FFFFFFFu;
+	float nan_s;
+	memcpy(&nan_s, &qnan, sizeof nan_s);
+	if (isnan(amax) || (o && isnan(o->margin)))
+		return nan_s;
 	float a = amax < F8B_AMAX_EPS ? F8B_AMAX_EPS : amax;
 	float s = f8b_dtype_max(target) / a;
 

@@ -334,6 +334,13 @@ static void test_scale(void)
 
 	tap_ok(isnan(f8b_amax_to_scale(NAN, F8B_E4M3, &plain)), "amax NaN -> scale NaN");
 	tap_ok(isnan(f8b_amax_to_scale(NAN, F8B_E4M3, &p2)), "amax NaN with pow2 -> scale NaN");
+	{
+		float sn = f8b_amax_to_scale(-NAN, F8B_E5M2, &plain);
+		uint32_t bits;
+		memcpy(&bits, &sn, sizeof bits);
+		tap_ok(bits == 0x7FFFFFFFu, "any NaN amax -> the canonical NaN 0x7FFFFFFF (got 0x%08X)",
+		       bits);
+	}
 	SCALE_EQ(INFINITY, F8B_E4M3, &plain, 0.0f, "amax inf -> scale 0");
 	SCALE_EQ(INFINITY, F8B_E4M3, &p2, 0.0f, "amax inf with pow2 -> scale 0");
 

@@ -39,6 +39,7 @@ int main(void)
 	f8b_measure_defaults(&o);
 	o.min_time_s = 0.1;
 	o.max_noise = 0.01;
+	o.max_samples = 5000; /* 0.1 s of 50 us kernels is 2000 samples */
 	struct f8b_measure_result r;
 	const uint64_t durations[] = {50000, 500000, 2000000}; /* 50 us, 0.5 ms, 2 ms */
 	for (int i = 0; i < 3; i++) {
