@@ -31,4 +31,4 @@ NR == 1 {
 	line = ""
 	for (j = 1; j <= n; j++) line = line (j > 1 ? (md ? " | " : "  ") : "") fmt($(idx[w[j]]))
 	print (md ? "| " line " |" : line)
-}' | { [ $md = 1 ] && cat || column -t; }
+}' | { if [ $md = 1 ] || ! command -v column >/dev/null; then cat; else column -t; fi; }

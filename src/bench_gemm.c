@@ -662,6 +662,9 @@ static int finish(void *vs, const struct f8b_measure_result *m, void *vrow)
 	row->samples = m->samples;
 	row->converged = m->converged;
 	row->throttled = m->throttled;
+	row->throttle_reasons = (int64_t)m->throttle_reasons;
+	row->sm_mhz_min = (int32_t)m->sm_mhz_min;
+	row->sm_mhz_max = (int32_t)m->sm_mhz_max;
 	row->tflops = flops / m->median_s / 1e12;
 	row->pct_peak = 100.0 * row->tflops / f8b_peak_tflops(&c->peaks, s->desc.a_dtype);
 	if (s->gc.sc == SC_NONE) {

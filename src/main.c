@@ -30,9 +30,11 @@ static void usage(FILE *f)
 }
 
 /* ---------------------------------------------------------------- export */
-enum { EXP_CSV = 1, EXP_TABLE, EXP_OUTPUT, EXP_HELP };
+enum { EXP_CSV = 1, EXP_TABLE, EXP_OUTPUT, EXP_PROV, EXP_HELP };
 static const struct f8b_option export_options[] = {
-	{"csv", EXP_CSV, 0, NULL, "CSV output (the default and only format)"},
+	{"csv", EXP_CSV, 0, NULL, "CSV output of the tables (the default)"},
+	{"provenance", EXP_PROV, 0, NULL,
+	 "instead, the provenance of the run that created the file,\none 'key: value' per line"},
 	{"table", EXP_TABLE, 0, "NAME", "only this table (default: every table)"},
 	{"output", EXP_OUTPUT, 'o', "FILE", "write to FILE (default: standard output)"},
 	{"help", EXP_HELP, 0, NULL, "this text"},
@@ -40,7 +42,7 @@ static const struct f8b_option export_options[] = {
 };
 struct export_cfg {
 	const char *table, *output;
-	bool help;
+	bool help, provenance;
 };
 static int export_opt(void *ctx, int table, int key, const char *arg)
 {
@@ -51,6 +53,8 @@ static int export_opt(void *ctx, int table, int key, const char *arg)
 		c->table = arg;
 	else if (key == EXP_OUTPUT)
 		c->output = arg;
+	else if (key == EXP_PROV)
+		c->provenance = true;
 	return F8B_OK;
 }
 
@@ -64,9 +68,10 @@ static int cmd_export(int argc, char **argv)
 		return 1;
 	rc = f8b_options_parse(argc, argv, tables, export_opt, &c, &pos, &npos);
 	if (rc == F8B_OK && c.help) {
-		printf("usage: f8bench export FILE.h5 [--csv] [--table NAME] [-o OUT.csv]\n\n"
+		printf("usage: f8bench export FILE.h5 [--csv] [--table NAME] [-o OUT.csv]\n"
+		       "       f8bench export FILE.h5 --provenance\n\n"
 		       "Writes the results tables of FILE.h5 as CSV (header line, one line per row),\n"
-		       "for pandas, spreadsheets and scripts.\n\n");
+		       "for pandas, spreadsheets and scripts; or the file's provenance.\n\n");
 		f8b_options_help(stdout, export_options);
 		free(pos);
 		return 0;
@@ -82,8 +87,15 @@ static int cmd_export(int argc, char **argv)
 		if (!(out = fopen(tmp, "w")))
 			rc = F8B_ERR(F8B_EIO, "cannot write '%s': %s", c.output, "not writable");
 	}
-	if (rc == F8B_OK)
+	if (rc == F8B_OK && c.provenance) {
+		struct f8b_provenance p = {0};
+		rc = f8b_results_read_provenance(pos[0], &p);
+		for (size_t i = 0; rc == F8B_OK && i < p.n; i++)
+			fprintf(out, "%s: %s\n", p.kv[i].key, p.kv[i].value);
+		f8b_prov_free(&p);
+	} else if (rc == F8B_OK) {
 		rc = f8b_results_export_csv(pos[0], c.table, out);
+	}
 	if (out && out != stdout) {
 		if (fclose(out) != 0 && rc == F8B_OK)
 			rc = F8B_ERR(F8B_EIO, "writing '%s' failed", c.output);

@@ -60,6 +60,7 @@ static void note_clock(const struct f8b_backend_ops *ops, struct f8b_backend *be
 		return;
 	if (c.throttled)
 		r->throttled++;
+	r->throttle_reasons |= c.throttle_reasons;
 	if (r->sm_mhz_min == 0 || c.sm_mhz < r->sm_mhz_min)
 		r->sm_mhz_min = c.sm_mhz;
 	if (c.sm_mhz > r->sm_mhz_max)

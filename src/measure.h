@@ -39,6 +39,7 @@ struct f8b_measure_result {
 	double total_s;      /* sum of sample times */
 	int throttled;       /* samples during which the SM clock was throttled */
 	unsigned sm_mhz_min, sm_mhz_max; /* 0 when no clock data */
+	unsigned long long throttle_reasons; /* OR of the reasons over all samples */
 	bool converged;
 	char unmet[96];      /* "" or e.g. "noise 1.2% > 0.5% after max_samples=1000" */
 };

@@ -65,6 +65,9 @@
 	X(S, samples, I32, "")                                                                     \
 	X(S, converged, I32, "")                                                                   \
 	X(S, throttled, I32, "")                                                                   \
+	X(S, throttle_reasons, I64, "")                                                            \
+	X(S, sm_mhz_min, I32, "MHz")                                                               \
+	X(S, sm_mhz_max, I32, "MHz")                                                               \
 	X(S, tflops, F64, "TFLOP/s")                                                               \
 	X(S, pct_peak, F64, "%")                                                                   \
 	X(S, bf16_time_median_s, F64, "s")                                                         \

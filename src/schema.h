@@ -29,6 +29,8 @@ struct f8b_gemm_row {
 	int32_t samples;
 	int32_t converged;       /* 1 if the stopping rule was met */
 	int32_t throttled;       /* samples taken while SM clock was throttled */
+	int64_t throttle_reasons; /* NVML clocks-event reasons seen (OR of all samples) */
+	int32_t sm_mhz_min, sm_mhz_max; /* SM clock range over the samples; 0 unknown */
 	double tflops;           /* 2*M*N*K / time_median_s / 1e12 */
 	double pct_peak;         /* tflops / datasheet peak of this dtype; NaN unknown */
 	double bf16_time_median_s;

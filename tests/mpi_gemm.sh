@@ -35,6 +35,8 @@ tail -n +2 m.csv | cut -d, -f"$k2" | sort >me.txt
 tail -n +2 s.csv | cut -d, -f"$k2" | sort >se.txt
 cmp -s me.txt se.txt
 ok $? "rel_error and SQNR identical to the single-rank run"
-h5dump -a /mpi_ranks m.h5 | grep -q '"4"'
+"$F8BENCH" export m.h5 --provenance | grep -qx "mpi_ranks: 4"
 ok $? "provenance records 4 ranks"
+n=$("$F8BENCH" export m.h5 --provenance | grep -c "^rank [0-3] ")
+ok "$([ "$n" = 3 ] && echo 0 || echo 1)" "provenance lists every rank's device (continuation lines: $n)"
 done_testing

@@ -851,7 +851,7 @@ out:
 	cudaFree(si);
 }
 
-/* The spin kernel measured by events: within 5 % of 2 ms, every time. */
+/* The spin kernel measured by events: within 5 % of 2 ms. */
 static void test_spin(void)
 {
 	cudaEvent_t e0, e1;
@@ -873,9 +873,19 @@ static void test_spin(void)
 			lo = ms[k] < lo ? ms[k] : lo;
 			hi = ms[k] > hi ? ms[k] : hi;
 		}
-		tap_ok(lo >= 1.9f && hi <= 2.1f,
-		       "spin(2 ms) by cudaEvents: min %.4f ms, max %.4f ms (accepted 1.9 .. 2.1)",
-		       (double)lo, (double)hi);
+		/* The median, not every sample: other processes on the GPU (make check
+		 * runs tests in parallel) time-slice with the spin and stretch some. */
+		float med[7];
+		memcpy(med, ms, sizeof med);
+		for (int a = 1; a < 7; a++)
+			for (int b = a; b > 0 && med[b - 1] > med[b]; b--) {
+				float t = med[b];
+				med[b] = med[b - 1];
+				med[b - 1] = t;
+			}
+		tap_ok(lo >= 1.9f && med[3] <= 2.1f,
+		       "spin(2 ms) by cudaEvents: min %.4f ms, median %.4f ms, max %.4f ms (accepted: min >= 1.9, median <= 2.1)",
+		       lo, med[3], hi);
 	}
 	cudaEventDestroy(e0);
 	cudaEventDestroy(e1);
