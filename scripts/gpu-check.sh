@@ -3,7 +3,7 @@
 # runs do): build from source, run the whole test suite with the GPU tests,
 # run the GPU tests under compute-sanitizer, and a quick benchmark.
 #
-#   scripts/gpu-check.sh OUTDIR [--sweep main|extra]
+#   scripts/gpu-check.sh OUTDIR [--no-tests] [--sweep main|extra|repeat|autotune|outliers]
 #
 # Leaves in OUTDIR: summary.txt (what passed, the quick benchmark's rows),
 # logs.tar.gz (build, test and sanitizer logs, nvidia-smi), quick.h5, and
@@ -16,7 +16,7 @@ sweep=
 tests=1
 while [ $# -gt 0 ]; do
 	case $1 in
-	--sweep) sweep=${2:?--sweep main|extra}; shift 2 ;;
+	--sweep) sweep=${2:?--sweep main|extra|repeat|autotune|outliers}; shift 2 ;;
 	--no-tests) tests=0; shift ;;
 	*) echo "gpu-check.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac

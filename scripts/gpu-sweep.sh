@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # gpu-sweep.sh - the reference GEMM sweeps kept under results/ (one GPU).
 #
-#   scripts/gpu-sweep.sh F8BENCH OUTDIR main|extra
+#   scripts/gpu-sweep.sh F8BENCH OUTDIR main|extra|repeat|autotune|outliers
 #
 # main:  pow2 + Llama-2-70B + Llama-3-8B shapes x tensorwise/axiswise/blockwise
 #        x fast_accum on/off x e4m3:e4m3 and e4m3:e5m2, each with bf16
 #        -> OUTDIR/gemm-sweep.h5
-# extra: the same pow2 cases again in the same job (repeatability),
-#        --autotune 8 over pow2 + model shapes (tensorwise and axiswise,
-#        fast_accum on), and the SQNR of each granularity on inputs with
-#        outliers -> OUTDIR/gemm-repeat.h5, gemm-autotune.h5, gemm-outliers.h5
+# repeat:   the same pow2 cases twice in one job -> OUTDIR/gemm-repeat.h5
+# autotune: --autotune 8 over pow2 + model shapes (tensorwise and axiswise,
+#           fast_accum on) -> OUTDIR/gemm-autotune.h5
+# outliers: every granularity on inputs with outliers -> gemm-outliers.h5
+# extra:    repeat, autotune and outliers
 # Every command is echoed, so the log holds exactly what produced each file.
 set -uo pipefail
 f8b=${1:?usage: gpu-sweep.sh F8BENCH OUTDIR main|extra}
@@ -21,23 +22,29 @@ run() {
 	"$f8b" "$@" || status=1
 }
 models=pow2,llama2-70b,llama3-8b
+repeat() {
+	run gemm --shapes pow2 --scaling tensorwise,axiswise,blockwise --fast-accum on,off \
+		--dtypes e4m3:e4m3 -o "$out/gemm-repeat.h5"
+	run gemm --shapes pow2 --scaling tensorwise,axiswise,blockwise --fast-accum on,off \
+		--dtypes e4m3:e4m3 -o "$out/gemm-repeat.h5" --append
+}
+autotune() {
+	run gemm --shapes $models --scaling tensorwise,axiswise --fast-accum on \
+		--dtypes e4m3:e4m3 --autotune 8 --min-time 0.2 -o "$out/gemm-autotune.h5"
+}
+outliers() {
+	run gemm --shapes 4096x4096x4096,8192x8192x8192 --scaling tensorwise,axiswise,blockwise \
+		--fast-accum on,off --outliers 0.001:100 -o "$out/gemm-outliers.h5"
+}
 case $part in
 main)
 	run gemm --shapes $models --scaling tensorwise,axiswise,blockwise --fast-accum on,off \
 		--dtypes e4m3:e4m3,e4m3:e5m2 -o "$out/gemm-sweep.h5"
 	;;
-extra)
-	run gemm --shapes pow2 --scaling tensorwise,axiswise,blockwise --fast-accum on,off \
-		--dtypes e4m3:e4m3 -o "$out/gemm-repeat.h5"
-	run gemm --shapes pow2 --scaling tensorwise,axiswise,blockwise --fast-accum on,off \
-		--dtypes e4m3:e4m3 -o "$out/gemm-repeat.h5" --append
-	run gemm --shapes $models --scaling tensorwise,axiswise --fast-accum on \
-		--dtypes e4m3:e4m3 --autotune 8 --min-time 0.2 -o "$out/gemm-autotune.h5"
-	run gemm --shapes 4096x4096x4096,8192x8192x8192 --scaling tensorwise,axiswise,blockwise \
-		--fast-accum on,off --outliers 0.001:100 -o "$out/gemm-outliers.h5"
-	;;
+repeat | autotune | outliers) $part ;;
+extra) repeat; autotune; outliers ;;
 *)
-	echo "gpu-sweep.sh: unknown part '$part' (accepted: main, extra)" >&2
+	echo "gpu-sweep.sh: unknown part '$part' (accepted: main, extra, repeat, autotune, outliers)" >&2
 	exit 2
 	;;
 esac
