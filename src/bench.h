@@ -28,6 +28,10 @@ struct f8b_bench {
 	const char *summary; /* one line for --help */
 	const struct f8b_table_schema *schema;
 	const struct f8b_option *options; /* driver-specific, {0}-terminated */
+	/* false: cases are spread over ranks, each timed alone.  true: every
+	 * rank runs every case together (collectives); each sample is the
+	 * slowest rank's time and rank 0 records the row. */
+	bool collective;
 
 	/* Option parsing: called once per option of `options`, then finalize
 	 * (defaults, validation, the case list).  cfg is driver-owned. */

@@ -277,6 +277,7 @@ static void case_key(const void *cfg, size_t i, void *vrow)
 	 * as a time of zero. */
 	row->time_median_s = row->time_min_s = row->time_max_s = row->time_noise = NAN;
 	row->tflops = row->pct_peak = row->bf16_time_median_s = row->speedup_vs_bf16 = NAN;
+	row->arith_intensity = row->predicted_time_s = row->pct_of_roofline = NAN;
 	row->rel_error = row->tolerance = row->sqnr_db = row->heuristic_time_median_s = NAN;
 	row->algo_id = row->algo_tile = row->algo_stages = row->algo_splitk = -1;
 	row->algo_swizzle = row->algo_reduction = row->algo_custom = row->algo_cluster = -1;

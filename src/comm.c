@@ -89,6 +89,16 @@ int f8b_comm_max_int(int *v)
 	return F8B_OK;
 }
 
+int f8b_comm_max_double(double *v, int n)
+{
+	double in[8];
+	if (n > 8)
+		return F8B_ERR(F8B_EINTERNAL, "max of %d doubles", n);
+	memcpy(in, v, sizeof *v * (size_t)n);
+	F8B_MPI(MPI_Allreduce(in, v, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+	return F8B_OK;
+}
+
 int f8b_comm_barrier(void)
 {
 	F8B_MPI(MPI_Barrier(MPI_COMM_WORLD));

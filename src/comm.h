@@ -25,6 +25,8 @@ int f8b_comm_bcast(void *buf, size_t bytes);
 /* Logical OR / max of an int over ranks (all ranks get the result). */
 int f8b_comm_max_int(int *v);
 int f8b_comm_barrier(void);
+/* Element-wise maximum of n doubles over ranks (all ranks get it). */
+int f8b_comm_max_double(double *v, int n);
 /* Gathers a fixed-size string from every rank to rank 0 (size*n bytes). */
 int f8b_comm_gather_str(const char *s, char *recv, size_t n);
 

@@ -19,6 +19,9 @@ void f8b_measure_defaults(struct f8b_measure_opts *o)
 	o->max_noise = 0.005;
 	o->flush = true;
 	o->batch = 0;
+	o->sync = NULL;
+	o->reduce = NULL;
+	o->comm_ctx = NULL;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -99,6 +102,8 @@ int f8b_measure(const struct f8b_backend_ops *ops, struct f8b_backend *be,
 		double t;
 		if (batch == 1 && o->flush && (rc = ops->flush_cache(be)) != F8B_OK)
 			break;
+		if (o->sync && (rc = o->sync(o->comm_ctx)) != F8B_OK)
+			break;
 		if ((rc = ops->event_record(be, e0)) != F8B_OK)
 			break;
 		for (int b = 0; b < batch && rc == F8B_OK; b++)
@@ -107,6 +112,14 @@ int f8b_measure(const struct f8b_backend_ops *ops, struct f8b_backend *be,
 			break;
 		if ((rc = ops->event_elapsed(be, e0, e1, &t)) != F8B_OK)
 			break;
+		bool over = f8b_now() - t_start > o->max_time_s;
+		if (o->reduce) {
+			double v[2] = {t, over ? 1.0 : 0.0};
+			if ((rc = o->reduce(o->comm_ctx, v)) != F8B_OK)
+				break;
+			t = v[0];
+			over = v[1] > 0;
+		}
 		buf[n++] = t / batch;
 		r->total_s += t / batch;
 		note_clock(ops, be, r);
@@ -119,7 +132,7 @@ int f8b_measure(const struct f8b_backend_ops *ops, struct f8b_backend *be,
 				break;
 			}
 		}
-		if (f8b_now() - t_start > o->max_time_s)
+		if (over)
 			break;
 	}
 

@@ -30,6 +30,14 @@ struct f8b_measure_opts {
 	double max_noise;    /* target relative noise of the median (default 0.005) */
 	bool flush;          /* flush cache before each cold sample (default on) */
 	int batch;           /* 0/1 = cold samples; >1 = launches per batch sample */
+	/* Collective benchmarks (every MPI rank times the same operation):
+	 * sync() runs before each sample (a barrier), and reduce() after it
+	 * turns v[0] = this rank's sample time, v[1] = "my time cap is hit"
+	 * into their maxima over ranks, so every rank keeps the slowest
+	 * rank's time and all stop together.  NULL for independent cases. */
+	int (*sync)(void *ctx);
+	int (*reduce)(void *ctx, double v[2]);
+	void *comm_ctx;
 };
 
 struct f8b_measure_result {

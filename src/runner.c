@@ -220,6 +220,34 @@ static int pick_backend(const struct common_cfg *cc, const struct f8b_comm *comm
 	return F8B_OK;
 }
 
+/* Collective benchmarks: a barrier before each sample, the slowest
+ * rank's time after it (measure.h). */
+static int comm_sync(void *ctx)
+{
+	(void)ctx;
+	return f8b_comm_barrier();
+}
+
+static int comm_reduce(void *ctx, double v[2])
+{
+	(void)ctx;
+	return f8b_comm_max_double(v, 2);
+}
+
+/* Collective cases: every rank must reach the same verdict at each step, or
+ * the ranks that went on would wait forever in the next collective. */
+static int agree(const struct f8b_bench *b, int rc)
+{
+	if (!b->collective)
+		return rc;
+	int worst = rc;
+	if (f8b_comm_max_int(&worst) != F8B_OK)
+		return F8B_EMPI;
+	if (worst != F8B_OK && rc == F8B_OK)
+		return F8B_ERR(worst, "another rank failed this case (%s)", f8b_status_name(worst));
+	return rc;
+}
+
 /* Which cases are already in the file (--resume).  Rank 0 reads. */
 static int mark_done(const struct f8b_bench *b, void *cfg, const char *path, size_t ncases,
 		     unsigned char *done, size_t *ndone)
@@ -274,13 +302,19 @@ static int run_case(const struct f8b_bench *b, struct f8b_run *run, size_t i, vo
 	b->case_key(run->cfg, i, row);
 	*(int32_t *)((char *)row + b->off_run_id) = run->run_id;
 	f8b_clear_error();
-	int rc = b->setup(run, i, row, &state);
+	int rc = agree(b, b->setup(run, i, row, &state));
 	if (rc == F8B_OK)
 		rc = b->launch(state);
 	if (rc == F8B_OK)
 		rc = run->ops->sync(run->be);
 	if (rc == F8B_OK)
 		rc = b->check(state, row, &ok);
+	rc = agree(b, rc);
+	if (b->collective && rc == F8B_OK) {
+		int wrong = !ok; /* wrong on any rank is wrong */
+		rc = f8b_comm_max_int(&wrong) == F8B_OK ? F8B_OK : F8B_EMPI;
+		ok = !wrong;
+	}
 	if (rc == F8B_OK && ok) {
 		struct f8b_measure_result m;
 		rc = f8b_measure(run->ops, run->be, b->launch, state, &run->mopts, &m, NULL);
@@ -356,6 +390,10 @@ int f8b_run_bench(const struct f8b_bench *b, int argc, char **argv)
 	}
 	run.cfg = pc.cfg;
 	run.mopts = cc.m;
+	if (b->collective) {
+		run.mopts.sync = comm_sync;
+		run.mopts.reduce = comm_reduce;
+	}
 	run.seed = (uint64_t)cc.seed;
 	run.verbose = cc.verbose;
 
@@ -435,13 +473,17 @@ int f8b_run_bench(const struct f8b_bench *b, int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 
-	size_t rounds = (ntodo + (size_t)comm.size - 1) / (size_t)comm.size;
+	/* Independent cases: round r gives rank k case r*size + k.  Collective
+	 * cases: every rank runs case r, and only rank 0's row is kept. */
+	size_t per_round = b->collective ? 1 : (size_t)comm.size;
+	size_t rounds = (ntodo + per_round - 1) / per_round;
 	int fatal = 0;
 	for (size_t r = 0; r < rounds; r++) {
-		size_t k = r * (size_t)comm.size + (size_t)comm.rank;
+		size_t k = b->collective ? r : r * (size_t)comm.size + (size_t)comm.rank;
 		memset(rows, 0, rs + 1);
 		if (k < ntodo && !fatal) {
-			rows[rs] = 1; /* this rank has a row this round */
+			/* this rank has a row this round */
+			rows[rs] = !b->collective || comm.rank == 0;
 			if (run_case(b, &run, todo[k], rows) != F8B_OK) {
 				fprintf(stderr, "f8bench %s: error: %s (stopping)\n", b->name,
 					f8b_last_error());

@@ -70,6 +70,10 @@
 	X(S, sm_mhz_max, I32, "MHz")                                                               \
 	X(S, tflops, F64, "TFLOP/s")                                                               \
 	X(S, pct_peak, F64, "%")                                                                   \
+	X(S, arith_intensity, F64, "flop/byte")                                                    \
+	X(S, predicted_time_s, F64, "s")                                                           \
+	X(S, pct_of_roofline, F64, "%")                                                            \
+	X(S, roofline_source, STR, "")                                                             \
 	X(S, bf16_time_median_s, F64, "s")                                                         \
 	X(S, speedup_vs_bf16, F64, "")                                                             \
 	X(S, rel_error, F64, "")                                                                   \

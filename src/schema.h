@@ -33,6 +33,10 @@ struct f8b_gemm_row {
 	int32_t sm_mhz_min, sm_mhz_max; /* SM clock range over the samples; 0 unknown */
 	double tflops;           /* 2*M*N*K / time_median_s / 1e12 */
 	double pct_peak;         /* tflops / datasheet peak of this dtype; NaN unknown */
+	double arith_intensity;  /* flops / minimal bytes moved (roofline.h), flop/byte */
+	double predicted_time_s; /* roofline model: max(flops/peak, bytes/bw) + launch */
+	double pct_of_roofline;  /* 100 * predicted_time_s / time_median_s */
+	char roofline_source[F8B_STR]; /* "measured" (a ceilings file) or "datasheet" */
 	double bf16_time_median_s;
 	double speedup_vs_bf16;  /* bf16_time_median_s / time_median_s */
 	double rel_error;        /* ||D - ref(dequantized operands)|| / ||ref|| */
@@ -51,5 +55,29 @@ struct f8b_gemm_row {
 };
 
 extern const struct f8b_table_schema f8b_gemm_schema;
+
+/* f8bench ceilings: one row per measured ceiling (and its datasheet twin). */
+struct f8b_ceilings_row {
+	char kind[F8B_STR];     /* read|write|copy (bandwidth sweep), gemm, launch,
+				   allgather|allreduce (NCCL, > 1 rank) */
+	char dtype[F8B_STR];    /* gemm: bf16|e4m3; others "" */
+	int64_t bytes;          /* working set (bandwidth) or message size (collectives) */
+	int64_t m, k, n;        /* gemm shape; 0 otherwise */
+	char backend[F8B_STR];
+	char status[F8B_STR];
+	double time_median_s, time_min_s, time_max_s;
+	double time_noise;
+	int32_t samples, converged, throttled;
+	double value;           /* the ceiling, in unit */
+	char unit[F8B_STR];     /* "B/s" (bytes read + written; busbw for collectives),
+				   "FLOP/s", "s" (launch) */
+	double datasheet_value; /* the same quantity from roofline/datasheet.tsv; NaN unknown */
+	int32_t ranks;          /* MPI ranks taking part */
+	int32_t run_id, rank, device;
+	char gpu[48];
+	char message[F8B_MSG];
+};
+
+extern const struct f8b_table_schema f8b_ceilings_schema;
 
 #endif

@@ -113,6 +113,10 @@ static void fill_row(struct f8b_gemm_row *r, int i)
 	r->sm_mhz_max = 1980;
 	r->tflops = 987.654321 + i;
 	r->pct_peak = i == 0 ? NAN : 50.5 + i;
+	r->arith_intensity = 1365.3 + i;
+	r->predicted_time_s = 0.25 + i;
+	r->pct_of_roofline = 75.0 + i;
+	snprintf(r->roofline_source, sizeof r->roofline_source, "datasheet");
 	r->bf16_time_median_s = 1e-3 * (i + 1);
 	r->speedup_vs_bf16 = 1.75;
 	r->rel_error = 1.2345e-3;
@@ -236,6 +240,10 @@ static const struct {
     MEMBER(sm_mhz_max),
     MEMBER(tflops),
     MEMBER(pct_peak),
+    MEMBER(arith_intensity),
+    MEMBER(predicted_time_s),
+    MEMBER(pct_of_roofline),
+    MEMBER(roofline_source),
     MEMBER(bf16_time_median_s),
     MEMBER(speedup_vs_bf16),
     MEMBER(rel_error),
@@ -451,7 +459,7 @@ static void test_layout(const char *path)
 	herr_t e = H5LTget_attribute_int(f, "/", "schema_version", &v);
 	tap_ok(e >= 0 && v == F8B_SCHEMA_VERSION, "layout: root attribute schema_version = %d", v);
 	e = H5TBget_table_info(f, "gemm", &nfields, &nrec);
-	tap_ok(e >= 0 && nfields == 48 && nrec == 3,
+	tap_ok(e >= 0 && nfields == 52 && nrec == 3,
 	       "layout: H5TB sees table gemm: %llu fields, %llu records",
 	       (unsigned long long)nfields, (unsigned long long)nrec);
 	d = H5Dopen2(f, "gemm", H5P_DEFAULT);
@@ -464,8 +472,8 @@ static void test_layout(const char *path)
 	tap_ok(H5Sget_simple_extent_dims(sp, dims, maxdims) == 1 && maxdims[0] == H5S_UNLIMITED,
 	       "layout: extendible (unlimited max rows)");
 	t = H5Dget_type(d);
-	tap_ok(H5Tget_class(t) == H5T_COMPOUND && H5Tget_nmembers(t) == 48,
-	       "layout: compound of 48 members");
+	tap_ok(H5Tget_class(t) == H5T_COMPOUND && H5Tget_nmembers(t) == 52,
+	       "layout: compound of 52 members");
 	st = H5Tget_member_type(t, 3); /* label */
 	tap_ok(H5Tget_class(st) == H5T_STRING && H5Tget_size(st) == 48 &&
 	           H5Tget_strpad(st) == H5T_STR_NULLTERM && H5Tis_variable_str(st) == 0,
@@ -872,12 +880,12 @@ static void test_csv(const char *path)
 	while (out && fgets(line, sizeof line, out)) {
 		nf = csv_split(line, fields, 64);
 		if (lines == 0) {
-			header_ok = nf == 48;
-			for (int i = 0; i < nf && i < 48; i++)
+			header_ok = nf == 52;
+			for (int i = 0; i < nf && i < 52; i++)
 				header_ok = header_ok &&
 				            strcmp(fields[i], f8b_gemm_schema.fields[i].name) == 0;
 		} else {
-			rows_ok = rows_ok && nf == 48;
+			rows_ok = rows_ok && nf == 52;
 		}
 		if (lines == 1) {
 			tap_ok(strcmp(fields[0], "1024") == 0 &&
@@ -903,8 +911,8 @@ static void test_csv(const char *path)
 	}
 	if (out)
 		fclose(out);
-	tap_ok(header_ok, "csv: header lists the 48 column names in order");
-	tap_ok(lines == 6 && rows_ok, "csv: header + 5 rows of 48 fields (%d lines)", lines);
+	tap_ok(header_ok, "csv: header lists the 52 column names in order");
+	tap_ok(lines == 6 && rows_ok, "csv: header + 5 rows of 52 fields (%d lines)", lines);
 
 	out = fopen(csv, "w");
 	rc = f8b_results_export_csv(path, NULL, out);
