@@ -661,8 +661,10 @@ static void test_events(void)
 	ops->event_record(be, a);
 	nanosleep(&(struct timespec){.tv_nsec = 20 * 1000 * 1000}, NULL);
 	ops->event_record(be, b);
-	tap_ok(ops->event_elapsed(be, a, b, &s) == F8B_OK && s > 0.015 && s < 0.025,
-	       "a 20 ms sleep measures %.2f ms (15..25)", s * 1e3);
+	/* A sleep is never shorter than asked; on a loaded machine (make -j
+	 * with MPI tests beside it) it can be much longer. */
+	tap_ok(ops->event_elapsed(be, a, b, &s) == F8B_OK && s >= 0.0199 && s < 0.2,
+	       "a 20 ms sleep measures %.2f ms (20..200)", s * 1e3);
 	tap_ok(ops->event_elapsed(be, a, c, &s) == F8B_EINVAL, "unrecorded event refused: %s",
 	       f8b_last_error());
 	double t0 = f8b_now();
