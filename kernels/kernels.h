@@ -44,6 +44,18 @@ int f8b_k_cast(const void *x, int dtype, int64_t rows, int64_t cols, int gran,
  * thread (harness self-test: a kernel of known duration). */
 int f8b_k_spin(uint64_t ns, cudaStream_t stream);
 
+/* bandwidth.cu: the bandwidth ops of backend.h (bw_read, bw_write,
+ * bw_copy) with the same semantics: bytes a positive multiple of 16,
+ * pointers 16-byte aligned, the buffer swept `passes` times.  bw_read
+ * leaves F8B_BW_PARTIALS uint64 in partial (one per block, the rest 0)
+ * whose wrapping sum is passes * (wrapping sum of src's 8-byte words). */
+int f8b_k_bw_read(const void *src, int64_t bytes, int passes, uint64_t *partial,
+		  cudaStream_t stream);
+int f8b_k_bw_write(void *dst, int64_t bytes, int passes, uint64_t value, cudaStream_t stream);
+int f8b_k_bw_copy(void *dst, const void *src, int64_t bytes, int passes, cudaStream_t stream);
+/* bandwidth.cu: one launch of an empty <<<1, 1>>> kernel. */
+int f8b_k_empty(cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -157,7 +157,29 @@ struct f8b_backend_ops {
 	int (*sync)(struct f8b_backend *be);
 	/* Optional (NULL): current clocks and throttle reasons. */
 	int (*clock_state)(struct f8b_backend *be, struct f8b_clock_state *c);
+
+	/* Machine ceilings (f8bench ceilings, doc/roofline.md).  The three
+	 * bandwidth ops sweep a buffer of `bytes` (a positive multiple of 16;
+	 * pointers from alloc()) `passes` times in one launch, so that a
+	 * working set that fits in cache is timed from cache and the launch
+	 * cost is spread over many bytes.  Enqueue-only, like gemm.
+	 * bw_read reads every 8-byte word of src on every pass and leaves in
+	 * partial (backend memory, F8B_BW_PARTIALS uint64) numbers whose
+	 * wrapping (mod 2^64) sum is passes * (wrapping sum of the words). */
+	int (*bw_read)(struct f8b_backend *be, const void *src, size_t bytes, int passes,
+		       uint64_t *partial);
+	/* Stores `value` into every 8-byte word of dst on every pass. */
+	int (*bw_write)(struct f8b_backend *be, void *dst, size_t bytes, int passes,
+			uint64_t value);
+	/* dst = src, `bytes` each (not overlapping), on every pass; on a GPU
+	 * by a kernel (not cudaMemcpy), so it runs like the other two. */
+	int (*bw_copy)(struct f8b_backend *be, void *dst, const void *src, size_t bytes,
+		       int passes);
+	/* One launch of an empty kernel (host: one call of an empty function). */
+	int (*launch_empty)(struct f8b_backend *be);
 };
+/* Entries of bw_read's partial-sum buffer (one per GPU thread block). */
+#define F8B_BW_PARTIALS 4096
 
 extern const struct f8b_backend_ops f8b_backend_host;
 #ifdef F8B_HAVE_CUDA

@@ -948,6 +948,59 @@ static int cuda_clock_state(struct f8b_backend *be, struct f8b_clock_state *c)
 	return F8B_OK;
 }
 
+/* ------------------------------------------------------------- ceilings */
+
+/* The bandwidth kernels take 16-byte vectors (kernels/bandwidth.cu). */
+static int check_bw(const void *a, const void *b, bool two, size_t bytes, int passes,
+                    const char *op)
+{
+	if (!a || (two && !b))
+		return F8B_ERR(F8B_EINVAL, "%s: missing buffer", op);
+	if (bytes == 0 || bytes % 16 || bytes > (size_t)INT64_MAX / 16)
+		return F8B_ERR(F8B_EINVAL, "%s: %zu bytes (accepted: a positive multiple of 16)",
+		               op, bytes);
+	if (passes < 1)
+		return F8B_ERR(F8B_EINVAL, "%s: %d passes (accepted: >= 1)", op, passes);
+	if ((uintptr_t)a % 16 || (b && (uintptr_t)b % 16))
+		return F8B_ERR(F8B_EINVAL, "%s: buffer not 16-byte aligned", op);
+	return F8B_OK;
+}
+
+static int cuda_bw_read(struct f8b_backend *be, const void *src, size_t bytes, int passes,
+                        uint64_t *partial)
+{
+	F8B_TRY(check_bw(src, NULL, false, bytes, passes, "bw_read"));
+	if (!partial)
+		return F8B_ERR(F8B_EINVAL, "bw_read: no partial-sum buffer");
+	F8B_KERNEL_TRY(f8b_k_bw_read(src, (int64_t)bytes, passes, partial, be->stream));
+	return F8B_OK;
+}
+
+static int cuda_bw_write(struct f8b_backend *be, void *dst, size_t bytes, int passes,
+                         uint64_t value)
+{
+	F8B_TRY(check_bw(dst, NULL, false, bytes, passes, "bw_write"));
+	F8B_KERNEL_TRY(f8b_k_bw_write(dst, (int64_t)bytes, passes, value, be->stream));
+	return F8B_OK;
+}
+
+/* A kernel rather than cudaMemcpyAsync(D2D): the copy engine path of the
+ * latter is not what kernels see, and it would not sweep an L2-resident
+ * working set the way the read and write kernels do. */
+static int cuda_bw_copy(struct f8b_backend *be, void *dst, const void *src, size_t bytes,
+                        int passes)
+{
+	F8B_TRY(check_bw(dst, src, true, bytes, passes, "bw_copy"));
+	F8B_KERNEL_TRY(f8b_k_bw_copy(dst, src, (int64_t)bytes, passes, be->stream));
+	return F8B_OK;
+}
+
+static int cuda_launch_empty(struct f8b_backend *be)
+{
+	F8B_KERNEL_TRY(f8b_k_empty(be->stream));
+	return F8B_OK;
+}
+
 const struct f8b_backend_ops f8b_backend_cuda = {
     .name = "cuda",
     .open = cuda_open,
@@ -971,4 +1024,8 @@ const struct f8b_backend_ops f8b_backend_cuda = {
     .flush_cache = cuda_flush_cache,
     .sync = cuda_sync,
     .clock_state = cuda_clock_state,
+    .bw_read = cuda_bw_read,
+    .bw_write = cuda_bw_write,
+    .bw_copy = cuda_bw_copy,
+    .launch_empty = cuda_launch_empty,
 };

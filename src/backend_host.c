@@ -680,6 +680,97 @@ static int host_sync(struct f8b_backend *be)
 	return F8B_OK;
 }
 
+/* ------------------------------------------------------------ ceilings
+ *
+ * Plain loops over 8-byte words.  Between passes an empty asm with a
+ * memory clobber tells the compiler that memory may have changed, so it
+ * can neither fold the passes of the read into one sum times `passes` nor
+ * drop the earlier passes' stores as dead. */
+#define F8B_COMPILER_BARRIER() __asm__ __volatile__("" ::: "memory")
+
+static int check_bw(const void *a, const void *b, bool two, size_t bytes, int passes,
+                    const char *op)
+{
+	if (!a || (two && !b))
+		return F8B_ERR(F8B_EINVAL, "%s: missing buffer", op);
+	if (bytes == 0 || bytes % 16)
+		return F8B_ERR(F8B_EINVAL, "%s: %zu bytes (accepted: a positive multiple of 16)",
+		               op, bytes);
+	if (passes < 1)
+		return F8B_ERR(F8B_EINVAL, "%s: %d passes (accepted: >= 1)", op, passes);
+	if ((uintptr_t)a % 8 || (b && (uintptr_t)b % 8))
+		return F8B_ERR(F8B_EINVAL, "%s: buffer not 8-byte aligned", op);
+	return F8B_OK;
+}
+
+static int host_bw_read(struct f8b_backend *be, const void *src, size_t bytes, int passes,
+                        uint64_t *partial)
+{
+	(void)be;
+	F8B_TRY(check_bw(src, NULL, false, bytes, passes, "bw_read"));
+	if (!partial)
+		return F8B_ERR(F8B_EINVAL, "bw_read: no partial-sum buffer");
+	const uint64_t *w = src;
+	const size_t n = bytes / 8;
+	uint64_t s0 = 0, s1 = 0; /* two chains: an add does not wait on the last */
+	for (int p = 0; p < passes; p++) {
+		for (size_t i = 0; i < n; i += 2) {
+			s0 += w[i];
+			s1 += w[i + 1];
+		}
+		F8B_COMPILER_BARRIER();
+	}
+	partial[0] = s0 + s1;
+	for (size_t j = 1; j < F8B_BW_PARTIALS; j++)
+		partial[j] = 0;
+	return F8B_OK;
+}
+
+static int host_bw_write(struct f8b_backend *be, void *dst, size_t bytes, int passes,
+                         uint64_t value)
+{
+	(void)be;
+	F8B_TRY(check_bw(dst, NULL, false, bytes, passes, "bw_write"));
+	uint64_t *w = dst;
+	const size_t n = bytes / 8;
+	for (int p = 0; p < passes; p++) {
+		for (size_t i = 0; i < n; i++)
+			w[i] = value;
+		F8B_COMPILER_BARRIER();
+	}
+	return F8B_OK;
+}
+
+static int host_bw_copy(struct f8b_backend *be, void *dst, const void *src, size_t bytes,
+                        int passes)
+{
+	(void)be;
+	F8B_TRY(check_bw(dst, src, true, bytes, passes, "bw_copy"));
+	uint64_t *d = dst;
+	const uint64_t *s = src;
+	const size_t n = bytes / 8;
+	for (int p = 0; p < passes; p++) {
+		for (size_t i = 0; i < n; i++)
+			d[i] = s[i];
+		F8B_COMPILER_BARRIER();
+	}
+	return F8B_OK;
+}
+
+/* The host's "kernel launch": an indirect call the compiler cannot inline
+ * or drop, the closest host analogue of dispatching a piece of work. */
+static void empty_work(void)
+{
+}
+static void (*volatile empty_work_ptr)(void) = empty_work;
+
+static int host_launch_empty(struct f8b_backend *be)
+{
+	(void)be;
+	empty_work_ptr();
+	return F8B_OK;
+}
+
 const struct f8b_backend_ops f8b_backend_host = {
     .name = "host",
     .open = host_open,
@@ -703,4 +794,8 @@ const struct f8b_backend_ops f8b_backend_host = {
     .flush_cache = host_flush_cache,
     .sync = host_sync,
     .clock_state = NULL,
+    .bw_read = host_bw_read,
+    .bw_write = host_bw_write,
+    .bw_copy = host_bw_copy,
+    .launch_empty = host_launch_empty,
 };

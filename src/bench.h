@@ -65,6 +65,7 @@ struct f8b_bench {
 };
 
 extern const struct f8b_bench f8b_bench_gemm;
+extern const struct f8b_bench f8b_bench_ceilings;
 
 /* Runs the sweep described by argv for bench b; returns the process exit
  * status (0 ok, 1 a row went wrong / error, 2 bad input). */

@@ -7,12 +7,14 @@
 #include <unistd.h>
 
 #include "bench.h"
+#include "compare.h"
 #include "options.h"
 #include "provenance.h"
 #include "recipe.h"
+#include "report.h"
 #include "results.h"
 
-static const struct f8b_bench *const benches[] = {&f8b_bench_gemm, NULL};
+static const struct f8b_bench *const benches[] = {&f8b_bench_gemm, &f8b_bench_ceilings, NULL};
 
 static void usage(FILE *f)
 {
@@ -22,8 +24,10 @@ static void usage(FILE *f)
 		const char *s = benches[i]->summary;
 		fprintf(f, "  %-10s %.*s\n", benches[i]->name, (int)strcspn(s, "\n"), s);
 	}
-	fprintf(f, "\nTools:\n"
-		   "  export     write a results file's tables as CSV\n"
+	fprintf(f, "\nTools (no MPI, no GPU):\n"
+		   "  report     plots (gnuplot), CSV and a Markdown summary of results files\n"
+		   "  compare    noise-aware regression gate between two results files\n"
+		   "  export     write a results file's tables as CSV, or its provenance\n"
 		   "  recipe     show the nine-field long form of a recipe\n\n"
 		   "  --help     this text\n"
 		   "  --version  version and git description\n");
@@ -167,7 +171,11 @@ int main(int argc, char **argv)
 		return cmd_export(argc - 1, argv + 1);
 	if (!strcmp(cmd, "recipe"))
 		return cmd_recipe(argc - 1, argv + 1);
-	fprintf(stderr, "f8bench: error: unknown command '%s' (accepted: gemm, export, recipe; see f8bench --help)\n",
+	if (!strcmp(cmd, "report"))
+		return f8b_report_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "compare"))
+		return f8b_compare_main(argc - 1, argv + 1);
+	fprintf(stderr, "f8bench: error: unknown command '%s' (accepted: gemm, ceilings, report, compare, export, recipe; see f8bench --help)\n",
 		cmd);
 	return 2;
 }

@@ -857,6 +857,10 @@ int f8b_results_read(const char *path, const struct f8b_table_schema *schema, vo
 	void *buf = NULL;
 	int rc = F8B_OK;
 	htri_t have;
+	bool *missing = NULL;       /* columns the file lacks */
+	struct f8b_field *sub = NULL; /* the ones it has */
+	struct f8b_table_schema subset = *schema;
+	size_t present = 0;
 
 	*rows = NULL;
 	*n = 0;
@@ -884,15 +888,24 @@ int f8b_results_read(const char *path, const struct f8b_table_schema *schema, vo
 		goto out;
 	}
 	/* Columns are found by name, so a file whose columns sit in another
-	 * order (or has extra ones) still reads into this layout. */
+	 * order (or has extra ones) still reads into this layout.  A column
+	 * the file lacks (it was written by an f8bench that had not added it
+	 * yet) reads as NaN, 0 or "" in every row; a file with none of the
+	 * columns is no table of this kind. */
+	missing = calloc(schema->nfields, sizeof *missing);
+	sub = calloc(schema->nfields, sizeof *sub);
+	if (!missing || !sub) {
+		rc = F8B_ERR(F8B_ENOMEM, "reading table '%s'", schema->name);
+		goto out;
+	}
 	for (size_t i = 0; i < schema->nfields; i++) {
 		int idx = H5Tget_member_index(ft, schema->fields[i].name);
 		if (idx < 0) {
 			H5Eclear2(H5E_DEFAULT);
-			rc = F8B_ERR(F8B_EIO, "results file '%s': table '%s' has no column '%s'",
-			             path, schema->name, schema->fields[i].name);
-			goto out;
+			missing[i] = true;
+			continue;
 		}
+		sub[present++] = schema->fields[i];
 		hid_t ct = H5Tget_member_type(ft, (unsigned)idx);
 		bool ok = ct >= 0 && column_readable(&schema->fields[i], ct);
 		if (!ok && ct >= 0)
@@ -902,6 +915,13 @@ int f8b_results_read(const char *path, const struct f8b_table_schema *schema, vo
 		close_type(&ct);
 		if (!ok)
 			goto out;
+	}
+	subset.fields = sub;
+	subset.nfields = present;
+	if (present == 0) {
+		rc = F8B_ERR(F8B_EIO, "results file '%s': table '%s' has none of the columns f8bench reads",
+		             path, schema->name);
+		goto out;
 	}
 	sp = H5Dget_space(d);
 	if (sp < 0 || H5Sget_simple_extent_ndims(sp) != 1 ||
@@ -925,16 +945,27 @@ int f8b_results_read(const char *path, const struct f8b_table_schema *schema, vo
 		             (unsigned long long)dims[0], schema->name, path);
 		goto out;
 	}
-	mt = row_mem_type(schema);
+	mt = row_mem_type(&subset);
 	if (mt < 0 || H5Dread(d, mt, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf) < 0) {
 		rc = H5_ERR(path, "read the rows of table '%s'", schema->name);
 		goto out;
+	}
+	for (size_t i = 0; i < schema->nfields; i++) {
+		if (!missing[i] || schema->fields[i].type != F8B_FT_F64)
+			continue;
+		for (hsize_t r = 0; r < dims[0]; r++) {
+			double nan = NAN;
+			memcpy((char *)buf + r * schema->row_size + schema->fields[i].offset, &nan,
+			       sizeof nan);
+		}
 	}
 	*rows = buf;
 	*n = (size_t)dims[0];
 	buf = NULL;
 out:
 	free(buf);
+	free(missing);
+	free(sub);
 	close_type(&mt);
 	close_type(&ft);
 	if (sp >= 0)

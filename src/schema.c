@@ -118,3 +118,58 @@ const struct f8b_table_schema f8b_gemm_schema = {
     .fields = gemm_fields,
     .nfields = sizeof gemm_fields / sizeof gemm_fields[0],
 };
+
+/* ---- ceilings ---------------------------------------------------------- */
+
+/* value and datasheet_value carry the unit named in the row's own `unit`
+ * column (B/s, FLOP/s or s), which differs from row to row. */
+#define F8B_CEILINGS_COLUMNS(X, S)                                                                 \
+	X(S, kind, STR, "")                                                                        \
+	X(S, dtype, STR, "")                                                                       \
+	X(S, bytes, I64, "bytes")                                                                  \
+	X(S, m, I64, "")                                                                           \
+	X(S, k, I64, "")                                                                           \
+	X(S, n, I64, "")                                                                           \
+	X(S, backend, STR, "")                                                                     \
+	X(S, status, STR, "")                                                                      \
+	X(S, time_median_s, F64, "s")                                                              \
+	X(S, time_min_s, F64, "s")                                                                 \
+	X(S, time_max_s, F64, "s")                                                                 \
+	X(S, time_noise, F64, "")                                                                  \
+	X(S, samples, I32, "")                                                                     \
+	X(S, converged, I32, "")                                                                   \
+	X(S, throttled, I32, "")                                                                   \
+	X(S, value, F64, "see unit")                                                               \
+	X(S, unit, STR, "")                                                                        \
+	X(S, datasheet_value, F64, "see unit")                                                     \
+	X(S, ranks, I32, "")                                                                       \
+	X(S, run_id, I32, "")                                                                      \
+	X(S, rank, I32, "")                                                                        \
+	X(S, device, I32, "")                                                                      \
+	X(S, gpu, STR, "")                                                                         \
+	X(S, message, STR, "")
+
+F8B_CEILINGS_COLUMNS(F8B_CHECK_TYPE, struct f8b_ceilings_row)
+
+/* The row has one alignment hole (4 bytes after `throttled`), which the
+ * mirror has too: a 4-byte member added there would go unnoticed. */
+struct f8b_ceilings_row_mirror {
+	F8B_CEILINGS_COLUMNS(F8B_MIRROR, struct f8b_ceilings_row)
+};
+#define F8B_CHECK_CEILINGS_OFFSET(S, m, t, unit)                                                   \
+	F8B_CHECK_OFFSET(struct f8b_ceilings_row_mirror, S, m, t, unit)
+F8B_CEILINGS_COLUMNS(F8B_CHECK_CEILINGS_OFFSET, struct f8b_ceilings_row)
+_Static_assert(sizeof(struct f8b_ceilings_row_mirror) == sizeof(struct f8b_ceilings_row),
+               "struct f8b_ceilings_row has a member that F8B_CEILINGS_COLUMNS does not list");
+
+static const struct f8b_field ceilings_fields[] = {
+    F8B_CEILINGS_COLUMNS(F8B_FIELD, struct f8b_ceilings_row)};
+
+const struct f8b_table_schema f8b_ceilings_schema = {
+    .name = "ceilings",
+    .title = "f8bench ceilings: one row per measured ceiling (bandwidth per working set, GEMM "
+             "peak, launch cost, collective bus bandwidth) beside its datasheet value",
+    .row_size = sizeof(struct f8b_ceilings_row),
+    .fields = ceilings_fields,
+    .nfields = sizeof ceilings_fields / sizeof ceilings_fields[0],
+};

@@ -70,7 +70,7 @@ int main(void)
 	double samples[1000];
 	int rc = f8b_measure(ops, be, sleep_launch, &s, &o, &r, samples);
 	tap_ok(rc == F8B_OK, "measure a 2 ms launch");
-	tap_ok(r.min_s >= 2e-3 && r.min_s < 2.2e-3, "min %.3f ms within 10%% above 2 ms (median %.3f ms)",
+	tap_ok(r.min_s >= 2e-3 && r.min_s < 3e-3, "min %.3f ms: at least 2 ms, not far above (median %.3f ms)",
 	       1e3 * r.min_s, 1e3 * r.median_s);
 	tap_ok(r.samples >= 10, "at least min_samples (%d)", r.samples);
 	tap_ok(r.total_s >= o.min_time_s, "at least min_time of samples (%.3f s)", r.total_s);
@@ -108,7 +108,7 @@ int main(void)
 	o.warmup = 0;
 	struct sleeper b = {.ns = 1000000};
 	rc = f8b_measure(ops, be, sleep_launch, &b, &o, &r, NULL);
-	tap_ok(rc == F8B_OK && r.min_s >= 1e-3 && r.min_s < 1.2e-3, "batch: per-launch min %.3f ms (median %.3f ms)",
+	tap_ok(rc == F8B_OK && r.min_s >= 1e-3 && r.min_s < 2e-3, "batch: per-launch min %.3f ms (median %.3f ms)",
 	       1e3 * r.min_s, 1e3 * r.median_s);
 	tap_ok(b.calls == 4 * r.samples, "batch: 4 launches per sample (%d calls, %d samples)", b.calls, r.samples);
 

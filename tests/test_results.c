@@ -815,9 +815,17 @@ static void test_columns(const char *path)
 	tap_ok(rc == F8B_EIO && strstr(f8b_last_error(), "'tag'") &&
 	           strstr(f8b_last_error(), "8-byte string"),
 	       "columns: changed column type named: %s", f8b_last_error());
+	/* A column the file lacks (written before f8bench added it) reads
+	 * as NaN; the columns it has still read by name. */
 	rc = f8b_results_read(path, &tiny_renamed, &rows, &n);
-	tap_ok(rc == F8B_EIO && strstr(f8b_last_error(), "no column 'y'") && rows == NULL,
-	       "columns: reading a missing column fails naming it: %s", f8b_last_error());
+	{
+		const struct tiny *tr = rows;
+		tap_ok(rc == F8B_OK && n == 2 && tr && isnan(tr[0].x) && isnan(tr[1].x) &&
+		           tr[1].id == 8 && strcmp(tr[1].tag, "a,b") == 0,
+		       "columns: a column missing from the file reads as NaN %s", why(rc));
+		free(rows);
+		rows = NULL;
+	}
 	hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
 	tap_ok(H5Lexists(f, "/runs/3", H5P_DEFAULT) == 0,
 	       "columns: refused opens left no /runs group behind");
