@@ -25,6 +25,7 @@
 #include "fp8.h"
 #include "peaks.h"
 #include "reference.h"
+#include "roofline.h"
 #include "schema.h"
 
 #define CHECK_ROWS 64
@@ -63,6 +64,8 @@ struct gemm_cfg {
 	struct baseline *base;
 	size_t nbase;
 	struct f8b_peaks peaks;
+	struct f8b_ceilings ceilings; /* measured (--ceilings) or datasheet */
+	const char *ceilings_path;
 	bool peaks_done;
 };
 
@@ -74,6 +77,7 @@ enum {
 	OPT_OUT_DTYPE,
 	OPT_OUTLIERS,
 	OPT_AUTOTUNE,
+	OPT_CEILINGS,
 };
 
 static const struct f8b_option gemm_options[] = {
@@ -89,6 +93,8 @@ static const struct f8b_option gemm_options[] = {
 	{"out-dtype", OPT_OUT_DTYPE, 0, "T", "bf16 or f32 (default bf16)"},
 	{"outliers", OPT_OUTLIERS, 0, "FRAC[:SCALE]",
 	 "multiply a fraction of inputs by SCALE (default 100) to\nstress scaling (default none)"},
+	{"ceilings", OPT_CEILINGS, 0, "FILE",
+	 "roofline ceilings measured by f8bench ceilings (default: the\ndatasheet of this GPU, roofline/datasheet.tsv)"},
 	{"autotune", OPT_AUTOTUNE, 0, "N",
 	 "time the heuristic's first N algorithms and keep the fastest\nwhen it beats the first by over 2% (default 1: no tuning)"},
 	{0},
@@ -145,6 +151,7 @@ static int cfg_option(void *cfg, int key, const char *arg)
 				       "and SCALE > 0 (e.g. 0.001:100)",
 				       arg);
 		return F8B_OK;
+	case OPT_CEILINGS: c->ceilings_path = arg; return F8B_OK;
 	case OPT_AUTOTUNE: {
 		errno = 0;
 		long v = strtol(arg, &end, 10);
@@ -223,6 +230,15 @@ static int cfg_finalize(void *cfg, size_t *ncases)
 	if (rc == F8B_OK)
 		rc = f8b_parse_list(c->dtypes_spec, "--dtypes", sizeof *dt, parse_pair,
 				    (void **)&dt, &ndt);
+	/* A ceilings file is bad input if it cannot be read: say so now,
+	 * before any results file exists. */
+	if (rc == F8B_OK && c->ceilings_path) {
+		struct f8b_ceilings probe;
+		int crc = f8b_ceilings_read(c->ceilings_path, NULL, &probe);
+		if (crc != F8B_OK)
+			rc = F8B_ERR(F8B_EINVAL, "--ceilings '%s': %s", c->ceilings_path,
+				     f8b_last_error());
+	}
 	/* Per shape: the bf16 baseline case, then every fp8 combination. */
 	size_t per = 1 + nsc * nfa * ndt;
 	if (rc == F8B_OK && !(c->cases = calloc(c->shapes.n * per, sizeof *c->cases)))
@@ -316,8 +332,9 @@ static void describe(const void *vrow, char *buf, size_t n)
 static void summarize(const void *vrow, char *buf, size_t n)
 {
 	const struct f8b_gemm_row *r = vrow;
-	snprintf(buf, n, "%.4g ms %.4g TFLOP/s %.2fx bf16, SQNR %.1f dB", 1e3 * r->time_median_s,
-		 r->tflops, r->speedup_vs_bf16, r->sqnr_db);
+	snprintf(buf, n, "%.4g ms %.4g TFLOP/s %.2fx bf16, SQNR %.1f dB, AI %.0f, %.0f%% of roofline",
+		 1e3 * r->time_median_s, r->tflops, r->speedup_vs_bf16, r->sqnr_db,
+		 r->arith_intensity, r->pct_of_roofline);
 }
 
 /* ------------------------------------------------------------ one case */
@@ -479,7 +496,17 @@ static int setup(struct f8b_run *run, size_t i, void *vrow, void **state)
 	s->k = row->k;
 	s->n = row->n;
 	if (!c->peaks_done) {
+		/* The roofline every row is placed against: measured ceilings
+		 * when given, the datasheet otherwise, and the run says which. */
 		f8b_peaks_lookup(&run->dev, &c->peaks);
+		struct f8b_ceilings sheet;
+		f8b_ceilings_datasheet(&c->peaks, &sheet);
+		c->ceilings = sheet;
+		if (c->ceilings_path)
+			F8B_TRY(f8b_ceilings_read(c->ceilings_path, &sheet, &c->ceilings));
+		if (run->rank == 0)
+			fprintf(stderr, "f8bench gemm: roofline ceilings: %s (%s)\n", c->ceilings.source,
+				c->ceilings.detail);
 		c->peaks_done = true;
 	}
 	setstr(row->backend, sizeof row->backend, ops->name);
@@ -727,6 +754,12 @@ static int finish(void *vs, const struct f8b_measure_result *m, void *vrow)
 	row->sm_mhz_max = (int32_t)m->sm_mhz_max;
 	row->tflops = flops / m->median_s / 1e12;
 	row->pct_peak = 100.0 * row->tflops / f8b_peak_tflops(&c->peaks, s->desc.a_dtype);
+	struct f8b_cost cost;
+	f8b_cost_gemm(&s->desc, &cost);
+	row->arith_intensity = f8b_cost_intensity(&cost);
+	row->predicted_time_s = f8b_roofline_time(&cost, &c->ceilings, s->desc.a_dtype);
+	row->pct_of_roofline = f8b_pct_of_roofline(row->predicted_time_s, m->median_s);
+	setstr(row->roofline_source, sizeof row->roofline_source, c->ceilings.source);
 	if (s->gc.sc == SC_NONE) {
 		struct baseline *b = find_baseline(c, s->m, s->k, s->n);
 		if (!b)

@@ -40,6 +40,7 @@ expect_error "malformed shape file names file:line" "bad.txt:2" $G --shapes ./ba
 : >empty.txt
 expect_error "empty shape file" "empty.txt" $G --shapes ./empty.txt -o a.h5
 expect_error "unwritable output path" "/nonexistent-dir/r.h5" $G --shapes 256x256x256 -o /nonexistent-dir/r.h5
+expect_error "unreadable ceilings file" "/nonexistent/c.h5" $G --shapes 256x256x256 --ceilings /nonexistent/c.h5 -o a.h5
 expect_error "unknown option" "--frobnicate" $G --frobnicate
 expect_error "missing option argument" "--shapes" $G --shapes
 expect_error "bad number" "--min-samples" $G --min-samples many

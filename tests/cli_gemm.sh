@@ -44,6 +44,9 @@ tail -n +2 r.csv | awk -F, -v sq="$sq" -v sc="$sc" '$sc !~ /none/ && !($sq > 15 
 ok $? "fp8 rows have an SQNR between 15 and 60 dB (e4m3 on normal data is about 30)"
 tail -n +2 r.csv | awk -F, -v tf="$tf" -v sp="$sp" '!($tf > 0 && $sp > 0) {bad=1} END {exit bad}'
 ok $? "every row has TFLOP/s and a speedup vs bf16"
+ai=$(col arith_intensity); src=$(col roofline_source)
+tail -n +2 r.csv | awk -F, -v ai="$ai" -v src="$src" '!($ai > 10 && $src == "datasheet") {bad=1} END {exit bad}'
+ok $? "every row has its arithmetic intensity and names its roofline source"
 for s in tensorwise axiswise blockwise none; do
 	n=$(tail -n +2 r.csv | cut -d, -f"$sc" | grep -c "$s")
 	ok "$([ "$n" -ge 2 ] && echo 0 || echo 1)" "rows for scaling $s ($n)"
