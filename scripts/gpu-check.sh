@@ -3,7 +3,7 @@
 # runs do): build from source, run the whole test suite with the GPU tests,
 # run the GPU tests under compute-sanitizer, and a quick benchmark.
 #
-#   scripts/gpu-check.sh OUTDIR [--no-tests] [--sweep main|extra|repeat|autotune|outliers]
+#   scripts/gpu-check.sh OUTDIR [--no-tests] [--sweep PART]...   (PART: see gpu-sweep.sh)
 #
 # Leaves in OUTDIR: summary.txt (what passed, the quick benchmark's rows),
 # logs.tar.gz (build, test and sanitizer logs, nvidia-smi), quick.h5, and
@@ -16,7 +16,7 @@ sweep=
 tests=1
 while [ $# -gt 0 ]; do
 	case $1 in
-	--sweep) sweep=${2:?--sweep main|extra|repeat|autotune|outliers}; shift 2 ;;
+	--sweep) sweep="$sweep ${2:?--sweep PART}"; shift 2 ;;
 	--no-tests) tests=0; shift ;;
 	*) echo "gpu-check.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
@@ -73,10 +73,10 @@ say "== quick benchmark"
 cat "$logs/quick.log" >>"$summary"
 tail -16 "$logs/quick.log"
 
-if [ -n "$sweep" ]; then
-	"$src/scripts/gpu-sweep.sh" "$f8b" "$out" "$sweep" >"$logs/sweep-$sweep.log" 2>&1 || status=1
-	grep -E '^\+ f8bench|wrote|error|wrong|unsupported' "$logs/sweep-$sweep.log" | head -80 | tee -a "$summary"
-fi
+for part in $sweep; do
+	"$src/scripts/gpu-sweep.sh" "$f8b" "$out" "$part" >"$logs/sweep-$part.log" 2>&1 || status=1
+	grep -E '^\+ f8bench|wrote|error|wrong|unsupported' "$logs/sweep-$part.log" | head -80 | tee -a "$summary"
+done
 tar -czf "$out/logs.tar.gz" -C "$logs" .
 # compute-sanitizer memcheck on the GPU tests (last: it is slow).
 if [ $tests = 1 ]; then

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # gpu-sweep.sh - the reference GEMM sweeps kept under results/ (one GPU).
 #
-#   scripts/gpu-sweep.sh F8BENCH OUTDIR main|extra|repeat|autotune|outliers
+#   scripts/gpu-sweep.sh F8BENCH OUTDIR ceilings|main|extra|repeat|autotune|outliers
 #
+# ceilings: f8bench ceilings (bandwidth sweep, GEMM peaks, launch) -> OUTDIR/ceilings.h5
 # main:  pow2 + Llama-2-70B + Llama-3-8B shapes x tensorwise/axiswise/blockwise
 #        x fast_accum on/off x e4m3:e4m3 and e4m3:e5m2, each with bf16
-#        -> OUTDIR/gemm-sweep.h5
+#        -> OUTDIR/gemm-sweep.h5, placed on the roofline of $CEILINGS (a file
+#        from the ceilings part) when that is set, else of the datasheet
 # repeat:   the same pow2 cases twice in one job -> OUTDIR/gemm-repeat.h5
 # autotune: --autotune 8 over pow2 + model shapes (tensorwise and axiswise,
 #           fast_accum on) -> OUTDIR/gemm-autotune.h5
@@ -37,14 +39,18 @@ outliers() {
 		--fast-accum on,off --outliers 0.001:100 -o "$out/gemm-outliers.h5"
 }
 case $part in
+ceilings)
+	# Bandwidth samples are short: allow enough of them to reach 0.5 s.
+	run ceilings --max-samples 5000 -o "$out/ceilings.h5"
+	;;
 main)
 	run gemm --shapes $models --scaling tensorwise,axiswise,blockwise --fast-accum on,off \
-		--dtypes e4m3:e4m3,e4m3:e5m2 -o "$out/gemm-sweep.h5"
+		--dtypes e4m3:e4m3,e4m3:e5m2 ${CEILINGS:+--ceilings "$CEILINGS"} -o "$out/gemm-sweep.h5"
 	;;
 repeat | autotune | outliers) $part ;;
 extra) repeat; autotune; outliers ;;
 *)
-	echo "gpu-sweep.sh: unknown part '$part' (accepted: main, extra, repeat, autotune, outliers)" >&2
+	echo "gpu-sweep.sh: unknown part '$part' (accepted: ceilings, main, extra, repeat, autotune, outliers)" >&2
 	exit 2
 	;;
 esac
