@@ -101,3 +101,34 @@ ok() { k = v("scaling") " fast_accum=" v("fast_accum") " " v("a_dtype") ":" v("b
 END { for (k in s) printf "- %s: %.2f dB (%d cases)\n", k, s[k] / n[k], n[k] }' | sort
 	echo
 done
+
+if [ -f "$dir/ceilings.h5" ]; then
+	echo "### Ceilings measured by f8bench ceilings (ceilings.h5) beside the datasheet"
+	echo
+	echo "| kind | dtype | working set / shape | measured | datasheet |"
+	echo "| --- | --- | --- | --- | --- |"
+	"$f8b" export "$dir/ceilings.h5" --table ceilings | awk -F, "$AWKLIB"'
+	ok() && (v("kind") != "read" && v("kind") != "write" || v("bytes") >= 268435456) {
+		u = v("unit"); x = v("value"); d = v("datasheet_value")
+		if (u == "B/s") { s = sprintf("%.2f TB/s", x / 1e12); ds = d == "nan" ? "" : sprintf("%.2f TB/s", d / 1e12) }
+		else if (u == "FLOP/s") { s = sprintf("%.0f TFLOP/s", x / 1e12); ds = sprintf("%.0f TFLOP/s", d / 1e12) }
+		else { s = sprintf("%.2f us", x * 1e6); ds = "" }
+		w = v("kind") == "gemm" ? shape() : v("kind") == "launch" ? "empty kernel" : sprintf("%.0f MiB", v("bytes") / 1048576)
+		printf "| %s | %s | %s | %s | %s |\n", v("kind"), v("dtype"), w, s, ds
+	}'
+	echo
+fi
+
+echo "### Roofline model against the measurement, every dimension >= 4096 (target: within 25%)"
+echo
+csv "$dir/gemm-sweep.h5" | awk -F, "$AWKLIB"'
+ok() && v("m") >= 4096 && v("k") >= 4096 && v("n") >= 4096 && v("pct_of_roofline") != "nan" {
+	r = v("pct_of_roofline") / 100; n++; src = v("roofline_source")
+	if (n == 1 || r < lo) { lo = r; lok = shape() " " v("scaling") " fast_accum=" v("fast_accum") " " v("a_dtype") ":" v("b_dtype") }
+	if (n == 1 || r > hi) { hi = r; hik = shape() " " v("scaling") " fast_accum=" v("fast_accum") " " v("a_dtype") ":" v("b_dtype") }
+	if (r < 0.75 || r > 1.25) miss++
+}
+END {
+	if (!n) { print "- no row carries a roofline prediction"; exit }
+	printf "- %d rows, %s ceilings; predicted/measured from %.2f (%s) to %.2f (%s); %d outside 0.75..1.25\n", n, src, lo, lok, hi, hik, miss
+}'
