@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # gpu-sweep.sh - the reference GEMM sweeps kept under results/ (one GPU).
 #
-#   scripts/gpu-sweep.sh F8BENCH OUTDIR ceilings|main|extra|repeat|autotune|outliers
+#   scripts/gpu-sweep.sh F8BENCH OUTDIR ceilings|collectives|main|extra|repeat|autotune|outliers
 #
 # ceilings: f8bench ceilings (bandwidth sweep, GEMM peaks, launch) -> OUTDIR/ceilings.h5
+# collectives: NCCL all-gather / all-reduce bus bandwidth over every GPU of
+#        the node (mpiexec -n <GPUs>) -> OUTDIR/collectives.h5
 # main:  pow2 + Llama-2-70B + Llama-3-8B shapes x tensorwise/axiswise/blockwise
 #        x fast_accum on/off x e4m3:e4m3 and e4m3:e5m2, each with bf16
 #        -> OUTDIR/gemm-sweep.h5, placed on the roofline of $CEILINGS (a file
@@ -43,6 +45,12 @@ ceilings)
 	# Bandwidth samples are short: allow enough of them to reach 0.5 s.
 	run ceilings --max-samples 5000 -o "$out/ceilings.h5"
 	;;
+collectives)
+	ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+	echo "+ mpiexec -n $ngpu f8bench ceilings --kinds allgather,allreduce"
+	NCCL_NVLS_ENABLE=0 mpiexec -n "$ngpu" --bind-to none "$f8b" ceilings --kinds allgather,allreduce \
+		-o "$out/collectives.h5" || status=1
+	;;
 main)
 	run gemm --shapes $models --scaling tensorwise,axiswise,blockwise --fast-accum on,off \
 		--dtypes e4m3:e4m3,e4m3:e5m2 ${CEILINGS:+--ceilings "$CEILINGS"} -o "$out/gemm-sweep.h5"
@@ -50,7 +58,7 @@ main)
 repeat | autotune | outliers) $part ;;
 extra) repeat; autotune; outliers ;;
 *)
-	echo "gpu-sweep.sh: unknown part '$part' (accepted: ceilings, main, extra, repeat, autotune, outliers)" >&2
+	echo "gpu-sweep.sh: unknown part '$part' (accepted: ceilings, collectives, main, extra, repeat, autotune, outliers)" >&2
 	exit 2
 	;;
 esac
