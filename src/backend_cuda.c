@@ -20,6 +20,9 @@
 #include <string.h>
 
 #include "cuda_compat.h"
+#ifdef F8B_HAVE_NCCL
+#include <nccl.h>
+#endif
 #include "nvml_dl.h"
 #include "../kernels/kernels.h"
 
@@ -273,7 +276,15 @@ static void fill_info(const struct f8b_backend *be, const struct cudaDeviceProp 
 	snprintf(info->cublaslt_version, sizeof info->cublaslt_version, "%d.%d.%d",
 	         F8B_CUBLASLT_VERSION_MAJOR(lv), F8B_CUBLASLT_VERSION_MINOR(lv),
 	         F8B_CUBLASLT_VERSION_PATCH(lv));
-	info->nccl_version[0] = '\0'; /* the comm module fills it when NCCL is used */
+	info->nccl_version[0] = '\0';
+#ifdef F8B_HAVE_NCCL
+	/* The NCCL this binary runs with, for the provenance of every run.
+	 * Since NCCL 2.9 the code is major*10000 + minor*100 + patch. */
+	int nv = 0;
+	if (ncclGetVersion(&nv) == ncclSuccess && nv >= 20900)
+		snprintf(info->nccl_version, sizeof info->nccl_version, "%d.%d.%d", nv / 10000,
+		         nv / 100 % 100, nv % 100);
+#endif
 	snprintf(info->uuid, sizeof info->uuid, "%s", uuid);
 	if (!f8b_nvml_driver_version(be->nvml, info->driver_version, sizeof info->driver_version))
 		info->driver_version[0] = '\0';
