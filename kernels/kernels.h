@@ -21,24 +21,24 @@ extern "C" {
 /* fill.cu: seeded fill of n elements (dtype bf16 or f32), the formula in
  * backend.h; element i depends only on (seed, i). */
 int f8b_k_fill(void *x, int dtype, int64_t n, const struct f8b_fill_spec *spec,
-	       cudaStream_t stream);
+               cudaStream_t stream);
 
 /* amax.cu: amax per block (granularity gran) of x (bf16 or f32, row-major
  * rows x cols) into amax (f8b_scale_count floats at f8b_scale_index
  * positions, padding 0).  NaN propagates. */
-int f8b_k_amax(const void *x, int dtype, int64_t rows, int64_t cols, int gran,
-	       float *amax, cudaStream_t stream);
+int f8b_k_amax(const void *x, int dtype, int64_t rows, int64_t cols, int gran, float *amax,
+               cudaStream_t stream);
 
 /* scale.cu: scale[i] = f8b_amax_to_scale(amax[i]) and scale_inv[i] =
  * 1.0f / scale[i] (IEEE division) for i < n. */
-int f8b_k_scales(const float *amax, int64_t n, int target_dtype, float margin,
-		 int pow2, float *scale, float *scale_inv, cudaStream_t stream);
+int f8b_k_scales(const float *amax, int64_t n, int target_dtype, float margin, int pow2,
+                 float *scale, float *scale_inv, cudaStream_t stream);
 
 /* cast.cu: out[r,c] = sat_cast_to_out_dtype(x[r,c] * scale[block(r,c)])
  * for x bf16 or f32, out e4m3 or e5m2 (fp32 multiply, then the
  * __NV_SATFINITE conversion). */
-int f8b_k_cast(const void *x, int dtype, int64_t rows, int64_t cols, int gran,
-	       const float *scale, void *out, int out_dtype, cudaStream_t stream);
+int f8b_k_cast(const void *x, int dtype, int64_t rows, int64_t cols, int gran, const float *scale,
+               void *out, int out_dtype, cudaStream_t stream);
 
 /* util.cu: a kernel that spins for `ns` nanoseconds of %globaltimer on one
  * thread (harness self-test: a kernel of known duration). */
@@ -50,7 +50,7 @@ int f8b_k_spin(uint64_t ns, cudaStream_t stream);
  * leaves F8B_BW_PARTIALS uint64 in partial (one per block, the rest 0)
  * whose wrapping sum is passes * (wrapping sum of src's 8-byte words). */
 int f8b_k_bw_read(const void *src, int64_t bytes, int passes, uint64_t *partial,
-		  cudaStream_t stream);
+                  cudaStream_t stream);
 int f8b_k_bw_write(void *dst, int64_t bytes, int passes, uint64_t value, cudaStream_t stream);
 int f8b_k_bw_copy(void *dst, const void *src, int64_t bytes, int passes, cudaStream_t stream);
 /* bandwidth.cu: one launch of an empty <<<1, 1>>> kernel. */

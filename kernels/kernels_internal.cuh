@@ -50,7 +50,8 @@ __device__ __forceinline__ int64_t f8b_d_scale_index(const struct f8b_k_sgeom &g
 {
 	switch (g.gran) {
 	case F8B_GRAN_AXISWISE: return br;
-	case F8B_GRAN_BLOCK1X128: return bc * g.srows + br; /* column-major */
+	case F8B_GRAN_BLOCK1X128:
+		return bc * g.srows + br; /* column-major */
 	/* row-major, rows padded to 4 floats (16 bytes) as cuBLASLt reads it */
 	case F8B_GRAN_BLOCK128X128: return br * ((g.scols + 3) / 4 * 4) + bc;
 	default: return 0; /* tensorwise */

@@ -58,8 +58,8 @@ struct f8b_fill_spec {
 
 /* What the device is (host backend: the CPU). */
 struct f8b_device_info {
-	char name[128];       /* "NVIDIA H100 80GB HBM3" / CPU model */
-	int device;           /* CUDA ordinal, -1 for host */
+	char name[128];         /* "NVIDIA H100 80GB HBM3" / CPU model */
+	int device;             /* CUDA ordinal, -1 for host */
 	unsigned pci_device_id; /* PCI device id (0x2330 for H100 SXM), 0 unknown */
 	int cc_major, cc_minor; /* compute capability; 0 for host */
 	int sm_count;
@@ -74,18 +74,18 @@ struct f8b_device_info {
 
 /* The algorithm a GEMM plan will run (cuBLASLt exposes these). */
 struct f8b_algo_info {
-	int algo_id;       /* CUBLASLT_ALGO_CONFIG_ID; -1 host */
-	int tile;          /* cublasLtMatmulTile_t; -1 unknown */
-	int stages;        /* cublasLtMatmulStages_t */
-	int splitk;        /* split-K factor, 1 = none */
-	int reduction;     /* split-K reduction scheme */
-	int swizzle;       /* CTA swizzling */
-	int custom;        /* custom option */
-	int cluster;       /* cluster shape id (Hopper) */
+	int algo_id;        /* CUBLASLT_ALGO_CONFIG_ID; -1 host */
+	int tile;           /* cublasLtMatmulTile_t; -1 unknown */
+	int stages;         /* cublasLtMatmulStages_t */
+	int splitk;         /* split-K factor, 1 = none */
+	int reduction;      /* split-K reduction scheme */
+	int swizzle;        /* CTA swizzling */
+	int custom;         /* custom option */
+	int cluster;        /* cluster shape id (Hopper) */
 	int heuristic_rank; /* 0 = heuristic's first choice */
-	int candidates;    /* how many the heuristic offered */
-	size_t workspace;  /* bytes */
-	char desc[96];     /* human-readable "tile=... stages=..." or "host-blocked" */
+	int candidates;     /* how many the heuristic offered */
+	size_t workspace;   /* bytes */
+	char desc[96];      /* human-readable "tile=... stages=..." or "host-blocked" */
 };
 
 struct f8b_gemm_desc {
@@ -96,9 +96,9 @@ struct f8b_gemm_desc {
 };
 
 struct f8b_gemm_args {
-	const void *a, *b;                /* backend memory */
+	const void *a, *b;                      /* backend memory */
 	const float *a_scale_inv, *b_scale_inv; /* backend memory; NULL for bf16 */
-	void *d;                          /* backend memory, out_dtype */
+	void *d;                                /* backend memory, out_dtype */
 };
 
 struct f8b_clock_state { /* from the driver's management library, if present */
@@ -124,25 +124,23 @@ struct f8b_backend_ops {
 	/* Fill x (bf16 or f32) per spec. */
 	int (*fill)(struct f8b_backend *be, struct f8b_tensor *x, const struct f8b_fill_spec *spec);
 	/* amax per block of x (bf16 or f32) into amax (f32, f8b_scale_count entries). */
-	int (*amax)(struct f8b_backend *be, const struct f8b_tensor *x,
-		    enum f8b_granularity g, float *amax);
+	int (*amax)(struct f8b_backend *be, const struct f8b_tensor *x, enum f8b_granularity g,
+	            float *amax);
 	/* scale[i] = f8b_amax_to_scale(amax[i]), scale_inv[i] = 1/scale[i]. */
-	int (*scales)(struct f8b_backend *be, const float *amax, int64_t n,
-		      enum f8b_dtype target, const struct f8b_scale_opts *o,
-		      float *scale, float *scale_inv);
+	int (*scales)(struct f8b_backend *be, const float *amax, int64_t n, enum f8b_dtype target,
+	              const struct f8b_scale_opts *o, float *scale, float *scale_inv);
 	/* out (fp8, same shape as x) = sat_cast(x * scale[block]). */
-	int (*cast)(struct f8b_backend *be, const struct f8b_tensor *x,
-		    enum f8b_granularity g, const float *scale, struct f8b_tensor *out);
+	int (*cast)(struct f8b_backend *be, const struct f8b_tensor *x, enum f8b_granularity g,
+	            const float *scale, struct f8b_tensor *out);
 
 	/* Plans outside timing: descriptors, layouts, workspace, heuristic.
 	 * F8B_EUNSUPPORTED (with a message) when this GPU/library cannot run
 	 * the configuration.  candidate selects the heuristic's n-th choice. */
-	int (*gemm_plan)(struct f8b_backend *be, const struct f8b_gemm_desc *d,
-			 int candidate, struct f8b_gemm_plan **plan,
-			 struct f8b_algo_info *info);
+	int (*gemm_plan)(struct f8b_backend *be, const struct f8b_gemm_desc *d, int candidate,
+	                 struct f8b_gemm_plan **plan, struct f8b_algo_info *info);
 	/* Enqueue-only: no allocation, no synchronisation. */
 	int (*gemm)(struct f8b_backend *be, struct f8b_gemm_plan *plan,
-		    const struct f8b_gemm_args *args);
+	            const struct f8b_gemm_args *args);
 	void (*gemm_plan_free)(struct f8b_backend *be, struct f8b_gemm_plan *plan);
 
 	/* Timing: events on the backend's stream (host: a clock read). */
@@ -150,8 +148,8 @@ struct f8b_backend_ops {
 	void (*event_destroy)(struct f8b_backend *be, struct f8b_event *ev);
 	int (*event_record)(struct f8b_backend *be, struct f8b_event *ev);
 	/* Seconds from a to b; waits for b. */
-	int (*event_elapsed)(struct f8b_backend *be, struct f8b_event *a,
-			     struct f8b_event *b, double *seconds);
+	int (*event_elapsed)(struct f8b_backend *be, struct f8b_event *a, struct f8b_event *b,
+	                     double *seconds);
 	/* Enqueue an L2 (host: last-level cache) flush; buffer allocated at open. */
 	int (*flush_cache)(struct f8b_backend *be);
 	int (*sync)(struct f8b_backend *be);
@@ -167,14 +165,14 @@ struct f8b_backend_ops {
 	 * partial (backend memory, F8B_BW_PARTIALS uint64) numbers whose
 	 * wrapping (mod 2^64) sum is passes * (wrapping sum of the words). */
 	int (*bw_read)(struct f8b_backend *be, const void *src, size_t bytes, int passes,
-		       uint64_t *partial);
+	               uint64_t *partial);
 	/* Stores `value` into every 8-byte word of dst on every pass. */
 	int (*bw_write)(struct f8b_backend *be, void *dst, size_t bytes, int passes,
-			uint64_t value);
+	                uint64_t value);
 	/* dst = src, `bytes` each (not overlapping), on every pass; on a GPU
 	 * by a kernel (not cudaMemcpy), so it runs like the other two. */
 	int (*bw_copy)(struct f8b_backend *be, void *dst, const void *src, size_t bytes,
-		       int passes);
+	               int passes);
 	/* One launch of an empty kernel (host: one call of an empty function). */
 	int (*launch_empty)(struct f8b_backend *be);
 };
@@ -198,9 +196,9 @@ int f8b_backend_find(const char *name, const struct f8b_backend_ops **ops);
 
 /* Convenience wrappers used by drivers (allocate tensor of dtype/shape). */
 int f8b_tensor_alloc(const struct f8b_backend_ops *ops, struct f8b_backend *be,
-		     struct f8b_tensor *t, enum f8b_dtype dt, int64_t rows, int64_t cols);
+                     struct f8b_tensor *t, enum f8b_dtype dt, int64_t rows, int64_t cols);
 void f8b_tensor_free(const struct f8b_backend_ops *ops, struct f8b_backend *be,
-		     struct f8b_tensor *t);
+                     struct f8b_tensor *t);
 size_t f8b_tensor_bytes(const struct f8b_tensor *t);
 
 #ifdef __cplusplus

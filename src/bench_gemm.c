@@ -28,13 +28,12 @@
 #include "roofline.h"
 #include "schema.h"
 
-#define CHECK_ROWS 64
+#define CHECK_ROWS      64
 #define AUTOTUNE_MARGIN 0.02 /* see autotune() */
-#define CHECK_COLS 256
+#define CHECK_COLS      256
 
 enum scaling_kind { SC_NONE, SC_TENSORWISE, SC_AXISWISE, SC_BLOCKWISE, SC_COUNT };
-static const char *const scaling_names[SC_COUNT] = {"none", "tensorwise", "axiswise",
-						    "blockwise"};
+static const char *const scaling_names[SC_COUNT] = {"none", "tensorwise", "axiswise", "blockwise"};
 
 struct dtype_pair {
 	enum f8b_dtype a, b;
@@ -81,23 +80,25 @@ enum {
 };
 
 static const struct f8b_option gemm_options[] = {
-	{"shapes", OPT_SHAPES, 0, "SPEC",
-	 "shapes: set names (quick, pow2, square, llama2-70b, llama3-8b),\n"
-	 "shape files, or MxKxN, comma separated (default quick)"},
-	{"scaling", OPT_SCALING, 0, "LIST",
-	 "tensorwise,axiswise,blockwise (default all three); blockwise is\n"
-	 "A 1x128 and B 128x128"},
-	{"fast-accum", OPT_FAST_ACCUM, 0, "LIST", "on,off (default on,off)"},
-	{"dtypes", OPT_DTYPES, 0, "LIST",
-	 "A:B fp8 pairs from e4m3:e4m3, e4m3:e5m2, e5m2:e4m3\n(default e4m3:e4m3)"},
-	{"out-dtype", OPT_OUT_DTYPE, 0, "T", "bf16 or f32 (default bf16)"},
-	{"outliers", OPT_OUTLIERS, 0, "FRAC[:SCALE]",
-	 "multiply a fraction of inputs by SCALE (default 100) to\nstress scaling (default none)"},
-	{"ceilings", OPT_CEILINGS, 0, "FILE",
-	 "roofline ceilings measured by f8bench ceilings (default: the\ndatasheet of this GPU, roofline/datasheet.tsv)"},
-	{"autotune", OPT_AUTOTUNE, 0, "N",
-	 "time the heuristic's first N algorithms and keep the fastest\nwhen it beats the first by over 2% (default 1: no tuning)"},
-	{0},
+    {"shapes", OPT_SHAPES, 0, "SPEC",
+     "shapes: set names (quick, pow2, square, llama2-70b, llama3-8b),\n"
+     "shape files, or MxKxN, comma separated (default quick)"},
+    {"scaling", OPT_SCALING, 0, "LIST",
+     "tensorwise,axiswise,blockwise (default all three); blockwise is\n"
+     "A 1x128 and B 128x128"},
+    {"fast-accum", OPT_FAST_ACCUM, 0, "LIST", "on,off (default on,off)"},
+    {"dtypes", OPT_DTYPES, 0, "LIST",
+     "A:B fp8 pairs from e4m3:e4m3, e4m3:e5m2, e5m2:e4m3\n(default e4m3:e4m3)"},
+    {"out-dtype", OPT_OUT_DTYPE, 0, "T", "bf16 or f32 (default bf16)"},
+    {"outliers", OPT_OUTLIERS, 0, "FRAC[:SCALE]",
+     "multiply a fraction of inputs by SCALE (default 100) to\nstress scaling (default none)"},
+    {"ceilings", OPT_CEILINGS, 0, "FILE",
+     "roofline ceilings measured by f8bench ceilings (default: the\ndatasheet of this GPU, "
+     "roofline/datasheet.tsv)"},
+    {"autotune", OPT_AUTOTUNE, 0, "N",
+     "time the heuristic's first N algorithms and keep the fastest\nwhen it beats the first by "
+     "over 2% (default 1: no tuning)"},
+    {0},
 };
 
 static int cfg_new(void **cfg)
@@ -147,9 +148,9 @@ static int cfg_option(void *cfg, int key, const char *arg)
 		if (errno || *end || !(c->outlier_frac >= 0 && c->outlier_frac <= 1) ||
 		    !(c->outlier_scale > 0 && isfinite(c->outlier_scale)))
 			return F8B_ERR(F8B_EINVAL,
-				       "--outliers '%s': expected FRAC[:SCALE] with 0 <= FRAC <= 1 "
-				       "and SCALE > 0 (e.g. 0.001:100)",
-				       arg);
+			               "--outliers '%s': expected FRAC[:SCALE] with 0 <= FRAC <= 1 "
+			               "and SCALE > 0 (e.g. 0.001:100)",
+			               arg);
 		return F8B_OK;
 	case OPT_CEILINGS: c->ceilings_path = arg; return F8B_OK;
 	case OPT_AUTOTUNE: {
@@ -157,7 +158,7 @@ static int cfg_option(void *cfg, int key, const char *arg)
 		long v = strtol(arg, &end, 10);
 		if (errno || *end || end == arg || v < 1 || v > 64)
 			return F8B_ERR(F8B_EINVAL, "--autotune '%s': expected 1..64 candidates",
-				       arg);
+			               arg);
 		c->autotune = (int)v;
 		return F8B_OK;
 	}
@@ -173,8 +174,8 @@ static int parse_scaling(const char *s, void *out)
 			return F8B_OK;
 		}
 	}
-	return F8B_ERR(F8B_EINVAL, "unknown granularity '%s' (accepted: tensorwise, axiswise, blockwise)",
-		       s);
+	return F8B_ERR(F8B_EINVAL,
+	               "unknown granularity '%s' (accepted: tensorwise, axiswise, blockwise)", s);
 }
 
 static int parse_onoff(const char *s, void *out)
@@ -204,13 +205,13 @@ static int parse_pair(const char *s, void *out)
 		goto bad;
 	if (p->a == F8B_E5M2 && p->b == F8B_E5M2)
 		return F8B_ERR(F8B_EINVAL,
-			       "dtype pair '%s': e5m2 x e5m2 is not an fp8 GEMM cuBLASLt runs "
-			       "(accepted: e4m3:e4m3, e4m3:e5m2, e5m2:e4m3)",
-			       s);
+		               "dtype pair '%s': e5m2 x e5m2 is not an fp8 GEMM cuBLASLt runs "
+		               "(accepted: e4m3:e4m3, e4m3:e5m2, e5m2:e4m3)",
+		               s);
 	return F8B_OK;
 bad:
-	return F8B_ERR(F8B_EINVAL, "unknown dtype pair '%s' (accepted: e4m3:e4m3, e4m3:e5m2, e5m2:e4m3)",
-		       s);
+	return F8B_ERR(F8B_EINVAL,
+	               "unknown dtype pair '%s' (accepted: e4m3:e4m3, e4m3:e5m2, e5m2:e4m3)", s);
 }
 
 static int cfg_finalize(void *cfg, size_t *ncases)
@@ -223,13 +224,13 @@ static int cfg_finalize(void *cfg, size_t *ncases)
 	int rc = f8b_shapes_parse(c->shapes_spec, &c->shapes);
 	if (rc == F8B_OK)
 		rc = f8b_parse_list(c->scaling_spec, "--scaling", sizeof *sc, parse_scaling,
-				    (void **)&sc, &nsc);
+		                    (void **)&sc, &nsc);
 	if (rc == F8B_OK)
 		rc = f8b_parse_list(c->fa_spec, "--fast-accum", sizeof *fa, parse_onoff,
-				    (void **)&fa, &nfa);
+		                    (void **)&fa, &nfa);
 	if (rc == F8B_OK)
 		rc = f8b_parse_list(c->dtypes_spec, "--dtypes", sizeof *dt, parse_pair,
-				    (void **)&dt, &ndt);
+		                    (void **)&dt, &ndt);
 	/* A ceilings file is bad input if it cannot be read: say so now,
 	 * before any results file exists. */
 	if (rc == F8B_OK && c->ceilings_path) {
@@ -237,7 +238,7 @@ static int cfg_finalize(void *cfg, size_t *ncases)
 		int crc = f8b_ceilings_read(c->ceilings_path, NULL, &probe);
 		if (crc != F8B_OK)
 			rc = F8B_ERR(F8B_EINVAL, "--ceilings '%s': %s", c->ceilings_path,
-				     f8b_last_error());
+			             f8b_last_error());
 	}
 	/* Per shape: the bf16 baseline case, then every fp8 combination. */
 	size_t per = 1 + nsc * nfa * ndt;
@@ -246,13 +247,15 @@ static int cfg_finalize(void *cfg, size_t *ncases)
 	if (rc == F8B_OK && !(c->base = calloc(c->shapes.n, sizeof *c->base)))
 		rc = F8B_ERR(F8B_ENOMEM, "baselines");
 	for (size_t s = 0; rc == F8B_OK && s < c->shapes.n; s++) {
-		c->cases[c->ncases++] = (struct gemm_case){
-			.shape = s, .sc = SC_NONE, .dt = {F8B_BF16, F8B_BF16}};
+		c->cases[c->ncases++] =
+		    (struct gemm_case){.shape = s, .sc = SC_NONE, .dt = {F8B_BF16, F8B_BF16}};
 		size_t dims[3] = {nsc, nfa, ndt}, idx[3];
 		for (size_t j = 0; j < nsc * nfa * ndt; j++) {
 			f8b_cross_index(j, dims, 3, idx);
-			c->cases[c->ncases++] = (struct gemm_case){
-				.shape = s, .sc = sc[idx[0]], .fast_accum = fa[idx[1]], .dt = dt[idx[2]]};
+			c->cases[c->ncases++] = (struct gemm_case){.shape = s,
+			                                           .sc = sc[idx[0]],
+			                                           .fast_accum = fa[idx[1]],
+			                                           .dt = dt[idx[2]]};
 		}
 	}
 	free(sc);
@@ -301,12 +304,15 @@ static void case_key(const void *cfg, size_t i, void *vrow)
 	setstr(row->label, sizeof row->label, s->label);
 	setstr(row->scaling, sizeof row->scaling, scaling_names[gc->sc]);
 	grans(gc->sc, &ga, &gb);
-	setstr(row->a_gran, sizeof row->a_gran, gc->sc == SC_NONE ? "none" : f8b_granularity_name(ga));
-	setstr(row->b_gran, sizeof row->b_gran, gc->sc == SC_NONE ? "none" : f8b_granularity_name(gb));
+	setstr(row->a_gran, sizeof row->a_gran,
+	       gc->sc == SC_NONE ? "none" : f8b_granularity_name(ga));
+	setstr(row->b_gran, sizeof row->b_gran,
+	       gc->sc == SC_NONE ? "none" : f8b_granularity_name(gb));
 	row->fast_accum = gc->fast_accum;
 	setstr(row->a_dtype, sizeof row->a_dtype, f8b_dtype_name(gc->dt.a));
 	setstr(row->b_dtype, sizeof row->b_dtype, f8b_dtype_name(gc->dt.b));
-	setstr(row->out_dtype, sizeof row->out_dtype, f8b_dtype_name(gc->sc == SC_NONE ? F8B_BF16 : c->out_dtype));
+	setstr(row->out_dtype, sizeof row->out_dtype,
+	       f8b_dtype_name(gc->sc == SC_NONE ? F8B_BF16 : c->out_dtype));
 }
 
 static bool same_case(const void *va, const void *vb)
@@ -322,19 +328,20 @@ static void describe(const void *vrow, char *buf, size_t n)
 	const struct f8b_gemm_row *r = vrow;
 	if (!strcmp(r->scaling, "none"))
 		snprintf(buf, n, "%lldx%lldx%lld bf16", (long long)r->m, (long long)r->k,
-			 (long long)r->n);
+		         (long long)r->n);
 	else
 		snprintf(buf, n, "%lldx%lldx%lld %s fast_accum=%s %s:%s", (long long)r->m,
-			 (long long)r->k, (long long)r->n, r->scaling, r->fast_accum ? "on" : "off",
-			 r->a_dtype, r->b_dtype);
+		         (long long)r->k, (long long)r->n, r->scaling, r->fast_accum ? "on" : "off",
+		         r->a_dtype, r->b_dtype);
 }
 
 static void summarize(const void *vrow, char *buf, size_t n)
 {
 	const struct f8b_gemm_row *r = vrow;
-	snprintf(buf, n, "%.4g ms %.4g TFLOP/s %.2fx bf16, SQNR %.1f dB, AI %.0f, %.0f%% of roofline",
-		 1e3 * r->time_median_s, r->tflops, r->speedup_vs_bf16, r->sqnr_db,
-		 r->arith_intensity, r->pct_of_roofline);
+	snprintf(buf, n,
+	         "%.4g ms %.4g TFLOP/s %.2fx bf16, SQNR %.1f dB, AI %.0f, %.0f%% of roofline",
+	         1e3 * r->time_median_s, r->tflops, r->speedup_vs_bf16, r->sqnr_db,
+	         r->arith_intensity, r->pct_of_roofline);
 }
 
 /* ------------------------------------------------------------ one case */
@@ -390,7 +397,7 @@ static int alloc_floats(struct gemm_state *s, int64_t n, float **p)
 /* Quantise x (bf16) into q with scales of granularity g computed from its
  * own amax: amax -> scale -> cast, all on the backend. */
 static int quantise(struct gemm_state *s, const struct f8b_tensor *x, enum f8b_granularity g,
-		    struct f8b_tensor *q, float *amax, float *scale, float *sinv, int64_t nscale)
+                    struct f8b_tensor *q, float *amax, float *scale, float *sinv, int64_t nscale)
 {
 	const struct f8b_backend_ops *ops = s->run->ops;
 	struct f8b_backend *be = s->run->be;
@@ -505,8 +512,8 @@ static int setup(struct f8b_run *run, size_t i, void *vrow, void **state)
 		if (c->ceilings_path)
 			F8B_TRY(f8b_ceilings_read(c->ceilings_path, &sheet, &c->ceilings));
 		if (run->rank == 0)
-			fprintf(stderr, "f8bench gemm: roofline ceilings: %s (%s)\n", c->ceilings.source,
-				c->ceilings.detail);
+			fprintf(stderr, "f8bench gemm: roofline ceilings: %s (%s)\n",
+			        c->ceilings.source, c->ceilings.detail);
 		c->peaks_done = true;
 	}
 	setstr(row->backend, sizeof row->backend, ops->name);
@@ -518,17 +525,22 @@ static int setup(struct f8b_run *run, size_t i, void *vrow, void **state)
 	bool fp8 = s->gc.sc != SC_NONE;
 	enum f8b_granularity ga, gb;
 	grans(s->gc.sc, &ga, &gb);
-	s->desc = (struct f8b_gemm_desc){
-		.m = s->m, .n = s->n, .k = s->k,
-		.a_dtype = fp8 ? s->gc.dt.a : F8B_BF16,
-		.b_dtype = fp8 ? s->gc.dt.b : F8B_BF16,
-		.out_dtype = fp8 ? c->out_dtype : F8B_BF16,
-		.a_gran = ga, .b_gran = gb, .fast_accum = s->gc.fast_accum};
+	s->desc = (struct f8b_gemm_desc){.m = s->m,
+	                                 .n = s->n,
+	                                 .k = s->k,
+	                                 .a_dtype = fp8 ? s->gc.dt.a : F8B_BF16,
+	                                 .b_dtype = fp8 ? s->gc.dt.b : F8B_BF16,
+	                                 .out_dtype = fp8 ? c->out_dtype : F8B_BF16,
+	                                 .a_gran = ga,
+	                                 .b_gran = gb,
+	                                 .fast_accum = s->gc.fast_accum};
 
 	/* Inputs: the same bf16 data for every case of a shape (seeded). */
-	struct f8b_fill_spec fa = {.seed = run->seed * 2 + 1, .mean = 0, .std = 1,
-				   .outlier_frac = c->outlier_frac,
-				   .outlier_scale = c->outlier_scale};
+	struct f8b_fill_spec fa = {.seed = run->seed * 2 + 1,
+	                           .mean = 0,
+	                           .std = 1,
+	                           .outlier_frac = c->outlier_frac,
+	                           .outlier_scale = c->outlier_scale};
 	struct f8b_fill_spec fb = fa;
 	fb.seed = run->seed * 2 + 2;
 	F8B_TRY(f8b_tensor_alloc(ops, be, &s->a_hp, F8B_BF16, s->m, s->k));
@@ -548,14 +560,18 @@ static int setup(struct f8b_run *run, size_t i, void *vrow, void **state)
 		F8B_TRY(alloc_floats(s, s->nsb, &s->amax_b));
 		F8B_TRY(alloc_floats(s, s->nsb, &s->scale_b));
 		F8B_TRY(alloc_floats(s, s->nsb, &s->sinv_b));
-		F8B_TRY(quantise(s, &s->a_hp, ga, &s->a_q, s->amax_a, s->scale_a, s->sinv_a, s->nsa));
-		F8B_TRY(quantise(s, &s->b_hp, gb, &s->b_q, s->amax_b, s->scale_b, s->sinv_b, s->nsb));
-		s->args = (struct f8b_gemm_args){.a = s->a_q.data, .b = s->b_q.data,
-						 .a_scale_inv = s->sinv_a,
-						 .b_scale_inv = s->sinv_b, .d = s->d.data};
+		F8B_TRY(
+		    quantise(s, &s->a_hp, ga, &s->a_q, s->amax_a, s->scale_a, s->sinv_a, s->nsa));
+		F8B_TRY(
+		    quantise(s, &s->b_hp, gb, &s->b_q, s->amax_b, s->scale_b, s->sinv_b, s->nsb));
+		s->args = (struct f8b_gemm_args){.a = s->a_q.data,
+		                                 .b = s->b_q.data,
+		                                 .a_scale_inv = s->sinv_a,
+		                                 .b_scale_inv = s->sinv_b,
+		                                 .d = s->d.data};
 	} else {
-		s->args = (struct f8b_gemm_args){.a = s->a_hp.data, .b = s->b_hp.data,
-						 .d = s->d.data};
+		s->args =
+		    (struct f8b_gemm_args){.a = s->a_hp.data, .b = s->b_hp.data, .d = s->d.data};
 	}
 
 	/* Algorithm: the heuristic's first choice, or with --autotune the
@@ -574,7 +590,8 @@ static int setup(struct f8b_run *run, size_t i, void *vrow, void **state)
 		struct gemm_case save = s->gc;
 		struct gemm_state *b = NULL;
 		struct f8b_gemm_row brow = *row;
-		struct gemm_case bc = {.shape = save.shape, .sc = SC_NONE, .dt = {F8B_BF16, F8B_BF16}};
+		struct gemm_case bc = {
+		    .shape = save.shape, .sc = SC_NONE, .dt = {F8B_BF16, F8B_BF16}};
 		size_t bi = 0;
 		while (bi < c->ncases && memcmp(&c->cases[bi], &bc, sizeof bc))
 			bi++;
@@ -593,8 +610,9 @@ static int setup(struct f8b_run *run, size_t i, void *vrow, void **state)
 			teardown(b);
 		F8B_TRY(rc);
 		if (!bok)
-			return F8B_ERR(F8B_EDEVICE, "the bf16 baseline GEMM %lldx%lldx%lld was wrong",
-				       (long long)s->m, (long long)s->k, (long long)s->n);
+			return F8B_ERR(F8B_EDEVICE,
+			               "the bf16 baseline GEMM %lldx%lldx%lld was wrong",
+			               (long long)s->m, (long long)s->k, (long long)s->n);
 		c->base[c->nbase++] = (struct baseline){s->m, s->k, s->n, m.median_s};
 	}
 	return F8B_OK;
@@ -633,7 +651,7 @@ static int64_t sample(int64_t n, int64_t want, uint64_t seed, int64_t *idx)
 /* Rows `rows` of x (rows x cols, dtype dt, backend memory) to fp32,
  * dequantised with scale_inv (host copy) when fp8. */
 static int rows_f32(struct gemm_state *s, const struct f8b_tensor *x, enum f8b_granularity g,
-		    const float *sinv, const int64_t *rows, int64_t nr, float *out)
+                    const float *sinv, const int64_t *rows, int64_t nr, float *out)
 {
 	const struct f8b_backend_ops *ops = s->run->ops;
 	size_t es = f8b_dtype_size(x->dtype), rb = es * (size_t)x->cols;
@@ -652,10 +670,13 @@ static int rows_f32(struct gemm_state *s, const struct f8b_tensor *x, enum f8b_g
 			continue;
 		/* Block of (r, c): rows are blocked only by 128x128 scales,
 		 * columns by both block granularities (scaling.h). */
-		int64_t br = g == F8B_GRAN_TENSORWISE ? 0 : g == F8B_GRAN_BLOCK128X128 ? r / F8B_BLOCK : r;
+		int64_t br = g == F8B_GRAN_TENSORWISE     ? 0
+		             : g == F8B_GRAN_BLOCK128X128 ? r / F8B_BLOCK
+		                                          : r;
 		bool cb = g == F8B_GRAN_BLOCK1X128 || g == F8B_GRAN_BLOCK128X128;
 		for (int64_t c = 0; c < x->cols; c++)
-			o[c] *= sinv[f8b_scale_index(g, x->rows, x->cols, br, cb ? c / F8B_BLOCK : 0)];
+			o[c] *=
+			    sinv[f8b_scale_index(g, x->rows, x->cols, br, cb ? c / F8B_BLOCK : 0)];
 	}
 	free(buf);
 	return rc;
@@ -673,16 +694,20 @@ static int check(void *vs, void *vrow, bool *ok)
 	int64_t nc = sample(s->n, CHECK_COLS, s->run->seed + 1, ci);
 	int64_t k = s->k;
 	float *a = malloc(sizeof *a * (size_t)(nr * k)), *b = malloc(sizeof *b * (size_t)(nc * k));
-	float *ah = malloc(sizeof *a * (size_t)(nr * k)), *bh = malloc(sizeof *b * (size_t)(nc * k));
-	float *drow = malloc(sizeof *drow * (size_t)s->n), *dsub = malloc(sizeof *dsub * (size_t)(nr * nc));
+	float *ah = malloc(sizeof *a * (size_t)(nr * k)),
+	      *bh = malloc(sizeof *b * (size_t)(nc * k));
+	float *drow = malloc(sizeof *drow * (size_t)s->n),
+	      *dsub = malloc(sizeof *dsub * (size_t)(nr * nc));
 	float *sa = fp8 ? malloc(sizeof *sa * (size_t)s->nsa) : NULL;
 	float *sb = fp8 ? malloc(sizeof *sb * (size_t)s->nsb) : NULL;
-	double *ref = malloc(sizeof *ref * (size_t)(nr * nc)), *refh = malloc(sizeof *ref * (size_t)(nr * nc));
+	double *ref = malloc(sizeof *ref * (size_t)(nr * nc)),
+	       *refh = malloc(sizeof *ref * (size_t)(nr * nc));
 	unsigned char *dbuf = malloc(f8b_dtype_size(s->d.dtype) * (size_t)s->n);
 	int rc = F8B_OK;
-	if (!a || !b || !ah || !bh || !drow || !dsub || !ref || !refh || !dbuf || (fp8 && (!sa || !sb)))
+	if (!a || !b || !ah || !bh || !drow || !dsub || !ref || !refh || !dbuf ||
+	    (fp8 && (!sa || !sb)))
 		rc = F8B_ERR(F8B_ENOMEM, "check buffers for %lldx%lldx%lld", (long long)s->m,
-			     (long long)k, (long long)s->n);
+		             (long long)k, (long long)s->n);
 	if (rc == F8B_OK && fp8)
 		rc = ops->download(be, sa, s->sinv_a, sizeof *sa * (size_t)s->nsa);
 	if (rc == F8B_OK && fp8)
@@ -716,11 +741,11 @@ static int check(void *vs, void *vrow, bool *ok)
 		memset(row->message, 0, sizeof row->message);
 		if (!*ok)
 			snprintf(row->message, sizeof row->message,
-				 "rel_error %.3g > tolerance %.3g (checked %lldx%lld of D)",
-				 row->rel_error, row->tolerance, (long long)nr, (long long)nc);
+			         "rel_error %.3g > tolerance %.3g (checked %lldx%lld of D)",
+			         row->rel_error, row->tolerance, (long long)nr, (long long)nc);
 		else if (nr < s->m || nc < s->n)
-			snprintf(row->message, sizeof row->message, "checked a %lldx%lld sample of D",
-				 (long long)nr, (long long)nc);
+			snprintf(row->message, sizeof row->message,
+			         "checked a %lldx%lld sample of D", (long long)nr, (long long)nc);
 	}
 	free(a);
 	free(b);
@@ -795,33 +820,34 @@ static int finish(void *vs, const struct f8b_measure_result *m, void *vrow)
 	row->workspace_bytes = (int64_t)s->info.workspace;
 	if (!m->converged && s->run->verbose)
 		fprintf(stderr, "f8bench gemm: %lldx%lldx%lld: not converged: %s\n",
-			(long long)s->m, (long long)s->k, (long long)s->n, m->unmet);
+		        (long long)s->m, (long long)s->k, (long long)s->n, m->unmet);
 	if (!m->converged && !row->message[0])
-		snprintf(row->message, sizeof row->message, "timing not converged: %.70s", m->unmet);
+		snprintf(row->message, sizeof row->message, "timing not converged: %.70s",
+		         m->unmet);
 	return F8B_OK;
 }
 
 const struct f8b_bench f8b_bench_gemm = {
-	.name = "gemm",
-	.summary = "fp8 GEMM sweep: shapes x granularity x fast_accum x dtypes, beside bf16\n"
-		   "Runs cuBLASLt's fp8 GEMMs on a GPU (the host reference elsewhere), each case\n"
-		   "beside the bf16 GEMM of its shape, and checks every case before timing it.",
-	.schema = &f8b_gemm_schema,
-	.options = gemm_options,
-	.cfg_new = cfg_new,
-	.cfg_option = cfg_option,
-	.cfg_finalize = cfg_finalize,
-	.cfg_free = cfg_free,
-	.case_key = case_key,
-	.same_case = same_case,
-	.describe = describe,
-	.summarize = summarize,
-	.off_status = offsetof(struct f8b_gemm_row, status),
-	.off_message = offsetof(struct f8b_gemm_row, message),
-	.off_run_id = offsetof(struct f8b_gemm_row, run_id),
-	.setup = setup,
-	.launch = launch,
-	.check = check,
-	.finish = finish,
-	.teardown = teardown,
+    .name = "gemm",
+    .summary = "fp8 GEMM sweep: shapes x granularity x fast_accum x dtypes, beside bf16\n"
+               "Runs cuBLASLt's fp8 GEMMs on a GPU (the host reference elsewhere), each case\n"
+               "beside the bf16 GEMM of its shape, and checks every case before timing it.",
+    .schema = &f8b_gemm_schema,
+    .options = gemm_options,
+    .cfg_new = cfg_new,
+    .cfg_option = cfg_option,
+    .cfg_finalize = cfg_finalize,
+    .cfg_free = cfg_free,
+    .case_key = case_key,
+    .same_case = same_case,
+    .describe = describe,
+    .summarize = summarize,
+    .off_status = offsetof(struct f8b_gemm_row, status),
+    .off_message = offsetof(struct f8b_gemm_row, message),
+    .off_run_id = offsetof(struct f8b_gemm_row, run_id),
+    .setup = setup,
+    .launch = launch,
+    .check = check,
+    .finish = finish,
+    .teardown = teardown,
 };

@@ -43,8 +43,7 @@ const char *f8b_inputs_dir(void);
 /* Comma-list parsing helpers for sweep axes: each item is looked up with
  * parse(); errors name the option (`what`, e.g. "--scaling"). */
 int f8b_parse_list(const char *spec, const char *what, size_t elem_size,
-		   int (*parse)(const char *item, void *out), void **items,
-		   size_t *n);
+                   int (*parse)(const char *item, void *out), void **items, size_t *n);
 
 /* Mixed-radix decode of case index i over axes of sizes dims[0..ndim-1]
  * (the last axis varies fastest). */

@@ -29,11 +29,11 @@ static int mpi_err(int rc, const char *call)
 	return F8B_ERR(F8B_EMPI, "%s: %s", call, msg);
 }
 
-#define F8B_MPI(call)                                                          \
-	do {                                                                   \
-		int f8b_mpi_rc_ = (call);                                      \
-		if (f8b_mpi_rc_ != MPI_SUCCESS)                                \
-			return mpi_err(f8b_mpi_rc_, #call);                    \
+#define F8B_MPI(call)                                                                              \
+	do {                                                                                       \
+		int f8b_mpi_rc_ = (call);                                                          \
+		if (f8b_mpi_rc_ != MPI_SUCCESS)                                                    \
+			return mpi_err(f8b_mpi_rc_, #call);                                        \
 	} while (0)
 
 int f8b_comm_init(int *argc, char ***argv, struct f8b_comm *c)
@@ -49,8 +49,8 @@ int f8b_comm_init(int *argc, char ***argv, struct f8b_comm *c)
 
 	/* Ranks sharing a node pick GPUs by their rank among that node. */
 	MPI_Comm node;
-	F8B_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, c->rank,
-				    MPI_INFO_NULL, &node));
+	F8B_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL,
+	                            &node));
 	F8B_MPI(MPI_Comm_rank(node, &c->local_rank));
 	F8B_MPI(MPI_Comm_size(node, &c->local_size));
 	MPI_Comm_free(&node);
@@ -83,8 +83,8 @@ void f8b_comm_abort(int code)
 
 int f8b_comm_gather(const void *send, void *recv, size_t bytes)
 {
-	F8B_MPI(MPI_Gather(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, 0,
-			   MPI_COMM_WORLD));
+	F8B_MPI(
+	    MPI_Gather(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD));
 	return F8B_OK;
 }
 

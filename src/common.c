@@ -14,10 +14,10 @@ static const struct {
 	size_t size;
 	float max;
 } dtypes[F8B_DTYPE_COUNT] = {
-	[F8B_F32] = {"f32", 4, FLT_MAX},
-	[F8B_BF16] = {"bf16", 2, 3.38953139e38f}, /* 0x7F7F */
-	[F8B_E4M3] = {"e4m3", 1, 448.0f},
-	[F8B_E5M2] = {"e5m2", 1, 57344.0f},
+    [F8B_F32] = {"f32", 4, FLT_MAX},
+    [F8B_BF16] = {"bf16", 2, 3.38953139e38f}, /* 0x7F7F */
+    [F8B_E4M3] = {"e4m3", 1, 448.0f},
+    [F8B_E5M2] = {"e5m2", 1, 57344.0f},
 };
 
 size_t f8b_dtype_size(enum f8b_dtype t)
@@ -46,11 +46,10 @@ int f8b_dtype_parse(const char *s, enum f8b_dtype *out)
 		const char *alias;
 		enum f8b_dtype t;
 	} aliases[] = {
-		{"f32", F8B_F32},       {"fp32", F8B_F32},
-		{"float32", F8B_F32},   {"bf16", F8B_BF16},
-		{"bfloat16", F8B_BF16}, {"e4m3", F8B_E4M3},
-		{"e4m3fn", F8B_E4M3},   {"float8_e4m3fn", F8B_E4M3},
-		{"e5m2", F8B_E5M2},     {"float8_e5m2", F8B_E5M2},
+	    {"f32", F8B_F32},          {"fp32", F8B_F32},           {"float32", F8B_F32},
+	    {"bf16", F8B_BF16},        {"bfloat16", F8B_BF16},      {"e4m3", F8B_E4M3},
+	    {"e4m3fn", F8B_E4M3},      {"float8_e4m3fn", F8B_E4M3}, {"e5m2", F8B_E5M2},
+	    {"float8_e5m2", F8B_E5M2},
 	};
 	for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++) {
 		if (strcasecmp(s, aliases[i].alias) == 0) {

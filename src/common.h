@@ -52,7 +52,7 @@ float f8b_dtype_max(enum f8b_dtype t);
  * `status` so it can be used as `return F8B_ERR(F8B_EINVAL, "...")`.
  * Messages are one line, name the offending input and what is accepted. */
 int f8b_errorf(int status, const char *file, int line, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 #define F8B_ERR(status, ...) f8b_errorf((status), __FILE__, __LINE__, __VA_ARGS__)
 const char *f8b_last_error(void); /* "" when none */
 void f8b_clear_error(void);
@@ -61,11 +61,11 @@ const char *f8b_status_name(int status);
 void f8b_set_error_context(const char *host, int rank);
 
 /* Propagate a non-OK status; the argument is evaluated once. */
-#define F8B_TRY(expr)                                                          \
-	do {                                                                   \
-		int f8b_try_rc_ = (expr);                                      \
-		if (f8b_try_rc_ != F8B_OK)                                     \
-			return f8b_try_rc_;                                    \
+#define F8B_TRY(expr)                                                                              \
+	do {                                                                                       \
+		int f8b_try_rc_ = (expr);                                                          \
+		if (f8b_try_rc_ != F8B_OK)                                                         \
+			return f8b_try_rc_;                                                        \
 	} while (0)
 
 /* Checked arithmetic for sizes computed from user input. */

@@ -18,31 +18,32 @@ static const struct f8b_bench *const benches[] = {&f8b_bench_gemm, &f8b_bench_ce
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: f8bench COMMAND [options]      (f8bench COMMAND --help for its options)\n\n"
-		   "Benchmarks (MPI programs: run under mpiexec/srun to spread cases over GPUs):\n");
+	fprintf(f,
+	        "usage: f8bench COMMAND [options]      (f8bench COMMAND --help for its options)\n\n"
+	        "Benchmarks (MPI programs: run under mpiexec/srun to spread cases over GPUs):\n");
 	for (int i = 0; benches[i]; i++) {
 		const char *s = benches[i]->summary;
 		fprintf(f, "  %-10s %.*s\n", benches[i]->name, (int)strcspn(s, "\n"), s);
 	}
 	fprintf(f, "\nTools (no MPI, no GPU):\n"
-		   "  report     plots (gnuplot), CSV and a Markdown summary of results files\n"
-		   "  compare    noise-aware regression gate between two results files\n"
-		   "  export     write a results file's tables as CSV, or its provenance\n"
-		   "  recipe     show the nine-field long form of a recipe\n\n"
-		   "  --help     this text\n"
-		   "  --version  version and git description\n");
+	           "  report     plots (gnuplot), CSV and a Markdown summary of results files\n"
+	           "  compare    noise-aware regression gate between two results files\n"
+	           "  export     write a results file's tables as CSV, or its provenance\n"
+	           "  recipe     show the nine-field long form of a recipe\n\n"
+	           "  --help     this text\n"
+	           "  --version  version and git description\n");
 }
 
 /* ---------------------------------------------------------------- export */
 enum { EXP_CSV = 1, EXP_TABLE, EXP_OUTPUT, EXP_PROV, EXP_HELP };
 static const struct f8b_option export_options[] = {
-	{"csv", EXP_CSV, 0, NULL, "CSV output of the tables (the default)"},
-	{"provenance", EXP_PROV, 0, NULL,
-	 "instead, the provenance of the run that created the file,\none 'key: value' per line"},
-	{"table", EXP_TABLE, 0, "NAME", "only this table (default: every table)"},
-	{"output", EXP_OUTPUT, 'o', "FILE", "write to FILE (default: standard output)"},
-	{"help", EXP_HELP, 0, NULL, "this text"},
-	{0},
+    {"csv", EXP_CSV, 0, NULL, "CSV output of the tables (the default)"},
+    {"provenance", EXP_PROV, 0, NULL,
+     "instead, the provenance of the run that created the file,\none 'key: value' per line"},
+    {"table", EXP_TABLE, 0, "NAME", "only this table (default: every table)"},
+    {"output", EXP_OUTPUT, 'o', "FILE", "write to FILE (default: standard output)"},
+    {"help", EXP_HELP, 0, NULL, "this text"},
+    {0},
 };
 struct export_cfg {
 	const char *table, *output;
@@ -72,17 +73,19 @@ static int cmd_export(int argc, char **argv)
 		return 1;
 	rc = f8b_options_parse(argc, argv, tables, export_opt, &c, &pos, &npos);
 	if (rc == F8B_OK && c.help) {
-		printf("usage: f8bench export FILE.h5 [--csv] [--table NAME] [-o OUT.csv]\n"
-		       "       f8bench export FILE.h5 --provenance\n\n"
-		       "Writes the results tables of FILE.h5 as CSV (header line, one line per row),\n"
-		       "for pandas, spreadsheets and scripts; or the file's provenance.\n\n");
+		printf(
+		    "usage: f8bench export FILE.h5 [--csv] [--table NAME] [-o OUT.csv]\n"
+		    "       f8bench export FILE.h5 --provenance\n\n"
+		    "Writes the results tables of FILE.h5 as CSV (header line, one line per row),\n"
+		    "for pandas, spreadsheets and scripts; or the file's provenance.\n\n");
 		f8b_options_help(stdout, export_options);
 		free(pos);
 		return 0;
 	}
 	if (rc == F8B_OK && npos != 1)
-		rc = F8B_ERR(F8B_EINVAL, "export takes one results file (got %d); see f8bench export --help",
-			     npos);
+		rc = F8B_ERR(F8B_EINVAL,
+		             "export takes one results file (got %d); see f8bench export --help",
+		             npos);
 	FILE *out = stdout;
 	char tmp[4096] = "";
 	if (rc == F8B_OK && c.output) {
@@ -123,12 +126,15 @@ static int cmd_recipe(int argc, char **argv)
 	    !strcmp(argv[1], "--list")) {
 		FILE *f = argc < 2 ? stderr : stdout;
 		fprintf(f, "usage: f8bench recipe NAME[,FIELD=VALUE...]\n\n"
-			   "Prints the nine-field long form of a recipe.  Names:");
+		           "Prints the nine-field long form of a recipe.  Names:");
 		for (const char *const *n = f8b_recipe_names(); *n; n++)
 			fprintf(f, " %s", *n);
-		fprintf(f, "\nFields: input, weight, grad_output, input_for_grad_weight,\n"
-			   "weight_for_grad_input, grad_output_for_grad_weight (GRAN[:DTYPE[:TYPE]] or\n"
-			   "disabled), output, grad_input, grad_weight (fast_accum|no_fast_accum), pow2=on|off.\n");
+		fprintf(
+		    f,
+		    "\nFields: input, weight, grad_output, input_for_grad_weight,\n"
+		    "weight_for_grad_input, grad_output_for_grad_weight (GRAN[:DTYPE[:TYPE]] or\n"
+		    "disabled), output, grad_input, grad_weight (fast_accum|no_fast_accum), "
+		    "pow2=on|off.\n");
 		return argc < 2 ? 2 : 0;
 	}
 	if (argc > 2) {
@@ -175,7 +181,9 @@ int main(int argc, char **argv)
 		return f8b_report_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "compare"))
 		return f8b_compare_main(argc - 1, argv + 1);
-	fprintf(stderr, "f8bench: error: unknown command '%s' (accepted: gemm, ceilings, report, compare, export, recipe; see f8bench --help)\n",
-		cmd);
+	fprintf(stderr,
+	        "f8bench: error: unknown command '%s' (accepted: gemm, ceilings, report, compare, "
+	        "export, recipe; see f8bench --help)\n",
+	        cmd);
 	return 2;
 }

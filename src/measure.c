@@ -56,7 +56,7 @@ double f8b_noise_of_median(double *v, int n)
 }
 
 static void note_clock(const struct f8b_backend_ops *ops, struct f8b_backend *be,
-		       struct f8b_measure_result *r)
+                       struct f8b_measure_result *r)
 {
 	struct f8b_clock_state c;
 	if (!ops->clock_state || ops->clock_state(be, &c) != F8B_OK || !c.valid)
@@ -70,15 +70,15 @@ static void note_clock(const struct f8b_backend_ops *ops, struct f8b_backend *be
 		r->sm_mhz_max = c.sm_mhz;
 }
 
-int f8b_measure(const struct f8b_backend_ops *ops, struct f8b_backend *be,
-		f8b_launch_fn launch, void *ctx, const struct f8b_measure_opts *o,
-		struct f8b_measure_result *r, double *samples)
+int f8b_measure(const struct f8b_backend_ops *ops, struct f8b_backend *be, f8b_launch_fn launch,
+                void *ctx, const struct f8b_measure_opts *o, struct f8b_measure_result *r,
+                double *samples)
 {
 	memset(r, 0, sizeof *r);
 	if (o->min_samples < 1 || o->max_samples < o->min_samples)
 		return F8B_ERR(F8B_EINVAL,
-			       "measurement needs 1 <= --min-samples (%d) <= --max-samples (%d)",
-			       o->min_samples, o->max_samples);
+		               "measurement needs 1 <= --min-samples (%d) <= --max-samples (%d)",
+		               o->min_samples, o->max_samples);
 
 	struct f8b_event *e0 = NULL, *e1 = NULL;
 	double *buf = samples, *work = NULL;
@@ -153,16 +153,16 @@ int f8b_measure(const struct f8b_backend_ops *ops, struct f8b_backend *be,
 			int k = 0;
 			if (n < o->min_samples)
 				k += snprintf(u + k, left - k, "samples %d < %d; ", n,
-					      o->min_samples);
+				              o->min_samples);
 			if (r->total_s < o->min_time_s && (size_t)k < left)
-				k += snprintf(u + k, left - k, "time %.3gs < %.3gs; ",
-					      r->total_s, o->min_time_s);
+				k += snprintf(u + k, left - k, "time %.3gs < %.3gs; ", r->total_s,
+				              o->min_time_s);
 			if (!(r->noise <= o->max_noise) && (size_t)k < left)
 				k += snprintf(u + k, left - k, "noise %.2f%% > %.2f%%; ",
-					      100 * r->noise, 100 * o->max_noise);
+				              100 * r->noise, 100 * o->max_noise);
 			if ((size_t)k < left)
 				snprintf(u + k, left - k, "stopped at %s",
-					 n >= o->max_samples ? "max-samples" : "max-time");
+				         n >= o->max_samples ? "max-samples" : "max-time");
 		}
 	}
 	if (e0)

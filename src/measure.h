@@ -22,14 +22,14 @@
 #include "common.h"
 
 struct f8b_measure_opts {
-	int warmup;          /* launches before sampling (default 3) */
-	int min_samples;     /* default 10 */
-	int max_samples;     /* cap (default 1000) */
-	double min_time_s;   /* GPU time to accumulate at least (default 0.5 s) */
-	double max_time_s;   /* wall-clock cap per measurement (default 10 s) */
-	double max_noise;    /* target relative noise of the median (default 0.005) */
-	bool flush;          /* flush cache before each cold sample (default on) */
-	int batch;           /* 0/1 = cold samples; >1 = launches per batch sample */
+	int warmup;        /* launches before sampling (default 3) */
+	int min_samples;   /* default 10 */
+	int max_samples;   /* cap (default 1000) */
+	double min_time_s; /* GPU time to accumulate at least (default 0.5 s) */
+	double max_time_s; /* wall-clock cap per measurement (default 10 s) */
+	double max_noise;  /* target relative noise of the median (default 0.005) */
+	bool flush;        /* flush cache before each cold sample (default on) */
+	int batch;         /* 0/1 = cold samples; >1 = launches per batch sample */
 	/* Collective benchmarks (every MPI rank times the same operation):
 	 * sync() runs before each sample (a barrier), and reduce() after it
 	 * turns v[0] = this rank's sample time, v[1] = "my time cap is hit"
@@ -43,13 +43,13 @@ struct f8b_measure_opts {
 struct f8b_measure_result {
 	int samples;
 	double median_s, min_s, max_s, mean_s;
-	double noise;        /* as above */
-	double total_s;      /* sum of sample times */
-	int throttled;       /* samples during which the SM clock was throttled */
-	unsigned sm_mhz_min, sm_mhz_max; /* 0 when no clock data */
+	double noise;                        /* as above */
+	double total_s;                      /* sum of sample times */
+	int throttled;                       /* samples during which the SM clock was throttled */
+	unsigned sm_mhz_min, sm_mhz_max;     /* 0 when no clock data */
 	unsigned long long throttle_reasons; /* OR of the reasons over all samples */
 	bool converged;
-	char unmet[96];      /* "" or e.g. "noise 1.2% > 0.5% after max_samples=1000" */
+	char unmet[96]; /* "" or e.g. "noise 1.2% > 0.5% after max_samples=1000" */
 };
 
 /* The enqueue-only region being timed. */
@@ -57,9 +57,9 @@ typedef int (*f8b_launch_fn)(void *ctx);
 
 void f8b_measure_defaults(struct f8b_measure_opts *o);
 /* Keeps raw samples in `samples` (may be NULL) of capacity max_samples. */
-int f8b_measure(const struct f8b_backend_ops *ops, struct f8b_backend *be,
-		f8b_launch_fn launch, void *ctx, const struct f8b_measure_opts *o,
-		struct f8b_measure_result *r, double *samples);
+int f8b_measure(const struct f8b_backend_ops *ops, struct f8b_backend *be, f8b_launch_fn launch,
+                void *ctx, const struct f8b_measure_opts *o, struct f8b_measure_result *r,
+                double *samples);
 
 /* Statistics on an array (sorted in place): exposed for tests and compare. */
 double f8b_median_sorted(const double *v, int n);

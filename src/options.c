@@ -15,8 +15,8 @@ static size_t table_len(const struct f8b_option *t)
 }
 
 int f8b_options_parse(int argc, char **argv, const struct f8b_option *const *tables,
-		      int (*handler)(void *ctx, int table, int key, const char *arg),
-		      void *ctx, char ***pos, int *npos)
+                      int (*handler)(void *ctx, int table, int key, const char *arg), void *ctx,
+                      char ***pos, int *npos)
 {
 	size_t total = 0;
 	for (int t = 0; tables[t]; t++)
@@ -78,14 +78,15 @@ int f8b_options_parse(int argc, char **argv, const struct f8b_option *const *tab
 		if (c == '?') {
 			const char *bad = argv[optind - 1];
 			if (optopt && optopt != '?')
-				rc = F8B_ERR(F8B_EINVAL, "unknown option '-%c' (see --help)", optopt);
+				rc = F8B_ERR(F8B_EINVAL, "unknown option '-%c' (see --help)",
+				             optopt);
 			else
 				rc = F8B_ERR(F8B_EINVAL, "unknown option '%s' (see --help)", bad);
 			break;
 		}
 		if (c == ':') {
 			rc = F8B_ERR(F8B_EINVAL, "option '%s' needs an argument (see --help)",
-				     argv[optind - 1]);
+			             argv[optind - 1]);
 			break;
 		}
 		if (idx < 0) {
@@ -114,10 +115,10 @@ void f8b_options_help(FILE *f, const struct f8b_option *table)
 		char head[64];
 		if (o->short_name)
 			snprintf(head, sizeof head, "-%c, --%s%s%s", o->short_name, o->name,
-				 o->arg ? " " : "", o->arg ? o->arg : "");
+			         o->arg ? " " : "", o->arg ? o->arg : "");
 		else
 			snprintf(head, sizeof head, "    --%s%s%s", o->name, o->arg ? " " : "",
-				 o->arg ? o->arg : "");
+			         o->arg ? o->arg : "");
 		/* Help text may hold several lines; indent the continuation. */
 		const char *h = o->help;
 		int first = 1;

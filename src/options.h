@@ -21,8 +21,8 @@ struct f8b_option {
  * which must have room for argc entries, and counted in *npos.  Unknown
  * options and missing arguments: F8B_EINVAL naming the option and --help. */
 int f8b_options_parse(int argc, char **argv, const struct f8b_option *const *tables,
-		      int (*handler)(void *ctx, int table, int key, const char *arg),
-		      void *ctx, char ***pos, int *npos);
+                      int (*handler)(void *ctx, int table, int key, const char *arg), void *ctx,
+                      char ***pos, int *npos);
 void f8b_options_help(FILE *f, const struct f8b_option *table);
 
 #endif

@@ -37,8 +37,8 @@ static bool contains(const char *hay, const char *needle)
 	size_t n = strlen(needle);
 	for (; *hay; hay++) {
 		size_t i = 0;
-		while (i < n && hay[i] && tolower((unsigned char)hay[i]) ==
-						  tolower((unsigned char)needle[i]))
+		while (i < n && hay[i] &&
+		       tolower((unsigned char)hay[i]) == tolower((unsigned char)needle[i]))
 			i++;
 		if (i == n)
 			return true;
@@ -67,9 +67,9 @@ void f8b_peaks_lookup(const struct f8b_device_info *dev, struct f8b_peaks *p)
 		if (!id || !name || !bf || !f8 || !bw)
 			continue;
 		struct f8b_peaks row = {.known = true,
-					.bf16_tflops = atof(bf),
-					.fp8_tflops = atof(f8),
-					.hbm_tbs = atof(bw)};
+		                        .bf16_tflops = atof(bf),
+		                        .fp8_tflops = atof(f8),
+		                        .hbm_tbs = atof(bw)};
 		snprintf(row.name, sizeof row.name, "%s", name);
 		unsigned pci = (unsigned)strtoul(id, NULL, 0);
 		if (dev->pci_device_id && pci == dev->pci_device_id) {

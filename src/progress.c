@@ -43,13 +43,12 @@ void f8b_progress_step(struct f8b_progress *p, const char *what, const char *res
 	f8b_format_duration(eta, r, sizeof r);
 	int w = snprintf(NULL, 0, "%zu", p->total);
 	if (p->tty) {
-		fprintf(p->f, "\r\033[K[%*zu/%zu] %3.0f%% elapsed %s ETA %s | %s: %s", w,
-			p->done, p->total, 100.0 * (double)p->done / (double)p->total, e, r,
-			what, result);
+		fprintf(p->f, "\r\033[K[%*zu/%zu] %3.0f%% elapsed %s ETA %s | %s: %s", w, p->done,
+		        p->total, 100.0 * (double)p->done / (double)p->total, e, r, what, result);
 		p->open_line = true;
 	} else {
-		fprintf(p->f, "[%*zu/%zu] elapsed %s ETA %s | %s: %s\n", w, p->done, p->total,
-			e, r, what, result);
+		fprintf(p->f, "[%*zu/%zu] elapsed %s ETA %s | %s: %s\n", w, p->done, p->total, e, r,
+		        what, result);
 	}
 	fflush(p->f);
 }

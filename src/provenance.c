@@ -20,8 +20,8 @@ static void append_quoted(char *buf, size_t n, const char *arg)
 {
 	size_t k = strlen(buf);
 	bool plain = arg[0] != '\0' && strspn(arg, "abcdefghijklmnopqrstuvwxyz"
-						   "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-						   "0123456789-_=.,/:+%@") == strlen(arg);
+	                                           "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	                                           "0123456789-_=.,/:+%@") == strlen(arg);
 	if (k && k + 1 < n)
 		buf[k++] = ' ';
 	if (plain) {
@@ -44,14 +44,14 @@ static void append_quoted(char *buf, size_t n, const char *arg)
 }
 
 int f8b_provenance_collect(struct f8b_provenance *p, const struct f8b_comm *c,
-			   const struct f8b_device_info *dev, const char *backend,
-			   int argc, char **argv)
+                           const struct f8b_device_info *dev, const char *backend, int argc,
+                           char **argv)
 {
 	/* Every rank's device, gathered to rank 0 (one GPU per rank). */
 	enum { W = 256 };
 	char mine[W];
 	snprintf(mine, sizeof mine, "rank %d %.40s: %.100s [%.47s]", c->rank, c->host, dev->name,
-		 dev->uuid[0] ? dev->uuid : "no uuid");
+	         dev->uuid[0] ? dev->uuid : "no uuid");
 	char *all = NULL;
 	if (c->rank == 0 && !(all = calloc((size_t)c->size, W)))
 		return F8B_ERR(F8B_ENOMEM, "provenance");
@@ -83,9 +83,12 @@ int f8b_provenance_collect(struct f8b_provenance *p, const struct f8b_comm *c,
 	f8b_prov_set(p, "sm_count", "%d", dev->sm_count);
 	f8b_prov_set(p, "device_memory_bytes", "%zu", dev->mem_bytes);
 	f8b_prov_set(p, "l2_bytes", "%zu", dev->l2_bytes);
-	f8b_prov_set(p, "driver_version", "%s", dev->driver_version[0] ? dev->driver_version : "unknown");
-	f8b_prov_set(p, "cuda_runtime_version", "%s", dev->runtime_version[0] ? dev->runtime_version : "n/a");
-	f8b_prov_set(p, "cublaslt_version", "%s", dev->cublaslt_version[0] ? dev->cublaslt_version : "n/a");
+	f8b_prov_set(p, "driver_version", "%s",
+	             dev->driver_version[0] ? dev->driver_version : "unknown");
+	f8b_prov_set(p, "cuda_runtime_version", "%s",
+	             dev->runtime_version[0] ? dev->runtime_version : "n/a");
+	f8b_prov_set(p, "cublaslt_version", "%s",
+	             dev->cublaslt_version[0] ? dev->cublaslt_version : "n/a");
 	f8b_prov_set(p, "nccl_version", "%s", dev->nccl_version[0] ? dev->nccl_version : "n/a");
 	f8b_prov_set(p, "mpi_library", "%s", c->mpi_version);
 	f8b_prov_set(p, "mpi_ranks", "%d", c->size);

@@ -11,8 +11,8 @@
  * (other ranks' GPUs included).  The command line is quoted so that it
  * can be pasted back into a shell. */
 int f8b_provenance_collect(struct f8b_provenance *p, const struct f8b_comm *c,
-			   const struct f8b_device_info *dev, const char *backend,
-			   int argc, char **argv);
+                           const struct f8b_device_info *dev, const char *backend, int argc,
+                           char **argv);
 
 /* "f8bench 0.1.0 (git v0.1.0-3-gabcdef)" */
 const char *f8b_version_string(void);

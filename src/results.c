@@ -857,7 +857,7 @@ int f8b_results_read(const char *path, const struct f8b_table_schema *schema, vo
 	void *buf = NULL;
 	int rc = F8B_OK;
 	htri_t have;
-	bool *missing = NULL;       /* columns the file lacks */
+	bool *missing = NULL;         /* columns the file lacks */
 	struct f8b_field *sub = NULL; /* the ones it has */
 	struct f8b_table_schema subset = *schema;
 	size_t present = 0;
@@ -919,7 +919,8 @@ int f8b_results_read(const char *path, const struct f8b_table_schema *schema, vo
 	subset.fields = sub;
 	subset.nfields = present;
 	if (present == 0) {
-		rc = F8B_ERR(F8B_EIO, "results file '%s': table '%s' has none of the columns f8bench reads",
+		rc = F8B_ERR(F8B_EIO,
+		             "results file '%s': table '%s' has none of the columns f8bench reads",
 		             path, schema->name);
 		goto out;
 	}

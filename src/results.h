@@ -28,8 +28,8 @@ enum f8b_field_type { F8B_FT_I32, F8B_FT_I64, F8B_FT_F64, F8B_FT_STR };
 struct f8b_field {
 	const char *name;
 	enum f8b_field_type type;
-	size_t offset; /* offsetof(row struct, member) */
-	size_t size;   /* sizeof member (string: char array length) */
+	size_t offset;    /* offsetof(row struct, member) */
+	size_t size;      /* sizeof member (string: char array length) */
 	const char *unit; /* "" when dimensionless, e.g. "s", "TFLOP/s", "dB" */
 };
 
@@ -51,7 +51,7 @@ struct f8b_provenance {
 	size_t n, cap;
 };
 int f8b_prov_set(struct f8b_provenance *p, const char *key, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 const char *f8b_prov_get(const struct f8b_provenance *p, const char *key);
 void f8b_prov_free(struct f8b_provenance *p);
 
@@ -60,10 +60,8 @@ struct f8b_results;
 /* Creates (append=false; fails with F8B_EIO if path exists, naming
  * --append) or opens for appending (append=true; creates if missing).
  * *run_id receives this run's id (0 for a new file). */
-int f8b_results_open(const char *path, bool append,
-		     const struct f8b_table_schema *schema,
-		     const struct f8b_provenance *prov,
-		     struct f8b_results **out, int *run_id);
+int f8b_results_open(const char *path, bool append, const struct f8b_table_schema *schema,
+                     const struct f8b_provenance *prov, struct f8b_results **out, int *run_id);
 int f8b_results_append(struct f8b_results *r, const void *rows, size_t n);
 int f8b_results_close(struct f8b_results *r); /* flushes, closes */
 /* Closes and, for a file this run created, removes it (used when the run
@@ -73,8 +71,8 @@ void f8b_results_abandon(struct f8b_results *r);
 /* Reads every row of table schema->name into a malloc'ed array of
  * row_size-byte rows (member layout of the schema).  Columns are matched by
  * name; a missing column is an error. */
-int f8b_results_read(const char *path, const struct f8b_table_schema *schema,
-		     void **rows, size_t *n);
+int f8b_results_read(const char *path, const struct f8b_table_schema *schema, void **rows,
+                     size_t *n);
 /* Reads the root provenance attributes. */
 int f8b_results_read_provenance(const char *path, struct f8b_provenance *p);
 

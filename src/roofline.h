@@ -49,14 +49,14 @@ void f8b_cost_gemm(const struct f8b_gemm_desc *d, struct f8b_cost *c);
  *   amax_cast fused: reads x once for amax, once more for the cast (two
  *                    passes over x, one launch), writes q and the scales */
 void f8b_cost_amax(enum f8b_dtype in, enum f8b_granularity g, int64_t rows, int64_t cols,
-		   struct f8b_cost *c);
+                   struct f8b_cost *c);
 void f8b_cost_scales(enum f8b_granularity g, int64_t rows, int64_t cols, struct f8b_cost *c);
 void f8b_cost_cast(enum f8b_dtype in, enum f8b_dtype out, enum f8b_granularity g, int64_t rows,
-		   int64_t cols, struct f8b_cost *c);
+                   int64_t cols, struct f8b_cost *c);
 void f8b_cost_cast_transpose(enum f8b_dtype in, enum f8b_dtype out, enum f8b_granularity g,
-			     int64_t rows, int64_t cols, struct f8b_cost *c);
+                             int64_t rows, int64_t cols, struct f8b_cost *c);
 void f8b_cost_amax_cast_fused(enum f8b_dtype in, enum f8b_dtype out, enum f8b_granularity g,
-			      int64_t rows, int64_t cols, struct f8b_cost *c);
+                              int64_t rows, int64_t cols, struct f8b_cost *c);
 
 double f8b_cost_bytes(const struct f8b_cost *c);
 /* Arithmetic intensity, flop/byte (flops / (read + written)). */
@@ -66,7 +66,7 @@ double f8b_cost_intensity(const struct f8b_cost *c);
  * `compute` (bf16 or an fp8 dtype; F8B_F32 means "memory-bound only": no
  * compute roof).  NaN when a needed ceiling is unknown. */
 double f8b_roofline_time(const struct f8b_cost *c, const struct f8b_ceilings *ceil,
-			 enum f8b_dtype compute);
+                         enum f8b_dtype compute);
 /* 100 * predicted / measured (NaN when either is unknown). */
 double f8b_pct_of_roofline(double predicted_s, double measured_s);
 
@@ -80,7 +80,7 @@ void f8b_ceilings_datasheet(const struct f8b_peaks *p, struct f8b_ceilings *c);
  * GEMM peaks = the best bf16 / fp8 rows, launch = the launch row.  Missing
  * pieces are taken from `fallback` (may be NULL) and `detail` says so. */
 int f8b_ceilings_read(const char *path, const struct f8b_ceilings *fallback,
-		      struct f8b_ceilings *c);
+                      struct f8b_ceilings *c);
 
 #ifdef __cplusplus
 }

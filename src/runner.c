@@ -45,27 +45,29 @@ enum {
 };
 
 static const struct f8b_option common_options[] = {
-	{"backend", OPT_BACKEND, 0, "host|cuda",
-	 "where to run (default: cuda when a GPU is present, else host\nwith a notice)"},
-	{"output", OPT_OUTPUT, 'o', "FILE",
-	 "HDF5 results file (default: BENCH-YYYYmmdd-HHMMSS.h5);\nrefuses an existing file unless --append or --resume"},
-	{"append", OPT_APPEND, 0, NULL, "add this run's rows to an existing file (earlier rows untouched)"},
-	{"resume", OPT_RESUME, 0, NULL, "like --append, and skip cases already in the file"},
-	{"seed", OPT_SEED, 0, "N", "seed of the input data (default 1)"},
-	{"device", OPT_DEVICE, 0, "N", "GPU ordinal (default: node-local rank modulo the GPU count)"},
-	{"warmup", OPT_WARMUP, 0, "N", "untimed launches before sampling (default 3)"},
-	{"min-samples", OPT_MIN_SAMPLES, 0, "N", "timed samples at least (default 10)"},
-	{"max-samples", OPT_MAX_SAMPLES, 0, "N", "timed samples at most (default 1000)"},
-	{"min-time", OPT_MIN_TIME, 0, "SEC", "timed seconds at least per measurement (default 0.5)"},
-	{"max-time", OPT_MAX_TIME, 0, "SEC", "wall seconds at most per measurement (default 10)"},
-	{"noise", OPT_NOISE, 0, "FRAC",
-	 "stop when the relative noise of the median is below this\n(default 0.005)"},
-	{"no-flush", OPT_NO_FLUSH, 0, NULL, "do not flush the L2 cache before each sample"},
-	{"batch", OPT_BATCH, 0, "N", "time N back-to-back launches per sample (no flush; default off)"},
-	{"quiet", OPT_QUIET, 'q', NULL, "no progress lines"},
-	{"verbose", OPT_VERBOSE, 'v', NULL, "more detail (algorithm chosen, unmet criteria)"},
-	{"help", OPT_HELP, 0, NULL, "this text"},
-	{0},
+    {"backend", OPT_BACKEND, 0, "host|cuda",
+     "where to run (default: cuda when a GPU is present, else host\nwith a notice)"},
+    {"output", OPT_OUTPUT, 'o', "FILE",
+     "HDF5 results file (default: BENCH-YYYYmmdd-HHMMSS.h5);\nrefuses an existing file unless "
+     "--append or --resume"},
+    {"append", OPT_APPEND, 0, NULL,
+     "add this run's rows to an existing file (earlier rows untouched)"},
+    {"resume", OPT_RESUME, 0, NULL, "like --append, and skip cases already in the file"},
+    {"seed", OPT_SEED, 0, "N", "seed of the input data (default 1)"},
+    {"device", OPT_DEVICE, 0, "N", "GPU ordinal (default: node-local rank modulo the GPU count)"},
+    {"warmup", OPT_WARMUP, 0, "N", "untimed launches before sampling (default 3)"},
+    {"min-samples", OPT_MIN_SAMPLES, 0, "N", "timed samples at least (default 10)"},
+    {"max-samples", OPT_MAX_SAMPLES, 0, "N", "timed samples at most (default 1000)"},
+    {"min-time", OPT_MIN_TIME, 0, "SEC", "timed seconds at least per measurement (default 0.5)"},
+    {"max-time", OPT_MAX_TIME, 0, "SEC", "wall seconds at most per measurement (default 10)"},
+    {"noise", OPT_NOISE, 0, "FRAC",
+     "stop when the relative noise of the median is below this\n(default 0.005)"},
+    {"no-flush", OPT_NO_FLUSH, 0, NULL, "do not flush the L2 cache before each sample"},
+    {"batch", OPT_BATCH, 0, "N", "time N back-to-back launches per sample (no flush; default off)"},
+    {"quiet", OPT_QUIET, 'q', NULL, "no progress lines"},
+    {"verbose", OPT_VERBOSE, 'v', NULL, "more detail (algorithm chosen, unmet criteria)"},
+    {"help", OPT_HELP, 0, NULL, "this text"},
+    {0},
 };
 
 struct common_cfg {
@@ -83,15 +85,14 @@ struct parse_ctx {
 	void *cfg;
 };
 
-static int parse_long(const char *opt, const char *arg, long long lo, long long hi,
-		      long long *out)
+static int parse_long(const char *opt, const char *arg, long long lo, long long hi, long long *out)
 {
 	char *end;
 	errno = 0;
 	long long v = strtoll(arg, &end, 0);
 	if (errno || end == arg || *end || v < lo || v > hi)
 		return F8B_ERR(F8B_EINVAL, "--%s '%s': expected an integer in [%lld, %lld]", opt,
-			       arg, lo, hi);
+		               arg, lo, hi);
 	*out = v;
 	return F8B_OK;
 }
@@ -103,7 +104,7 @@ static int parse_double(const char *opt, const char *arg, double lo, double hi, 
 	double v = strtod(arg, &end);
 	if (errno || end == arg || *end || !(v >= lo && v <= hi))
 		return F8B_ERR(F8B_EINVAL, "--%s '%s': expected a number in [%g, %g]", opt, arg, lo,
-			       hi);
+		               hi);
 	*out = v;
 	return F8B_OK;
 }
@@ -132,9 +133,7 @@ static int on_option(void *vctx, int table, int key, const char *arg)
 		return F8B_OK;
 	case OPT_APPEND: c->append = true; return F8B_OK;
 	case OPT_RESUME: c->resume = c->append = true; return F8B_OK;
-	case OPT_SEED:
-		F8B_TRY(parse_long("seed", arg, 0, INT64_MAX, &c->seed));
-		return F8B_OK;
+	case OPT_SEED: F8B_TRY(parse_long("seed", arg, 0, INT64_MAX, &c->seed)); return F8B_OK;
 	case OPT_DEVICE:
 		F8B_TRY(parse_long("device", arg, 0, 1023, &v));
 		c->device = (int)v;
@@ -167,14 +166,16 @@ static int on_option(void *vctx, int table, int key, const char *arg)
 
 static void usage(const struct f8b_bench *b, FILE *f)
 {
-	fprintf(f, "usage: f8bench %s [options]\n       mpiexec -n N f8bench %s [options]\n\n%s\n\n",
-		b->name, b->name, b->summary);
+	fprintf(f,
+	        "usage: f8bench %s [options]\n       mpiexec -n N f8bench %s [options]\n\n%s\n\n",
+	        b->name, b->name, b->summary);
 	fprintf(f, "%s options:\n", b->name);
 	f8b_options_help(f, b->options);
 	fprintf(f, "\ncommon options:\n");
 	f8b_options_help(f, common_options);
-	fprintf(f, "\nExit status: 0 every case ok (or unsupported), 1 a case was wrong or failed,\n"
-		   "2 bad input, 130 interrupted (rerun with --resume).\n");
+	fprintf(f,
+	        "\nExit status: 0 every case ok (or unsupported), 1 a case was wrong or failed,\n"
+	        "2 bad input, 130 interrupted (rerun with --resume).\n");
 }
 
 static volatile sig_atomic_t interrupted;
@@ -196,7 +197,7 @@ static void default_output(const char *bench, char *buf, size_t n)
 }
 
 static int pick_backend(const struct common_cfg *cc, const struct f8b_comm *comm,
-			const struct f8b_backend_ops **ops, int *device)
+                        const struct f8b_backend_ops **ops, int *device)
 {
 	char why[256] = "f8bench was built without CUDA";
 	int ngpu = 0;
@@ -207,11 +208,12 @@ static int pick_backend(const struct common_cfg *cc, const struct f8b_comm *comm
 	if (!name) {
 		name = ngpu > 0 ? "cuda" : "host";
 		if (ngpu == 0 && comm->rank == 0)
-			fprintf(stderr, "f8bench: notice: no usable GPU (%s); using the host backend\n",
-				why);
+			fprintf(stderr,
+			        "f8bench: notice: no usable GPU (%s); using the host backend\n",
+			        why);
 	} else if (!strcmp(name, "cuda") && ngpu == 0) {
 		return F8B_ERR(F8B_EINVAL, "--backend cuda: no usable GPU (%s); use --backend host",
-			       why);
+		               why);
 	}
 	F8B_TRY(f8b_backend_find(name, ops));
 	*device = cc->device >= 0 ? cc->device : (ngpu > 0 ? comm->local_rank % ngpu : -1);
@@ -250,7 +252,7 @@ static int agree(const struct f8b_bench *b, int rc)
 
 /* Which cases are already in the file (--resume).  Rank 0 reads. */
 static int mark_done(const struct f8b_bench *b, void *cfg, const char *path, size_t ncases,
-		     unsigned char *done, size_t *ndone)
+                     unsigned char *done, size_t *ndone)
 {
 	void *rows = NULL;
 	size_t n = 0;
@@ -329,7 +331,7 @@ static int run_case(const struct f8b_bench *b, struct f8b_run *run, size_t i, vo
 		return F8B_OK;
 	}
 	set_str(row, b->off_status, ss,
-		rc == F8B_EUNSUPPORTED ? F8B_ROW_UNSUPPORTED : F8B_ROW_ERROR);
+	        rc == F8B_EUNSUPPORTED ? F8B_ROW_UNSUPPORTED : F8B_ROW_ERROR);
 	set_str(row, b->off_message, ms, f8b_last_error());
 	/* A device error can leave the context unusable: stop the sweep. */
 	return rc == F8B_EDEVICE ? rc : F8B_OK;
@@ -372,10 +374,10 @@ int f8b_run_bench(const struct f8b_bench *b, int argc, char **argv)
 	}
 	if (rc == F8B_OK && npos > 0)
 		rc = F8B_ERR(F8B_EINVAL, "unexpected argument '%s' (see f8bench %s --help)", pos[0],
-			     b->name);
+		             b->name);
 	if (rc == F8B_OK && cc.m.max_samples < cc.m.min_samples)
 		rc = F8B_ERR(F8B_EINVAL, "--max-samples %d is below --min-samples %d",
-			     cc.m.max_samples, cc.m.min_samples);
+		             cc.m.max_samples, cc.m.min_samples);
 	if (rc == F8B_OK)
 		rc = b->cfg_finalize(pc.cfg, &ncases);
 	if (rc == F8B_OK && !cc.output) {
@@ -422,15 +424,15 @@ int f8b_run_bench(const struct f8b_bench *b, int argc, char **argv)
 		f8b_prov_set(&prov, "benchmark", "%s", b->name);
 		f8b_prov_set(&prov, "seed", "%lld", cc.seed);
 		f8b_prov_set(&prov, "measure",
-			     "warmup=%d min_samples=%d max_samples=%d min_time_s=%g "
-			     "max_time_s=%g max_noise=%g flush=%d batch=%d",
-			     cc.m.warmup, cc.m.min_samples, cc.m.max_samples, cc.m.min_time_s,
-			     cc.m.max_time_s, cc.m.max_noise, cc.m.flush, cc.m.batch);
+		             "warmup=%d min_samples=%d max_samples=%d min_time_s=%g "
+		             "max_time_s=%g max_noise=%g flush=%d batch=%d",
+		             cc.m.warmup, cc.m.min_samples, cc.m.max_samples, cc.m.min_time_s,
+		             cc.m.max_time_s, cc.m.max_noise, cc.m.flush, cc.m.batch);
 		if (cc.resume)
 			rc = mark_done(b, pc.cfg, cc.output, ncases, done, &ndone);
 		if (rc == F8B_OK)
 			rc = f8b_results_open(cc.output, cc.append, b->schema, &prov, &res,
-					      &run.run_id);
+			                      &run.run_id);
 	}
 	bad = rc != F8B_OK;
 	if (bad)
@@ -463,11 +465,11 @@ int f8b_run_bench(const struct f8b_bench *b, int argc, char **argv)
 	struct tally t = {0};
 	if (comm.rank == 0) {
 		fprintf(stderr, "f8bench %s: %zu cases%s on %d rank(s), backend %s (%s) -> %s\n",
-			b->name, ntodo, ndone ? " left" : "", comm.size, run.ops->name,
-			run.dev.name, cc.output);
+		        b->name, ntodo, ndone ? " left" : "", comm.size, run.ops->name,
+		        run.dev.name, cc.output);
 		if (ndone)
 			fprintf(stderr, "f8bench %s: --resume: %zu cases already in %s\n", b->name,
-				ndone, cc.output);
+			        ndone, cc.output);
 		f8b_progress_init(&prog, stderr, ntodo, cc.quiet);
 	}
 	signal(SIGINT, on_signal);
@@ -486,7 +488,7 @@ int f8b_run_bench(const struct f8b_bench *b, int argc, char **argv)
 			rows[rs] = !b->collective || comm.rank == 0;
 			if (run_case(b, &run, todo[k], rows) != F8B_OK) {
 				fprintf(stderr, "f8bench %s: error: %s (stopping)\n", b->name,
-					f8b_last_error());
+				        f8b_last_error());
 				fatal = 1;
 			}
 		}
@@ -520,10 +522,10 @@ int f8b_run_bench(const struct f8b_bench *b, int argc, char **argv)
 					else
 						t.error++;
 					snprintf(how, sizeof how, "%s: %.150s", st,
-						 (const char *)row + b->off_message);
+					         (const char *)row + b->off_message);
 					char line[400];
 					snprintf(line, sizeof line, "f8bench %s: %s: %s", b->name,
-						 what, how);
+					         what, how);
 					f8b_progress_note(&prog, line);
 				}
 				f8b_progress_step(&prog, what, how);
@@ -535,11 +537,12 @@ int f8b_run_bench(const struct f8b_bench *b, int argc, char **argv)
 		if (stop) {
 			if (comm.rank == 0) {
 				f8b_progress_end(&prog);
-				fprintf(stderr,
-					"f8bench %s: %s after %zu of %zu cases; rows so far are in %s "
-					"(rerun with --resume to continue)\n",
-					b->name, interrupted ? "interrupted" : "stopped",
-					prog.done, ntodo, cc.output);
+				fprintf(
+				    stderr,
+				    "f8bench %s: %s after %zu of %zu cases; rows so far are in %s "
+				    "(rerun with --resume to continue)\n",
+				    b->name, interrupted ? "interrupted" : "stopped", prog.done,
+				    ntodo, cc.output);
 			}
 			exit_code = interrupted ? 130 : 1;
 			break;
@@ -548,10 +551,11 @@ int f8b_run_bench(const struct f8b_bench *b, int argc, char **argv)
 	if (comm.rank == 0) {
 		f8b_progress_end(&prog);
 		if (!exit_code)
-			fprintf(stderr,
-				"f8bench %s: wrote %zu rows to %s: %zu ok, %zu wrong, %zu unsupported, "
-				"%zu error\n",
-				b->name, prog.done, cc.output, t.ok, t.wrong, t.unsupported, t.error);
+			fprintf(
+			    stderr,
+			    "f8bench %s: wrote %zu rows to %s: %zu ok, %zu wrong, %zu unsupported, "
+			    "%zu error\n",
+			    b->name, prog.done, cc.output, t.ok, t.wrong, t.unsupported, t.error);
 		if (!exit_code && (t.wrong || t.error))
 			exit_code = 1;
 	}

@@ -30,7 +30,7 @@ extern "C" {
 #include "common.h"
 
 #define F8B_AMAX_EPS 1e-12f
-#define F8B_BLOCK 128
+#define F8B_BLOCK    128
 
 enum f8b_granularity {
 	F8B_GRAN_TENSORWISE = 0,
@@ -57,8 +57,8 @@ int f8b_scaling_type_parse(const char *s, enum f8b_scaling_type *out);
 
 /* Logical shape of the scale (and amax) tensor of a rows x cols tensor:
  * srows x scols blocks as in the table above. */
-void f8b_scale_shape(enum f8b_granularity g, int64_t rows, int64_t cols,
-		     int64_t *srows, int64_t *scols);
+void f8b_scale_shape(enum f8b_granularity g, int64_t rows, int64_t cols, int64_t *srows,
+                     int64_t *scols);
 /* Storage: element (block row br, block col bc) lives at
  * f8b_scale_index(); every backend and the GEMM use this one mapping, which
  * is the layout cuBLASLt reads for that granularity (doc/gemm-layout.md):
@@ -69,8 +69,7 @@ void f8b_scale_shape(enum f8b_granularity g, int64_t rows, int64_t cols,
  *                                     multiple of 4: 16-byte rows)
  * f8b_scale_count() is the number of floats to allocate (>= srows*scols);
  * padding entries hold amax 0. */
-int64_t f8b_scale_index(enum f8b_granularity g, int64_t rows, int64_t cols,
-			int64_t br, int64_t bc);
+int64_t f8b_scale_index(enum f8b_granularity g, int64_t rows, int64_t cols, int64_t br, int64_t bc);
 int64_t f8b_scale_count(enum f8b_granularity g, int64_t rows, int64_t cols);
 
 struct f8b_scale_opts {
@@ -79,14 +78,12 @@ struct f8b_scale_opts {
 };
 
 /* One scale from one amax, exactly as every backend must compute it. */
-float f8b_amax_to_scale(float amax, enum f8b_dtype target,
-			const struct f8b_scale_opts *o);
+float f8b_amax_to_scale(float amax, enum f8b_dtype target, const struct f8b_scale_opts *o);
 
 /* amax per block of x (fp32 values, row-major rows x cols) into amax[]
  * of f8b_scale_count() entries at f8b_scale_index() positions (padding
  * entries, if any, are set to 0).  NaN inputs propagate to the amax. */
-void f8b_amax_f32(const float *x, int64_t rows, int64_t cols,
-		  enum f8b_granularity g, float *amax);
+void f8b_amax_f32(const float *x, int64_t rows, int64_t cols, enum f8b_granularity g, float *amax);
 
 /* Delayed scaling: a ring buffer of the last `len` amaxes. */
 struct f8b_amax_history {

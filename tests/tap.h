@@ -14,8 +14,7 @@
 
 static int tap_n, tap_failed;
 
-static inline int tap_ok(int cond, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+static inline int tap_ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static inline int tap_ok(int cond, const char *fmt, ...)
 {
 	va_list ap;
@@ -32,11 +31,11 @@ static inline int tap_ok(int cond, const char *fmt, ...)
 }
 
 /* Diagnostics (TAP comment lines). */
-#define tap_diag(...)                                                          \
-	do {                                                                   \
-		printf("# ");                                                  \
-		printf(__VA_ARGS__);                                           \
-		printf("\n");                                                  \
+#define tap_diag(...)                                                                              \
+	do {                                                                                       \
+		printf("# ");                                                                      \
+		printf(__VA_ARGS__);                                                               \
+		printf("\n");                                                                      \
 	} while (0)
 
 /* Whole file skipped (e.g. no GPU): prints the plan "1..0 # SKIP why",

@@ -45,8 +45,10 @@ int main(void)
 	/* v: median 3, |v-3| = {2,2,1,1,0} -> MAD 1;
 	 * noise = 1.2533*1.4826*1/sqrt(5)/3 = 0.27697 */
 	double nz = f8b_noise_of_median(v, 5);
-	tap_ok(fabs(nz - 1.2533 * 1.4826 / sqrt(5.0) / 3.0) < 1e-12, "noise of median by hand (%.6f)", nz);
-	tap_ok(f8b_noise_of_median((double[]){2, 2, 2, 2}, 4) == 0, "identical samples: zero noise");
+	tap_ok(fabs(nz - 1.2533 * 1.4826 / sqrt(5.0) / 3.0) < 1e-12,
+	       "noise of median by hand (%.6f)", nz);
+	tap_ok(f8b_noise_of_median((double[]){2, 2, 2, 2}, 4) == 0,
+	       "identical samples: zero noise");
 	tap_ok(isinf(f8b_noise_of_median(w, 1)), "one sample: infinite noise");
 
 	/* ---- the harness on the host backend */
@@ -70,12 +72,14 @@ int main(void)
 	double samples[1000];
 	int rc = f8b_measure(ops, be, sleep_launch, &s, &o, &r, samples);
 	tap_ok(rc == F8B_OK, "measure a 2 ms launch");
-	tap_ok(r.min_s >= 2e-3 && r.min_s < 3e-3, "min %.3f ms: at least 2 ms, not far above (median %.3f ms)",
-	       1e3 * r.min_s, 1e3 * r.median_s);
+	tap_ok(r.min_s >= 2e-3 && r.min_s < 3e-3,
+	       "min %.3f ms: at least 2 ms, not far above (median %.3f ms)", 1e3 * r.min_s,
+	       1e3 * r.median_s);
 	tap_ok(r.samples >= 10, "at least min_samples (%d)", r.samples);
 	tap_ok(r.total_s >= o.min_time_s, "at least min_time of samples (%.3f s)", r.total_s);
 	tap_ok(r.min_s <= r.median_s && r.median_s <= r.max_s, "min <= median <= max");
-	tap_ok(s.calls == r.samples + o.warmup, "warm-up launches are not samples (%d calls)", s.calls);
+	tap_ok(s.calls == r.samples + o.warmup, "warm-up launches are not samples (%d calls)",
+	       s.calls);
 	tap_ok(r.converged && r.unmet[0] == '\0', "converged, nothing unmet");
 	tap_ok(samples[0] > 1e-3 && samples[r.samples - 1] > 1e-3, "raw samples kept");
 
@@ -89,7 +93,8 @@ int main(void)
 	rc = f8b_measure(ops, be, sleep_launch, &q, &o, &r, NULL);
 	tap_ok(rc == F8B_OK && r.samples == 12, "max_samples caps the run (%d)", r.samples);
 	tap_ok(!r.converged, "not converged");
-	tap_ok(strstr(r.unmet, "noise") && strstr(r.unmet, "max-samples"), "unmet names noise and the cap: '%s'", r.unmet);
+	tap_ok(strstr(r.unmet, "noise") && strstr(r.unmet, "max-samples"),
+	       "unmet names noise and the cap: '%s'", r.unmet);
 
 	/* The time cap. */
 	o.max_samples = 100000;
@@ -97,7 +102,8 @@ int main(void)
 	double t0 = f8b_now();
 	rc = f8b_measure(ops, be, sleep_launch, &q, &o, &r, NULL);
 	double took = f8b_now() - t0;
-	tap_ok(rc == F8B_OK && !r.converged && strstr(r.unmet, "max-time"), "max_time caps the run: '%s'", r.unmet);
+	tap_ok(rc == F8B_OK && !r.converged && strstr(r.unmet, "max-time"),
+	       "max_time caps the run: '%s'", r.unmet);
 	tap_ok(took < 0.5, "and returns promptly (%.3f s)", took);
 
 	/* Batch mode: per-launch time, batch launches per sample. */
@@ -108,16 +114,19 @@ int main(void)
 	o.warmup = 0;
 	struct sleeper b = {.ns = 1000000};
 	rc = f8b_measure(ops, be, sleep_launch, &b, &o, &r, NULL);
-	tap_ok(rc == F8B_OK && r.min_s >= 1e-3 && r.min_s < 2e-3, "batch: per-launch min %.3f ms (median %.3f ms)",
-	       1e3 * r.min_s, 1e3 * r.median_s);
-	tap_ok(b.calls == 4 * r.samples, "batch: 4 launches per sample (%d calls, %d samples)", b.calls, r.samples);
+	tap_ok(rc == F8B_OK && r.min_s >= 1e-3 && r.min_s < 2e-3,
+	       "batch: per-launch min %.3f ms (median %.3f ms)", 1e3 * r.min_s, 1e3 * r.median_s);
+	tap_ok(b.calls == 4 * r.samples, "batch: 4 launches per sample (%d calls, %d samples)",
+	       b.calls, r.samples);
 
 	/* Errors propagate, with the launch's message. */
 	rc = f8b_measure(ops, be, failing_launch, NULL, &o, &r, NULL);
-	tap_ok(rc == F8B_EDEVICE && strstr(f8b_last_error(), "planted"), "a failing launch's status comes back");
+	tap_ok(rc == F8B_EDEVICE && strstr(f8b_last_error(), "planted"),
+	       "a failing launch's status comes back");
 	o.min_samples = 5;
 	o.max_samples = 2;
-	tap_ok(f8b_measure(ops, be, sleep_launch, &b, &o, &r, NULL) == F8B_EINVAL, "max_samples < min_samples is refused");
+	tap_ok(f8b_measure(ops, be, sleep_launch, &b, &o, &r, NULL) == F8B_EINVAL,
+	       "max_samples < min_samples is refused");
 	ops->close(be);
 	return tap_done();
 }

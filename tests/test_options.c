@@ -8,13 +8,13 @@
 #include "tap.h"
 
 static const struct f8b_option t0[] = {
-	{"alpha", 1, 'a', "N", "first\nsecond line"},
-	{"flag", 2, 0, NULL, "a flag"},
-	{0},
+    {"alpha", 1, 'a', "N", "first\nsecond line"},
+    {"flag", 2, 0, NULL, "a flag"},
+    {0},
 };
 static const struct f8b_option t1[] = {
-	{"beta", 1, 'o', "FILE", "same key as alpha, other table"},
-	{0},
+    {"beta", 1, 'o', "FILE", "same key as alpha, other table"},
+    {0},
 };
 
 struct seen {
@@ -55,7 +55,8 @@ int main(void)
 	int rc = run(a1, 7, &s, &pos, &npos);
 	tap_ok(rc == F8B_OK, "parse long, short and positional");
 	tap_ok(s.n == 3, "three options seen (%d)", s.n);
-	tap_ok(s.last_table == 1 && s.last_key == 1 && !strcmp(s.last_arg, "out"), "-o maps to the second table's entry");
+	tap_ok(s.last_table == 1 && s.last_key == 1 && !strcmp(s.last_arg, "out"),
+	       "-o maps to the second table's entry");
 	tap_ok(npos == 1 && !strcmp(pos[0], "file.h5"), "positional kept in order");
 
 	char *a2[] = {"x", "-a", "3", NULL};
@@ -64,16 +65,19 @@ int main(void)
 
 	char *a3[] = {"x", "--nope", NULL};
 	rc = run(a3, 2, &s, &pos, &npos);
-	tap_ok(rc == F8B_EINVAL && strstr(f8b_last_error(), "--nope") && strstr(f8b_last_error(), "--help"),
+	tap_ok(rc == F8B_EINVAL && strstr(f8b_last_error(), "--nope") &&
+	           strstr(f8b_last_error(), "--help"),
 	       "unknown long option named: %s", f8b_last_error());
 
 	char *a4[] = {"x", "-z", NULL};
 	rc = run(a4, 2, &s, &pos, &npos);
-	tap_ok(rc == F8B_EINVAL && strstr(f8b_last_error(), "-z"), "unknown short option named: %s", f8b_last_error());
+	tap_ok(rc == F8B_EINVAL && strstr(f8b_last_error(), "-z"), "unknown short option named: %s",
+	       f8b_last_error());
 
 	char *a5[] = {"x", "--alpha", NULL};
 	rc = run(a5, 2, &s, &pos, &npos);
-	tap_ok(rc == F8B_EINVAL && strstr(f8b_last_error(), "--alpha") && strstr(f8b_last_error(), "argument"),
+	tap_ok(rc == F8B_EINVAL && strstr(f8b_last_error(), "--alpha") &&
+	           strstr(f8b_last_error(), "argument"),
 	       "missing argument named: %s", f8b_last_error());
 
 	char *a6[] = {"x", "-h", NULL};

@@ -241,9 +241,10 @@ static void test_amax_ragged(void)
 	x[127 * C + 127] = 2.0f;  /* last element of the full block */
 
 	f8b_amax_f32(x, R, C, F8B_GRAN_BLOCK128X128, a);
-	tap_ok(a[0] == 2.0f && a[4] == 4.0f && a[1] == 3.0f && a[5] == 5.0f,
-	       "130x200 block128x128: ragged blocks {2, 3 | 4, 5} at br*4+bc (got {%g, %g | %g, %g})",
-	       a[0], a[1], a[4], a[5]);
+	tap_ok(
+	    a[0] == 2.0f && a[4] == 4.0f && a[1] == 3.0f && a[5] == 5.0f,
+	    "130x200 block128x128: ragged blocks {2, 3 | 4, 5} at br*4+bc (got {%g, %g | %g, %g})",
+	    a[0], a[1], a[4], a[5]);
 
 	f8b_amax_f32(x, R, C, F8B_GRAN_BLOCK1X128, a);
 	tap_ok(a[1 * R + 129] == 5.0f && a[0 * R + 128] == 4.0f && a[1 * R + 0] == 3.0f &&
@@ -338,8 +339,8 @@ static void test_scale(void)
 		float sn = f8b_amax_to_scale(-NAN, F8B_E5M2, &plain);
 		uint32_t bits;
 		memcpy(&bits, &sn, sizeof bits);
-		tap_ok(bits == 0x7FFFFFFFu, "any NaN amax -> the canonical NaN 0x7FFFFFFF (got 0x%08X)",
-		       bits);
+		tap_ok(bits == 0x7FFFFFFFu,
+		       "any NaN amax -> the canonical NaN 0x7FFFFFFF (got 0x%08X)", bits);
 	}
 	SCALE_EQ(INFINITY, F8B_E4M3, &plain, 0.0f, "amax inf -> scale 0");
 	SCALE_EQ(INFINITY, F8B_E4M3, &p2, 0.0f, "amax inf with pow2 -> scale 0");

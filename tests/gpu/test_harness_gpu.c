@@ -34,7 +34,7 @@ int main(void)
 		return tap_done();
 	}
 	tap_diag("device: %s, driver %s, runtime %s, cuBLASLt %s", info.name, info.driver_version,
-		 info.runtime_version, info.cublaslt_version);
+	         info.runtime_version, info.cublaslt_version);
 	struct f8b_measure_opts o;
 	f8b_measure_defaults(&o);
 	o.min_time_s = 0.1;
@@ -49,21 +49,23 @@ int main(void)
 		/* Launch overhead adds a few microseconds to a cold sample. */
 		double tol = 0.03 * want + 10e-6;
 		tap_ok(rc == F8B_OK && fabs(r.median_s - want) < tol,
-		       "cold: %.0f us kernel measured %.2f us (noise %.3f%%, %d samples, clocks %u-%u MHz, %d throttled)",
+		       "cold: %.0f us kernel measured %.2f us (noise %.3f%%, %d samples, clocks "
+		       "%u-%u MHz, %d throttled)",
 		       1e6 * want, 1e6 * r.median_s, 100 * r.noise, r.samples, r.sm_mhz_min,
 		       r.sm_mhz_max, r.throttled);
-		tap_ok(r.samples >= o.min_samples && r.total_s >= o.min_time_s, "cold: stopping rule held");
+		tap_ok(r.samples >= o.min_samples && r.total_s >= o.min_time_s,
+		       "cold: stopping rule held");
 	}
 	o.batch = 20;
 	struct spin s = {be, 100000};
 	int rc = f8b_measure(ops, be, spin_launch, &s, &o, &r, NULL);
-	tap_ok(rc == F8B_OK && fabs(r.median_s - 100e-6) < 5e-6, "batch of 20: 100 us kernel measured %.2f us per launch",
-	       1e6 * r.median_s);
+	tap_ok(rc == F8B_OK && fabs(r.median_s - 100e-6) < 5e-6,
+	       "batch of 20: 100 us kernel measured %.2f us per launch", 1e6 * r.median_s);
 	struct f8b_clock_state c;
 	if (ops->clock_state) {
 		rc = ops->clock_state(be, &c);
-		tap_ok(rc == F8B_OK, "clock state readable (valid=%d, SM %u MHz, reasons 0x%llx)", c.valid,
-		       c.sm_mhz, c.throttle_reasons);
+		tap_ok(rc == F8B_OK, "clock state readable (valid=%d, SM %u MHz, reasons 0x%llx)",
+		       c.valid, c.sm_mhz, c.throttle_reasons);
 	}
 	ops->close(be);
 	return tap_done();

@@ -884,7 +884,8 @@ static void test_spin(void)
 				med[b - 1] = t;
 			}
 		tap_ok(lo >= 1.9f && med[3] <= 2.1f,
-		       "spin(2 ms) by cudaEvents: min %.4f ms, median %.4f ms, max %.4f ms (accepted: min >= 1.9, median <= 2.1)",
+		       "spin(2 ms) by cudaEvents: min %.4f ms, median %.4f ms, max %.4f ms "
+		       "(accepted: min >= 1.9, median <= 2.1)",
 		       lo, med[3], hi);
 	}
 	cudaEventDestroy(e0);
