@@ -27,6 +27,7 @@
 #include <strings.h>
 
 #include "bench.h"
+#include "gemm_check.h"
 #include "cases.h"
 #include "comm.h"
 #include "fp8.h"
@@ -929,92 +930,32 @@ static int check_bw(struct ceil_state *s, bool *ok)
 	return F8B_OK;
 }
 
-/* Indices of sampled rows or columns: all when n <= want, else want spread
- * evenly with a seeded offset, the last index always included. */
-static int64_t sample(int64_t n, int64_t want, uint64_t seed, int64_t *idx)
-{
-	if (n <= want) {
-		for (int64_t i = 0; i < n; i++)
-			idx[i] = i;
-		return n;
-	}
-	int64_t stride = n / want;
-	for (int64_t i = 0; i < want - 1; i++)
-		idx[i] = i * stride + (int64_t)((seed + 7919u * (uint64_t)i) % (uint64_t)stride);
-	idx[want - 1] = n - 1;
-	return want;
-}
-
-/* Selected rows of operand x (rows x k), dequantised to fp32 with its
- * tensorwise scale_inv (sinv, host copy; unused for bf16). */
-static int operand_rows(struct ceil_state *s, const struct f8b_tensor *x, const float *sinv,
-                        const int64_t *idx, int64_t nr, float *out)
-{
-	size_t es = f8b_dtype_size(x->dtype), rb = es * (size_t)x->cols;
-	unsigned char *raw = malloc(rb * (size_t)nr);
-	if (!raw)
-		return F8B_ERR(F8B_ENOMEM, "check rows of %zu bytes", rb * (size_t)nr);
-	int rc = F8B_OK;
-	for (int64_t i = 0; i < nr && rc == F8B_OK; i++)
-		rc = s->run->ops->download(s->run->be, raw + (size_t)i * rb,
-		                           (const char *)x->data + (size_t)idx[i] * rb, rb);
-	if (rc == F8B_OK)
-		rc = f8b_ref_dequantize(raw, x->dtype, nr, x->cols, F8B_GRAN_TENSORWISE, sinv, out);
-	free(raw);
-	return rc;
-}
-
 /* A sampled block of D against a double GEMM of the very operands the
- * kernel read.  A wrong kernel, layout or scale is off by O(1) nearly
- * everywhere, so CHECK_ROWS x CHECK_COLS entries (last row and column
- * included, for ragged tiles) catch it for about 16x64xK multiply-adds;
- * f8bench gemm checks the same GEMMs on larger samples. */
+ * kernel read (gemm_check.h).  A wrong kernel, layout or scale is off by
+ * O(1) nearly everywhere, so CHECK_ROWS x CHECK_COLS entries catch it for
+ * about 16x64xK multiply-adds; f8bench gemm checks the same GEMMs on larger
+ * samples. */
 static int check_gemm(struct ceil_state *s, bool *ok)
 {
 	struct f8b_ceilings_row *row = s->row;
-	const struct f8b_backend_ops *ops = s->run->ops;
 	bool fp8 = s->cs.dtype != F8B_BF16;
-	int64_t ri[CHECK_ROWS], ci[CHECK_COLS], k = row->k;
-	int64_t nr = sample(row->m, CHECK_ROWS, s->run->seed, ri);
-	int64_t nc = sample(row->n, CHECK_COLS, s->run->seed + 1, ci);
-	float sa = 1.0f, sb = 1.0f;
-	float *a = malloc(sizeof *a * (size_t)(nr * k)), *b = malloc(sizeof *b * (size_t)(nc * k));
-	float *drow = malloc(sizeof *drow * (size_t)row->n), dsub[CHECK_ROWS * CHECK_COLS];
-	uint16_t *draw = malloc(sizeof *draw * (size_t)row->n);
-	double ref[CHECK_ROWS * CHECK_COLS];
-	int rc = a && b && drow && draw ? F8B_OK : F8B_ERR(F8B_ENOMEM, "gemm check buffers");
-	if (rc == F8B_OK && fp8)
-		rc = ops->download(s->run->be, &sa, s->sinv_a, sizeof sa);
-	if (rc == F8B_OK && fp8)
-		rc = ops->download(s->run->be, &sb, s->sinv_b, sizeof sb);
-	if (rc == F8B_OK)
-		rc = operand_rows(s, fp8 ? &s->a_q : &s->a_hp, &sa, ri, nr, a);
-	if (rc == F8B_OK)
-		rc = operand_rows(s, fp8 ? &s->b_q : &s->b_hp, &sb, ci, nc, b);
-	for (int64_t i = 0; i < nr && rc == F8B_OK; i++) {
-		rc = ops->download(s->run->be, draw,
-		                   (const uint16_t *)s->d.data + (size_t)(ri[i] * row->n),
-		                   sizeof *draw * (size_t)row->n);
-		f8b_to_f32(draw, F8B_BF16, drow, (size_t)row->n);
-		for (int64_t j = 0; j < nc; j++)
-			dsub[i * nc + j] = drow[ci[j]];
-	}
-	if (rc == F8B_OK)
-		rc = f8b_ref_gemm(a, b, nr, nc, k, ref);
-	if (rc == F8B_OK) {
-		double err = f8b_rel_error(dsub, ref, (size_t)(nr * nc));
-		double tol = f8b_gemm_tolerance(k, F8B_BF16, s->desc.fast_accum);
-		*ok = err <= tol; /* NaN fails */
-		snprintf(row->message, sizeof row->message,
-		         "%s %lldx%lld sample of D: rel_error %.3g %s %.3g",
-		         *ok ? "checked a" : "wrong:", (long long)nr, (long long)nc, err,
-		         *ok ? "<=" : ">", tol);
-	}
-	free(a);
-	free(b);
-	free(drow);
-	free(draw);
-	return rc;
+	struct f8b_gemm_data g = {
+	    .desc = &s->desc,
+	    .a = fp8 ? &s->a_q : &s->a_hp,
+	    .b = fp8 ? &s->b_q : &s->b_hp,
+	    .a_scale_inv = s->sinv_a,
+	    .b_scale_inv = s->sinv_b,
+	    .d = &s->d,
+	};
+	struct f8b_gemm_verdict v;
+	F8B_TRY(
+	    f8b_gemm_check(s->run->ops, s->run->be, &g, CHECK_ROWS, CHECK_COLS, s->run->seed, &v));
+	*ok = v.ok;
+	snprintf(row->message, sizeof row->message,
+	         "%s %lldx%lld sample of D: rel_error %.3g %s %.3g",
+	         v.ok ? "checked a" : "wrong:", (long long)v.rows, (long long)v.cols, v.rel_error,
+	         v.ok ? "<=" : ">", v.tolerance);
+	return F8B_OK;
 }
 
 static int check_coll(struct ceil_state *s, bool *ok)

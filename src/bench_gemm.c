@@ -23,6 +23,7 @@
 #include "bench.h"
 #include "cases.h"
 #include "fp8.h"
+#include "gemm_check.h"
 #include "peaks.h"
 #include "reference.h"
 #include "roofline.h"
@@ -632,133 +633,37 @@ static int plan_candidate(struct gemm_state *s, int cand, struct f8b_gemm_row *r
 	return check(s, row, ok);
 }
 
-/* Indices of the sampled rows (or columns): all when n <= want, else want
- * spread evenly with a seeded offset, the last index always included. */
-static int64_t sample(int64_t n, int64_t want, uint64_t seed, int64_t *idx)
-{
-	if (n <= want) {
-		for (int64_t i = 0; i < n; i++)
-			idx[i] = i;
-		return n;
-	}
-	int64_t stride = n / want;
-	for (int64_t i = 0; i < want - 1; i++)
-		idx[i] = i * stride + (int64_t)((seed + 7919u * (uint64_t)i) % (uint64_t)stride);
-	idx[want - 1] = n - 1;
-	return want;
-}
-
-/* Rows `rows` of x (rows x cols, dtype dt, backend memory) to fp32,
- * dequantised with scale_inv (host copy) when fp8. */
-static int rows_f32(struct gemm_state *s, const struct f8b_tensor *x, enum f8b_granularity g,
-                    const float *sinv, const int64_t *rows, int64_t nr, float *out)
-{
-	const struct f8b_backend_ops *ops = s->run->ops;
-	size_t es = f8b_dtype_size(x->dtype), rb = es * (size_t)x->cols;
-	unsigned char *buf = malloc(rb);
-	if (!buf)
-		return F8B_ERR(F8B_ENOMEM, "check row of %zu bytes", rb);
-	int rc = F8B_OK;
-	for (int64_t i = 0; i < nr && rc == F8B_OK; i++) {
-		int64_t r = rows[i];
-		rc = ops->download(s->run->be, buf, (const char *)x->data + (size_t)r * rb, rb);
-		if (rc != F8B_OK)
-			break;
-		float *o = out + i * x->cols;
-		f8b_to_f32(buf, x->dtype, o, (size_t)x->cols);
-		if (!f8b_dtype_is_fp8(x->dtype))
-			continue;
-		/* Block of (r, c): rows are blocked only by 128x128 scales,
-		 * columns by both block granularities (scaling.h). */
-		int64_t br = g == F8B_GRAN_TENSORWISE     ? 0
-		             : g == F8B_GRAN_BLOCK128X128 ? r / F8B_BLOCK
-		                                          : r;
-		bool cb = g == F8B_GRAN_BLOCK1X128 || g == F8B_GRAN_BLOCK128X128;
-		for (int64_t c = 0; c < x->cols; c++)
-			o[c] *=
-			    sinv[f8b_scale_index(g, x->rows, x->cols, br, cb ? c / F8B_BLOCK : 0)];
-	}
-	free(buf);
-	return rc;
-}
-
 static int check(void *vs, void *vrow, bool *ok)
 {
 	struct gemm_state *s = vs;
 	struct f8b_gemm_row *row = vrow;
-	const struct f8b_backend_ops *ops = s->run->ops;
-	struct f8b_backend *be = s->run->be;
 	bool fp8 = s->gc.sc != SC_NONE;
-	int64_t ri[CHECK_ROWS], ci[CHECK_COLS];
-	int64_t nr = sample(s->m, CHECK_ROWS, s->run->seed, ri);
-	int64_t nc = sample(s->n, CHECK_COLS, s->run->seed + 1, ci);
-	int64_t k = s->k;
-	float *a = malloc(sizeof *a * (size_t)(nr * k)), *b = malloc(sizeof *b * (size_t)(nc * k));
-	float *ah = malloc(sizeof *a * (size_t)(nr * k)),
-	      *bh = malloc(sizeof *b * (size_t)(nc * k));
-	float *drow = malloc(sizeof *drow * (size_t)s->n),
-	      *dsub = malloc(sizeof *dsub * (size_t)(nr * nc));
-	float *sa = fp8 ? malloc(sizeof *sa * (size_t)s->nsa) : NULL;
-	float *sb = fp8 ? malloc(sizeof *sb * (size_t)s->nsb) : NULL;
-	double *ref = malloc(sizeof *ref * (size_t)(nr * nc)),
-	       *refh = malloc(sizeof *ref * (size_t)(nr * nc));
-	unsigned char *dbuf = malloc(f8b_dtype_size(s->d.dtype) * (size_t)s->n);
-	int rc = F8B_OK;
-	if (!a || !b || !ah || !bh || !drow || !dsub || !ref || !refh || !dbuf ||
-	    (fp8 && (!sa || !sb)))
-		rc = F8B_ERR(F8B_ENOMEM, "check buffers for %lldx%lldx%lld", (long long)s->m,
-		             (long long)k, (long long)s->n);
-	if (rc == F8B_OK && fp8)
-		rc = ops->download(be, sa, s->sinv_a, sizeof *sa * (size_t)s->nsa);
-	if (rc == F8B_OK && fp8)
-		rc = ops->download(be, sb, s->sinv_b, sizeof *sb * (size_t)s->nsb);
-	/* Operands as the kernel consumed them, and the bf16 originals. */
-	if (rc == F8B_OK)
-		rc = rows_f32(s, fp8 ? &s->a_q : &s->a_hp, s->desc.a_gran, sa, ri, nr, a);
-	if (rc == F8B_OK)
-		rc = rows_f32(s, fp8 ? &s->b_q : &s->b_hp, s->desc.b_gran, sb, ci, nc, b);
-	if (rc == F8B_OK)
-		rc = rows_f32(s, &s->a_hp, F8B_GRAN_TENSORWISE, NULL, ri, nr, ah);
-	if (rc == F8B_OK)
-		rc = rows_f32(s, &s->b_hp, F8B_GRAN_TENSORWISE, NULL, ci, nc, bh);
-	size_t rb = f8b_dtype_size(s->d.dtype) * (size_t)s->n;
-	for (int64_t i = 0; i < nr && rc == F8B_OK; i++) {
-		rc = ops->download(be, dbuf, (const char *)s->d.data + (size_t)ri[i] * rb, rb);
-		f8b_to_f32(dbuf, s->d.dtype, drow, (size_t)s->n);
-		for (int64_t j = 0; j < nc; j++)
-			dsub[i * nc + j] = drow[ci[j]];
-	}
-	if (rc == F8B_OK)
-		rc = f8b_ref_gemm(a, b, nr, nc, k, ref);
-	if (rc == F8B_OK)
-		rc = f8b_ref_gemm(ah, bh, nr, nc, k, refh);
-	if (rc == F8B_OK) {
-		size_t cnt = (size_t)(nr * nc);
-		row->rel_error = f8b_rel_error(dsub, ref, cnt);
-		row->tolerance = f8b_gemm_tolerance(k, s->d.dtype, fp8 && s->gc.fast_accum);
-		row->sqnr_db = f8b_sqnr_db(dsub, refh, cnt);
-		*ok = row->rel_error <= row->tolerance; /* NaN fails */
-		memset(row->message, 0, sizeof row->message);
-		if (!*ok)
-			snprintf(row->message, sizeof row->message,
-			         "rel_error %.3g > tolerance %.3g (checked %lldx%lld of D)",
-			         row->rel_error, row->tolerance, (long long)nr, (long long)nc);
-		else if (nr < s->m || nc < s->n)
-			snprintf(row->message, sizeof row->message,
-			         "checked a %lldx%lld sample of D", (long long)nr, (long long)nc);
-	}
-	free(a);
-	free(b);
-	free(ah);
-	free(bh);
-	free(drow);
-	free(dsub);
-	free(sa);
-	free(sb);
-	free(ref);
-	free(refh);
-	free(dbuf);
-	return rc;
+	struct f8b_gemm_data g = {
+	    .desc = &s->desc,
+	    .a = fp8 ? &s->a_q : &s->a_hp,
+	    .b = fp8 ? &s->b_q : &s->b_hp,
+	    .a_scale_inv = s->sinv_a,
+	    .b_scale_inv = s->sinv_b,
+	    .a_hp = &s->a_hp,
+	    .b_hp = &s->b_hp,
+	    .d = &s->d,
+	};
+	struct f8b_gemm_verdict v;
+	F8B_TRY(
+	    f8b_gemm_check(s->run->ops, s->run->be, &g, CHECK_ROWS, CHECK_COLS, s->run->seed, &v));
+	row->rel_error = v.rel_error;
+	row->tolerance = v.tolerance;
+	row->sqnr_db = v.sqnr_db;
+	*ok = v.ok;
+	memset(row->message, 0, sizeof row->message);
+	if (!v.ok)
+		snprintf(row->message, sizeof row->message,
+		         "rel_error %.3g > tolerance %.3g (checked %lldx%lld of D)", v.rel_error,
+		         v.tolerance, (long long)v.rows, (long long)v.cols);
+	else if (v.sampled)
+		snprintf(row->message, sizeof row->message, "checked a %lldx%lld sample of D",
+		         (long long)v.rows, (long long)v.cols);
+	return F8B_OK;
 }
 
 static int finish(void *vs, const struct f8b_measure_result *m, void *vrow)
