@@ -339,10 +339,12 @@ static void describe(const void *vrow, char *buf, size_t n)
 static void summarize(const void *vrow, char *buf, size_t n)
 {
 	const struct f8b_gemm_row *r = vrow;
-	snprintf(buf, n,
-	         "%.4g ms %.4g TFLOP/s %.2fx bf16, SQNR %.1f dB, AI %.0f, %.0f%% of roofline",
+	char roof[48] = "no roofline for this device";
+	if (!isnan(r->pct_of_roofline))
+		snprintf(roof, sizeof roof, "%.0f%% of roofline", r->pct_of_roofline);
+	snprintf(buf, n, "%.4g ms %.4g TFLOP/s %.2fx bf16, SQNR %.1f dB, AI %.0f, %s",
 	         1e3 * r->time_median_s, r->tflops, r->speedup_vs_bf16, r->sqnr_db,
-	         r->arith_intensity, r->pct_of_roofline);
+	         r->arith_intensity, roof);
 }
 
 /* ------------------------------------------------------------ one case */
