@@ -1,5 +1,5 @@
 /* peaks.c - datasheet table lookup (roofline/datasheet.tsv). */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* realpath */
 #include "peaks.h"
 
 #include <ctype.h>
@@ -7,10 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-/* Same search order as the shape sets: $F8B_ROOFLINE, installed data,
- * source tree. */
-static FILE *open_table(void)
+bool f8b_roofline_data_dir(const char *file, char *out, size_t n)
 {
 	const char *dirs[3] = {getenv("F8B_ROOFLINE"), NULL, NULL};
 #ifdef F8B_PKGDATADIR
@@ -20,15 +19,23 @@ static FILE *open_table(void)
 	dirs[2] = F8B_SRCDIR "/roofline";
 #endif
 	for (int i = 0; i < 3; i++) {
-		if (!dirs[i])
+		char p[4096];
+		if (!dirs[i] || !dirs[i][0])
 			continue;
-		char path[1024];
-		snprintf(path, sizeof path, "%s/datasheet.tsv", dirs[i]);
-		FILE *f = fopen(path, "r");
-		if (f)
-			return f;
+		snprintf(p, sizeof p, "%s/%s", dirs[i], file);
+		if (access(p, R_OK) == 0 && realpath(dirs[i], out) && strlen(out) < n)
+			return true;
 	}
-	return NULL;
+	return false;
+}
+
+static FILE *open_table(void)
+{
+	char dir[4096], path[4200];
+	if (!f8b_roofline_data_dir("datasheet.tsv", dir, sizeof dir))
+		return NULL;
+	snprintf(path, sizeof path, "%s/datasheet.tsv", dir);
+	return fopen(path, "r");
 }
 
 /* Case-insensitive substring, for the name fallback. */

@@ -15,6 +15,11 @@ struct f8b_peaks {
 	double hbm_tbs;
 };
 
+/* The roofline/ data directory that holds `file` (datasheet.tsv, the
+ * gnuplot templates): $F8B_ROOFLINE, then the installed data directory,
+ * then the source tree.  Its real path into out; false when none has it. */
+bool f8b_roofline_data_dir(const char *file, char *out, size_t n);
+
 /* Never fails: an unknown device gives known=false (pct_peak is NaN). */
 void f8b_peaks_lookup(const struct f8b_device_info *dev, struct f8b_peaks *p);
 /* Peak for a GEMM whose operands are of dtype t (bf16 or fp8). */

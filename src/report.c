@@ -1508,28 +1508,6 @@ static bool find_gnuplot(char *out, size_t n)
 	return search_path("gnuplot", out, n);
 }
 
-/* The templates: $F8B_ROOFLINE, the installed data, the source tree (the
- * order peaks.c looks for datasheet.tsv in). */
-static bool find_templates(char *out, size_t n)
-{
-	const char *dirs[3] = {getenv("F8B_ROOFLINE"), NULL, NULL};
-#ifdef F8B_PKGDATADIR
-	dirs[1] = F8B_PKGDATADIR "/roofline";
-#endif
-#ifdef F8B_SRCDIR
-	dirs[2] = F8B_SRCDIR "/roofline";
-#endif
-	for (int i = 0; i < 3; i++) {
-		char p[4096];
-		if (!dirs[i] || !dirs[i][0])
-			continue;
-		snprintf(p, sizeof p, "%s/roofline.gp", dirs[i]);
-		if (access(p, R_OK) == 0 && realpath(dirs[i], out) && strlen(out) < n)
-			return true;
-	}
-	return false;
-}
-
 /* Runs `gnuplot -e "fmt='F'; out='O'" TEMPLATE` in dir, output to
  * dir/gnuplot.log; *status gets its exit status (127: could not start). */
 static int run_gnuplot(const char *gnuplot, const char *dir, const char *tpl, const char *fmt,
@@ -1582,7 +1560,7 @@ static int draw(const struct rpt *R, char *note, size_t n, char *gnuplot, size_t
 		         R->dir);
 		return F8B_OK;
 	}
-	if (!find_templates(tdir, sizeof tdir)) {
+	if (!f8b_roofline_data_dir("roofline.gp", tdir, sizeof tdir)) { /* beside datasheet.tsv */
 		snprintf(note, n,
 		         "the gnuplot templates (roofline/roofline.gp) were not found: set "
 		         "F8B_ROOFLINE to the roofline/ directory; wrote data and report.md to "
