@@ -201,6 +201,23 @@ void f8b_tensor_free(const struct f8b_backend_ops *ops, struct f8b_backend *be,
                      struct f8b_tensor *t);
 size_t f8b_tensor_bytes(const struct f8b_tensor *t);
 
+/* Argument checks every backend makes the same way, so a bad call fails
+ * with the same message on host and GPU.  `op` names the operation
+ * ("amax", "cast"...); F8B_EINVAL / F8B_EUNSUPPORTED with a message. */
+int f8b_check_tensor(const struct f8b_tensor *t, const char *op, const char *what);
+/* A high-precision input: a tensor of bf16 or f32. */
+int f8b_check_wide_input(const struct f8b_tensor *x, const char *op);
+int f8b_check_gran(enum f8b_granularity g, const char *op);
+/* What any backend's GEMM takes: positive dims; bf16 x bf16 or an fp8 pair
+ * other than e5m2 x e5m2; bf16/f32 output; A tensorwise, axiswise or
+ * block1x128, B tensorwise, axiswise or block128x128.  `cfg` (may be NULL)
+ * describes the configuration in messages. */
+int f8b_check_gemm_desc(const struct f8b_gemm_desc *d, const char *cfg);
+/* Bandwidth ops: a (and b when two) present and `align`-byte aligned,
+ * bytes a positive multiple of 16, passes >= 1. */
+int f8b_check_bw(const void *a, const void *b, bool two, size_t bytes, int passes, size_t align,
+                 const char *op);
+
 #ifdef __cplusplus
 }
 #endif

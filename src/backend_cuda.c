@@ -391,41 +391,9 @@ static int cuda_memset(struct f8b_backend *be, void *dst, int byte, size_t bytes
 
 /* ------------------------------------------------------ fill / amax / cast */
 
-static int check_tensor(const struct f8b_tensor *t, const char *op, const char *what)
-{
-	int64_t n;
-
-	if (!t || !t->data)
-		return F8B_ERR(F8B_EINVAL, "%s: %s tensor has no data", op, what);
-	if (t->rows <= 0 || t->cols <= 0 || f8b_mul_overflows(t->rows, t->cols, &n))
-		return F8B_ERR(F8B_EINVAL,
-		               "%s: %s tensor shape %lldx%lld (rows and cols must be > 0)", op,
-		               what, (long long)t->rows, (long long)t->cols);
-	return F8B_OK;
-}
-
-static int check_wide_input(const struct f8b_tensor *x, const char *op)
-{
-	F8B_TRY(check_tensor(x, op, "input"));
-	if (x->dtype != F8B_BF16 && x->dtype != F8B_F32)
-		return F8B_ERR(F8B_EINVAL, "%s: input dtype %s (accepted: bf16, f32)", op,
-		               f8b_dtype_name(x->dtype));
-	return F8B_OK;
-}
-
-static int check_gran(enum f8b_granularity g, const char *op)
-{
-	if ((unsigned)g >= F8B_GRAN_COUNT)
-		return F8B_ERR(F8B_EINVAL,
-		               "%s: granularity %d (accepted: tensorwise, axiswise, block1x128, "
-		               "block128x128)",
-		               op, (int)g);
-	return F8B_OK;
-}
-
 static int cuda_fill(struct f8b_backend *be, struct f8b_tensor *x, const struct f8b_fill_spec *spec)
 {
-	F8B_TRY(check_wide_input(x, "fill"));
+	F8B_TRY(f8b_check_wide_input(x, "fill"));
 	if (!spec)
 		return F8B_ERR(F8B_EINVAL, "fill: no fill spec");
 	F8B_KERNEL_TRY(f8b_k_fill(x->data, (int)x->dtype, x->rows * x->cols, spec, be->stream));
@@ -435,8 +403,8 @@ static int cuda_fill(struct f8b_backend *be, struct f8b_tensor *x, const struct 
 static int cuda_amax(struct f8b_backend *be, const struct f8b_tensor *x, enum f8b_granularity g,
                      float *amax)
 {
-	F8B_TRY(check_wide_input(x, "amax"));
-	F8B_TRY(check_gran(g, "amax"));
+	F8B_TRY(f8b_check_wide_input(x, "amax"));
+	F8B_TRY(f8b_check_gran(g, "amax"));
 	if (!amax)
 		return F8B_ERR(F8B_EINVAL, "amax: no output buffer");
 	F8B_KERNEL_TRY(
@@ -464,9 +432,9 @@ static int cuda_scales(struct f8b_backend *be, const float *amax, int64_t n, enu
 static int cuda_cast(struct f8b_backend *be, const struct f8b_tensor *x, enum f8b_granularity g,
                      const float *scale, struct f8b_tensor *out)
 {
-	F8B_TRY(check_wide_input(x, "cast"));
-	F8B_TRY(check_gran(g, "cast"));
-	F8B_TRY(check_tensor(out, "cast", "output"));
+	F8B_TRY(f8b_check_wide_input(x, "cast"));
+	F8B_TRY(f8b_check_gran(g, "cast"));
+	F8B_TRY(f8b_check_tensor(out, "cast", "output"));
 	if (!f8b_dtype_is_fp8(out->dtype))
 		return F8B_ERR(F8B_EINVAL, "cast: output dtype %s (accepted: e4m3, e5m2)",
 		               f8b_dtype_name(out->dtype));
@@ -537,53 +505,6 @@ static void describe_gemm(const struct f8b_gemm_desc *d, char *buf, size_t n)
 
 /* The same rules as the host backend (a sweep fails alike on both), plus
  * the fp8 alignment cuBLASLt needs. */
-static int check_gemm_desc(const struct f8b_gemm_desc *d, const char *cfg)
-{
-	if (d->m <= 0 || d->n <= 0 || d->k <= 0)
-		return F8B_ERR(F8B_EINVAL, "gemm: shape M=%lld N=%lld K=%lld (each must be > 0)",
-		               (long long)d->m, (long long)d->n, (long long)d->k);
-	bool fp8 = f8b_dtype_is_fp8(d->a_dtype) && f8b_dtype_is_fp8(d->b_dtype);
-	bool bf16 = d->a_dtype == F8B_BF16 && d->b_dtype == F8B_BF16;
-	if (!fp8 && !bf16)
-		return F8B_ERR(F8B_EUNSUPPORTED,
-		               "gemm %s: operand dtypes (accepted: bf16 x bf16, e4m3 x e4m3, "
-		               "e4m3 x e5m2, e5m2 x e4m3)",
-		               cfg);
-	/* cublasLtMatmul's fp8 type table has no e5m2 x e5m2 row. */
-	if (d->a_dtype == F8B_E5M2 && d->b_dtype == F8B_E5M2)
-		return F8B_ERR(F8B_EUNSUPPORTED,
-		               "gemm %s: cuBLASLt has no e5m2 x e5m2 GEMM (accepted: e4m3 x e4m3, "
-		               "e4m3 x e5m2, e5m2 x e4m3)",
-		               cfg);
-	if (d->out_dtype != F8B_BF16 && d->out_dtype != F8B_F32)
-		return F8B_ERR(F8B_EUNSUPPORTED, "gemm %s: output dtype (accepted: bf16, f32)",
-		               cfg);
-	if (!fp8)
-		return F8B_OK;
-	/* cublasLtMatmul fp8 requirements: 16-byte aligned pointers and
-	 * leading dimensions (K bytes for the fp8 operands, N elements of the
-	 * output), and the design's "every dimension a multiple of 16". */
-	if (d->m % 16 || d->n % 16 || d->k % 16)
-		return F8B_ERR(F8B_EINVAL,
-		               "gemm %s: fp8 GEMM dimensions must be multiples of 16 (16-byte "
-		               "aligned rows for the fp8 tensor cores)",
-		               cfg);
-	if (d->a_gran != F8B_GRAN_TENSORWISE && d->a_gran != F8B_GRAN_AXISWISE &&
-	    d->a_gran != F8B_GRAN_BLOCK1X128)
-		return F8B_ERR(F8B_EUNSUPPORTED,
-		               "gemm %s: A (input) granularity %s (accepted: tensorwise, axiswise, "
-		               "block1x128)",
-		               cfg, f8b_granularity_name(d->a_gran));
-	if (d->b_gran != F8B_GRAN_TENSORWISE && d->b_gran != F8B_GRAN_AXISWISE &&
-	    d->b_gran != F8B_GRAN_BLOCK128X128)
-		return F8B_ERR(
-		    F8B_EUNSUPPORTED,
-		    "gemm %s: B (weight) granularity %s (accepted: tensorwise, axiswise, "
-		    "block128x128)",
-		    cfg, f8b_granularity_name(d->b_gran));
-	return F8B_OK;
-}
-
 /* Names of the cublasLtMatmulTile_t / cublasLtMatmulStages_t /
  * cublasLtClusterShape_t ids (their numeric values are the library's ABI,
  * cublasLt.h); rarer ids print as "#id". */
@@ -791,7 +712,15 @@ static int cuda_gemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d,
 	if (!d)
 		return F8B_ERR(F8B_EINVAL, "gemm: no problem description");
 	describe_gemm(d, cfg, sizeof cfg);
-	F8B_TRY(check_gemm_desc(d, cfg));
+	F8B_TRY(f8b_check_gemm_desc(d, cfg));
+	/* cublasLtMatmul fp8 requirements: 16-byte aligned pointers and
+	 * leading dimensions (K bytes for the fp8 operands, N elements of the
+	 * output), and the design's "every dimension a multiple of 16". */
+	if (f8b_dtype_is_fp8(d->a_dtype) && (d->m % 16 || d->n % 16 || d->k % 16))
+		return F8B_ERR(F8B_EINVAL,
+		               "gemm %s: fp8 GEMM dimensions must be multiples of 16 (16-byte "
+		               "aligned rows for the fp8 tensor cores)",
+		               cfg);
 	if (candidate < 0)
 		return F8B_ERR(F8B_EINVAL, "gemm %s: algorithm candidate %d (must be >= 0)", cfg,
 		               candidate);
@@ -961,26 +890,12 @@ static int cuda_clock_state(struct f8b_backend *be, struct f8b_clock_state *c)
 
 /* ------------------------------------------------------------- ceilings */
 
-/* The bandwidth kernels take 16-byte vectors (kernels/bandwidth.cu). */
-static int check_bw(const void *a, const void *b, bool two, size_t bytes, int passes,
-                    const char *op)
-{
-	if (!a || (two && !b))
-		return F8B_ERR(F8B_EINVAL, "%s: missing buffer", op);
-	if (bytes == 0 || bytes % 16 || bytes > (size_t)INT64_MAX / 16)
-		return F8B_ERR(F8B_EINVAL, "%s: %zu bytes (accepted: a positive multiple of 16)",
-		               op, bytes);
-	if (passes < 1)
-		return F8B_ERR(F8B_EINVAL, "%s: %d passes (accepted: >= 1)", op, passes);
-	if ((uintptr_t)a % 16 || (b && (uintptr_t)b % 16))
-		return F8B_ERR(F8B_EINVAL, "%s: buffer not 16-byte aligned", op);
-	return F8B_OK;
-}
-
+/* The bandwidth kernels take 16-byte vectors (kernels/bandwidth.cu), hence
+ * the alignment of 16 below. */
 static int cuda_bw_read(struct f8b_backend *be, const void *src, size_t bytes, int passes,
                         uint64_t *partial)
 {
-	F8B_TRY(check_bw(src, NULL, false, bytes, passes, "bw_read"));
+	F8B_TRY(f8b_check_bw(src, NULL, false, bytes, passes, 16, "bw_read"));
 	if (!partial)
 		return F8B_ERR(F8B_EINVAL, "bw_read: no partial-sum buffer");
 	F8B_KERNEL_TRY(f8b_k_bw_read(src, (int64_t)bytes, passes, partial, be->stream));
@@ -990,7 +905,7 @@ static int cuda_bw_read(struct f8b_backend *be, const void *src, size_t bytes, i
 static int cuda_bw_write(struct f8b_backend *be, void *dst, size_t bytes, int passes,
                          uint64_t value)
 {
-	F8B_TRY(check_bw(dst, NULL, false, bytes, passes, "bw_write"));
+	F8B_TRY(f8b_check_bw(dst, NULL, false, bytes, passes, 16, "bw_write"));
 	F8B_KERNEL_TRY(f8b_k_bw_write(dst, (int64_t)bytes, passes, value, be->stream));
 	return F8B_OK;
 }
@@ -1001,7 +916,7 @@ static int cuda_bw_write(struct f8b_backend *be, void *dst, size_t bytes, int pa
 static int cuda_bw_copy(struct f8b_backend *be, void *dst, const void *src, size_t bytes,
                         int passes)
 {
-	F8B_TRY(check_bw(dst, src, true, bytes, passes, "bw_copy"));
+	F8B_TRY(f8b_check_bw(dst, src, true, bytes, passes, 16, "bw_copy"));
 	F8B_KERNEL_TRY(f8b_k_bw_copy(dst, src, (int64_t)bytes, passes, be->stream));
 	return F8B_OK;
 }

@@ -175,38 +175,6 @@ static int host_memset(struct f8b_backend *be, void *dst, int byte, size_t bytes
 	return F8B_OK;
 }
 
-/* ------------------------------------------------------------ checks */
-
-static int check_tensor(const struct f8b_tensor *t, const char *op, const char *what)
-{
-	if (!t || !t->data)
-		return F8B_ERR(F8B_EINVAL, "%s: %s tensor has no data", op, what);
-	if (t->rows <= 0 || t->cols <= 0)
-		return F8B_ERR(F8B_EINVAL,
-		               "%s: %s tensor shape %lldx%lld (rows and cols must be > 0)", op,
-		               what, (long long)t->rows, (long long)t->cols);
-	return F8B_OK;
-}
-
-static int check_hp_input(const struct f8b_tensor *x, const char *op)
-{
-	F8B_TRY(check_tensor(x, op, "input"));
-	if (x->dtype != F8B_BF16 && x->dtype != F8B_F32)
-		return F8B_ERR(F8B_EINVAL, "%s: input dtype %s (accepted: bf16, f32)", op,
-		               f8b_dtype_name(x->dtype));
-	return F8B_OK;
-}
-
-static int check_gran(enum f8b_granularity g, const char *op)
-{
-	if ((unsigned)g >= F8B_GRAN_COUNT)
-		return F8B_ERR(F8B_EINVAL,
-		               "%s: granularity %d (accepted: tensorwise, axiswise, block1x128, "
-		               "block128x128)",
-		               op, (int)g);
-	return F8B_OK;
-}
-
 /* ------------------------------------------------------------ fill */
 
 static inline uint64_t splitmix_mix(uint64_t z)
@@ -251,7 +219,7 @@ static float fill_value(const struct f8b_fill_spec *s, uint64_t i)
 static int host_fill(struct f8b_backend *be, struct f8b_tensor *x, const struct f8b_fill_spec *spec)
 {
 	(void)be;
-	F8B_TRY(check_hp_input(x, "fill"));
+	F8B_TRY(f8b_check_wide_input(x, "fill"));
 	if (!spec)
 		return F8B_ERR(F8B_EINVAL, "fill: no fill spec");
 
@@ -274,8 +242,8 @@ static int host_amax(struct f8b_backend *be, const struct f8b_tensor *x, enum f8
                      float *amax)
 {
 	(void)be;
-	F8B_TRY(check_hp_input(x, "amax"));
-	F8B_TRY(check_gran(g, "amax"));
+	F8B_TRY(f8b_check_wide_input(x, "amax"));
+	F8B_TRY(f8b_check_gran(g, "amax"));
 
 	if (x->dtype == F8B_F32) {
 		f8b_amax_f32(x->data, x->rows, x->cols, g, amax);
@@ -330,9 +298,9 @@ static int host_cast(struct f8b_backend *be, const struct f8b_tensor *x, enum f8
                      const float *scale, struct f8b_tensor *out)
 {
 	(void)be;
-	F8B_TRY(check_hp_input(x, "cast"));
-	F8B_TRY(check_gran(g, "cast"));
-	F8B_TRY(check_tensor(out, "cast", "output"));
+	F8B_TRY(f8b_check_wide_input(x, "cast"));
+	F8B_TRY(f8b_check_gran(g, "cast"));
+	F8B_TRY(f8b_check_tensor(out, "cast", "output"));
 	if (!f8b_dtype_is_fp8(out->dtype))
 		return F8B_ERR(F8B_EINVAL, "cast: output dtype %s (accepted: e4m3, e5m2)",
 		               f8b_dtype_name(out->dtype));
@@ -400,45 +368,6 @@ static bool gran_is_block(enum f8b_granularity g)
 	return g == F8B_GRAN_BLOCK1X128 || g == F8B_GRAN_BLOCK128X128;
 }
 
-static int check_gemm_desc(const struct f8b_gemm_desc *d)
-{
-	if (d->m <= 0 || d->n <= 0 || d->k <= 0)
-		return F8B_ERR(F8B_EINVAL, "gemm: shape M=%lld N=%lld K=%lld (each must be > 0)",
-		               (long long)d->m, (long long)d->n, (long long)d->k);
-	bool fp8 = f8b_dtype_is_fp8(d->a_dtype) && f8b_dtype_is_fp8(d->b_dtype);
-	bool bf16 = d->a_dtype == F8B_BF16 && d->b_dtype == F8B_BF16;
-	if (!fp8 && !bf16)
-		return F8B_ERR(F8B_EUNSUPPORTED,
-		               "gemm: operand dtypes %s x %s (accepted: bf16 x bf16, e4m3 x e4m3, "
-		               "e4m3 x e5m2, e5m2 x e4m3)",
-		               f8b_dtype_name(d->a_dtype), f8b_dtype_name(d->b_dtype));
-	/* cuBLASLt has no e5m2 x e5m2 fp8 GEMM; e5m2 is for gradients, which
-	 * only ever meet an e4m3 operand.  The host refuses it too so a sweep
-	 * fails the same way on every backend. */
-	if (d->a_dtype == F8B_E5M2 && d->b_dtype == F8B_E5M2)
-		return F8B_ERR(F8B_EUNSUPPORTED,
-		               "gemm: operand dtypes e5m2 x e5m2 (no fp8 GEMM takes two e5m2 "
-		               "operands; accepted: e4m3 x e4m3, e4m3 x e5m2, e5m2 x e4m3)");
-	if (d->out_dtype != F8B_BF16 && d->out_dtype != F8B_F32)
-		return F8B_ERR(F8B_EUNSUPPORTED, "gemm: output dtype %s (accepted: bf16, f32)",
-		               f8b_dtype_name(d->out_dtype));
-	if (!fp8)
-		return F8B_OK;
-	if (d->a_gran != F8B_GRAN_TENSORWISE && d->a_gran != F8B_GRAN_AXISWISE &&
-	    d->a_gran != F8B_GRAN_BLOCK1X128)
-		return F8B_ERR(F8B_EUNSUPPORTED,
-		               "gemm: A (input) granularity %s (accepted: tensorwise, axiswise, "
-		               "block1x128)",
-		               f8b_granularity_name(d->a_gran));
-	if (d->b_gran != F8B_GRAN_TENSORWISE && d->b_gran != F8B_GRAN_AXISWISE &&
-	    d->b_gran != F8B_GRAN_BLOCK128X128)
-		return F8B_ERR(F8B_EUNSUPPORTED,
-		               "gemm: B (weight) granularity %s (accepted: tensorwise, axiswise, "
-		               "block128x128)",
-		               f8b_granularity_name(d->b_gran));
-	return F8B_OK;
-}
-
 static void fill_lut(float *lut, enum f8b_dtype t)
 {
 	for (int v = 0; v < 256; v++)
@@ -452,7 +381,7 @@ static int host_gemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d,
 	*out = NULL;
 	if (!d)
 		return F8B_ERR(F8B_EINVAL, "gemm: no problem description");
-	F8B_TRY(check_gemm_desc(d));
+	F8B_TRY(f8b_check_gemm_desc(d, NULL));
 	if (candidate != 0)
 		return F8B_ERR(F8B_EUNSUPPORTED,
 		               "gemm: algorithm candidate %d (the host backend has one: 0)",
@@ -688,26 +617,11 @@ static int host_sync(struct f8b_backend *be)
  * drop the earlier passes' stores as dead. */
 #define F8B_COMPILER_BARRIER() __asm__ __volatile__("" ::: "memory")
 
-static int check_bw(const void *a, const void *b, bool two, size_t bytes, int passes,
-                    const char *op)
-{
-	if (!a || (two && !b))
-		return F8B_ERR(F8B_EINVAL, "%s: missing buffer", op);
-	if (bytes == 0 || bytes % 16)
-		return F8B_ERR(F8B_EINVAL, "%s: %zu bytes (accepted: a positive multiple of 16)",
-		               op, bytes);
-	if (passes < 1)
-		return F8B_ERR(F8B_EINVAL, "%s: %d passes (accepted: >= 1)", op, passes);
-	if ((uintptr_t)a % 8 || (b && (uintptr_t)b % 8))
-		return F8B_ERR(F8B_EINVAL, "%s: buffer not 8-byte aligned", op);
-	return F8B_OK;
-}
-
 static int host_bw_read(struct f8b_backend *be, const void *src, size_t bytes, int passes,
                         uint64_t *partial)
 {
 	(void)be;
-	F8B_TRY(check_bw(src, NULL, false, bytes, passes, "bw_read"));
+	F8B_TRY(f8b_check_bw(src, NULL, false, bytes, passes, 8, "bw_read"));
 	if (!partial)
 		return F8B_ERR(F8B_EINVAL, "bw_read: no partial-sum buffer");
 	const uint64_t *w = src;
@@ -730,7 +644,7 @@ static int host_bw_write(struct f8b_backend *be, void *dst, size_t bytes, int pa
                          uint64_t value)
 {
 	(void)be;
-	F8B_TRY(check_bw(dst, NULL, false, bytes, passes, "bw_write"));
+	F8B_TRY(f8b_check_bw(dst, NULL, false, bytes, passes, 8, "bw_write"));
 	uint64_t *w = dst;
 	const size_t n = bytes / 8;
 	for (int p = 0; p < passes; p++) {
@@ -745,7 +659,7 @@ static int host_bw_copy(struct f8b_backend *be, void *dst, const void *src, size
                         int passes)
 {
 	(void)be;
-	F8B_TRY(check_bw(dst, src, true, bytes, passes, "bw_copy"));
+	F8B_TRY(f8b_check_bw(dst, src, true, bytes, passes, 8, "bw_copy"));
 	uint64_t *d = dst;
 	const uint64_t *s = src;
 	const size_t n = bytes / 8;

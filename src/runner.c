@@ -250,6 +250,17 @@ static int agree(const struct f8b_bench *b, int rc)
 	return rc;
 }
 
+/* A step every rank takes: a rank that failed says why, and all of them
+ * learn whether any did, so they stop together. */
+static bool any_rank_failed(const struct f8b_bench *b, int rc)
+{
+	int bad = rc != F8B_OK;
+	if (bad)
+		fprintf(stderr, "f8bench %s: error: %s\n", b->name, f8b_last_error());
+	f8b_comm_max_int(&bad);
+	return bad;
+}
+
 /* Which cases are already in the file (--resume).  Rank 0 reads. */
 static int mark_done(const struct f8b_bench *b, void *cfg, const char *path, size_t ncases,
                      unsigned char *done, size_t *ndone)
@@ -405,11 +416,7 @@ int f8b_run_bench(const struct f8b_bench *b, int argc, char **argv)
 	if (rc == F8B_OK)
 		rc = run.ops->open(device, &be, &run.dev);
 	run.be = be;
-	int bad = rc != F8B_OK;
-	if (bad)
-		fprintf(stderr, "f8bench %s: error: %s\n", b->name, f8b_last_error());
-	f8b_comm_max_int(&bad);
-	if (bad) {
+	if (any_rank_failed(b, rc)) {
 		exit_code = 2;
 		goto out;
 	}
@@ -434,11 +441,7 @@ int f8b_run_bench(const struct f8b_bench *b, int argc, char **argv)
 			rc = f8b_results_open(cc.output, cc.append, b->schema, &prov, &res,
 			                      &run.run_id);
 	}
-	bad = rc != F8B_OK;
-	if (bad)
-		fprintf(stderr, "f8bench %s: error: %s\n", b->name, f8b_last_error());
-	f8b_comm_max_int(&bad);
-	if (bad) {
+	if (any_rank_failed(b, rc)) {
 		exit_code = 2;
 		goto out;
 	}
