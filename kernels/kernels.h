@@ -1,8 +1,8 @@
 /* kernels.h - plain C API of f8bench's CUDA kernels (defined extern "C" in
  * the kernels/ .cu files).  Every function only enqueues on `stream` and returns the
  * launch's cudaError_t as an int (0 = cudaSuccess); it never synchronises.
- * Semantics are those of the host reference (src/fp8.h, src/scaling.h,
- * src/backend.h): results must be bit-identical to it.
+ * Semantics are those of the host reference (src/fp8.h, src/core/scaling.h,
+ * src/backend/backend.h): results must be bit-identical to it.
  * dtype / gran arguments take the values of enum f8b_dtype / f8b_granularity.
  */
 #ifndef F8B_KERNELS_H
@@ -12,7 +12,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "../src/backend.h"
+#include "backend/backend.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -15,9 +15,9 @@
 #include <stdint.h>
 
 extern "C" {
-#include "../src/common.h"
-#include "../src/scaling.h"
-#include "../src/backend.h"
+#include "core/common.h"
+#include "core/scaling.h"
+#include "backend/backend.h"
 }
 #include "kernels.h"
 
@@ -39,8 +39,8 @@ struct f8b_k_sgeom {
 	int64_t srows, scols; /* the scale tensor (scaling.h table) */
 };
 
-/* THE device copy of f8b_scale_index() (src/scaling.c, layout documented in
- * src/scaling.h): where block (br, bc) of the scale/amax tensor is stored.
+/* THE device copy of f8b_scale_index() (src/core/scaling.c, layout documented in
+ * src/core/scaling.h): where block (br, bc) of the scale/amax tensor is stored.
  * Every kernel goes through this one function, so a layout change (e.g. to
  * whatever padded or swizzled form cuBLASLt wants) is made here and in
  * f8b_scale_index() and nowhere else.  tests/gpu/test_kernels checks every

@@ -1,6 +1,6 @@
 /* scale.cu - scale and scale_inv from amax, elementwise.
  *
- * The operation sequence is f8b_amax_to_scale()'s (src/scaling.c, steps
+ * The operation sequence is f8b_amax_to_scale()'s (src/core/scaling.c, steps
  * 1-4 in its comment), each step one correctly rounded fp32 operation:
  *   a = amax < eps ? eps : amax        (NaN fails the test and stays NaN)
  *   s = fp8_max / a                    (__fdiv_rn)

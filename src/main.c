@@ -6,13 +6,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench.h"
-#include "compare.h"
-#include "options.h"
-#include "provenance.h"
-#include "recipe.h"
-#include "report.h"
-#include "results.h"
+#include "harness/bench.h"
+#include "report/compare.h"
+#include "core/options.h"
+#include "harness/provenance.h"
+#include "core/recipe.h"
+#include "report/report.h"
+#include "results/results.h"
 
 static const struct f8b_bench *const benches[] = {&f8b_bench_gemm, &f8b_bench_ceilings, NULL};
 

@@ -9,10 +9,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "backend.h"
-#include "fp8.h"
-#include "reference.h"
-#include "scaling.h"
+#include "backend/backend.h"
+#include "core/fp8.h"
+#include "backend/reference.h"
+#include "core/scaling.h"
 #include "tap.h"
 
 static const struct f8b_backend_ops *ops = &f8b_backend_host;

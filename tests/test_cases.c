@@ -1,11 +1,11 @@
 /* test_cases.c - shapes, shape specs and files, named sets, comma lists,
- * cross products and the rank split (src/cases.c).
+ * cross products and the rank split (src/core/cases.c).
  *
  * Test data lives in $srcdir/tests/data; the named sets are read from
  * $srcdir/inputs through F8B_INPUTS ($srcdir defaults to ".", the
  * repository root, as automake sets it for tests). */
 #define _POSIX_C_SOURCE 200809L
-#include "cases.h"
+#include "core/cases.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -3,9 +3,9 @@
  * noisy, missing, wrong, new, unsupported, different GPUs, runs of one
  * file, --resume-like files, bad input) and on the real H100 repeat. */
 #define _POSIX_C_SOURCE 200809L
-#include "compare.h"
-#include "results.h"
-#include "schema.h"
+#include "report/compare.h"
+#include "results/results.h"
+#include "results/schema.h"
 #include "tap.h"
 
 #include <errno.h>

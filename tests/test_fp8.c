@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "fp8.h"
+#include "core/fp8.h"
 #include "tap.h"
 
 static uint32_t bits_of(float x)

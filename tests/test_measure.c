@@ -6,8 +6,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "backend.h"
-#include "measure.h"
+#include "backend/backend.h"
+#include "harness/measure.h"
 #include "tap.h"
 
 struct sleeper {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "options.h"
+#include "core/options.h"
 #include "tap.h"
 
 static const struct f8b_option t0[] = {

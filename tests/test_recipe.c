@@ -1,12 +1,12 @@
 /* test_recipe.c - short recipe names, the long form, overrides and the
- * validity rules (src/recipe.c).
+ * validity rules (src/core/recipe.c).
  *
  * The expected expansions below are written out by hand from torchao's
  * torchao/float8/config.py (Float8LinearConfig defaults; recipes
  * TENSORWISE, ROWWISE, ROWWISE_WITH_GW_HP) and the DeepSeek-V3 report, as
  * tabulated in doc/recipes.md - not computed by the code under test. */
 #define _POSIX_C_SOURCE 200809L
-#include "recipe.h"
+#include "core/recipe.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fp8.h"
-#include "reference.h"
-#include "scaling.h"
+#include "core/fp8.h"
+#include "backend/reference.h"
+#include "core/scaling.h"
 #include "tap.h"
 
 static void test_ref_gemm_small(void)

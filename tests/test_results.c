@@ -1,8 +1,8 @@
 /* test_results.c - the HDF5 results module and the gemm schema: create,
  * append, read back, append runs, refusals, abandon, crash safety, CSV. */
 #define _POSIX_C_SOURCE 200809L
-#include "results.h"
-#include "schema.h"
+#include "results/results.h"
+#include "results/schema.h"
 #include "tap.h"
 
 #include <dirent.h>

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "roofline.h"
-#include "schema.h"
+#include "model/roofline.h"
+#include "results/schema.h"
 #include "tap.h"
 
 /* Relative closeness; exact integers in doubles compare exactly anyway. */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scaling.h"
+#include "core/scaling.h"
 #include "tap.h"
 
 static uint32_t bits_of(float x)

@@ -22,10 +22,10 @@
 #include <string.h>
 
 #include "../tap.h"
-#include "backend.h"
-#include "fp8.h"
-#include "reference.h"
-#include "scaling.h"
+#include "backend/backend.h"
+#include "core/fp8.h"
+#include "backend/reference.h"
+#include "core/scaling.h"
 
 #define WORKSPACE_LIMIT ((size_t)32 << 20) /* what backend_cuda.c allocates */
 #define SAMPLE_ROWS     64                 /* rows of D checked for the wrong layouts */

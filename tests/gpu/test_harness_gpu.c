@@ -4,9 +4,9 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "../../kernels/kernels.h"
-#include "backend.h"
-#include "measure.h"
+#include "kernels/kernels.h"
+#include "backend/backend.h"
+#include "harness/measure.h"
 #include "../tap.h"
 
 struct spin {

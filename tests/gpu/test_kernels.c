@@ -20,12 +20,12 @@
 
 #include <cuda_runtime_api.h>
 
-#include "backend.h"
-#include "common.h"
-#include "fp8.h"
-#include "scaling.h"
+#include "backend/backend.h"
+#include "core/common.h"
+#include "core/fp8.h"
+#include "core/scaling.h"
 
-#include "../../kernels/kernels.h"
+#include "kernels/kernels.h"
 
 #include "../tap.h"
 

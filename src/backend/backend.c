@@ -1,0 +1,169 @@
+/* backend.c - backend lookup by name and the tensor helpers drivers use. */
+#include "backend/backend.h"
+
+#include <string.h>
+
+int f8b_backend_find(const char *name, const struct f8b_backend_ops **ops)
+{
+	*ops = NULL;
+	if (name && strcmp(name, "host") == 0) {
+		*ops = &f8b_backend_host;
+		return F8B_OK;
+	}
+	if (name && strcmp(name, "cuda") == 0) {
+#ifdef F8B_HAVE_CUDA
+		*ops = &f8b_backend_cuda;
+		return F8B_OK;
+#else
+		return F8B_ERR(
+		    F8B_EUNSUPPORTED,
+		    "backend 'cuda': f8bench was built without CUDA (configure --with-cuda)");
+#endif
+	}
+	return F8B_ERR(F8B_EINVAL, "unknown backend '%s' (accepted: host, cuda)",
+	               name ? name : "(null)");
+}
+
+/* rows * cols * element size, or false when the shape is invalid or the
+ * byte count does not fit a size_t. */
+static bool tensor_bytes(enum f8b_dtype dt, int64_t rows, int64_t cols, size_t *out)
+{
+	int64_t n, bytes;
+	size_t es = f8b_dtype_size(dt);
+
+	if (es == 0 || rows <= 0 || cols <= 0)
+		return false;
+	if (f8b_mul_overflows(rows, cols, &n) || f8b_mul_overflows(n, (int64_t)es, &bytes))
+		return false;
+	if ((uint64_t)bytes > SIZE_MAX)
+		return false;
+	*out = (size_t)bytes;
+	return true;
+}
+
+int f8b_tensor_alloc(const struct f8b_backend_ops *ops, struct f8b_backend *be,
+                     struct f8b_tensor *t, enum f8b_dtype dt, int64_t rows, int64_t cols)
+{
+	size_t bytes;
+
+	t->data = NULL;
+	t->dtype = dt;
+	t->rows = rows;
+	t->cols = cols;
+	if (f8b_dtype_size(dt) == 0)
+		return F8B_ERR(F8B_EINVAL, "tensor dtype %d (accepted: f32, bf16, e4m3, e5m2)",
+		               (int)dt);
+	if (rows <= 0 || cols <= 0)
+		return F8B_ERR(F8B_EINVAL, "tensor shape %lldx%lld (rows and cols must be > 0)",
+		               (long long)rows, (long long)cols);
+	if (!tensor_bytes(dt, rows, cols, &bytes))
+		return F8B_ERR(F8B_EINVAL, "tensor shape %lldx%lld of %s is too large to address",
+		               (long long)rows, (long long)cols, f8b_dtype_name(dt));
+	return ops->alloc(be, bytes, &t->data);
+}
+
+void f8b_tensor_free(const struct f8b_backend_ops *ops, struct f8b_backend *be,
+                     struct f8b_tensor *t)
+{
+	if (!t || !t->data)
+		return;
+	ops->free(be, t->data);
+	t->data = NULL;
+}
+
+size_t f8b_tensor_bytes(const struct f8b_tensor *t)
+{
+	size_t bytes;
+
+	return t && tensor_bytes(t->dtype, t->rows, t->cols, &bytes) ? bytes : 0;
+}
+
+int f8b_check_tensor(const struct f8b_tensor *t, const char *op, const char *what)
+{
+	int64_t n;
+
+	if (!t || !t->data)
+		return F8B_ERR(F8B_EINVAL, "%s: %s tensor has no data", op, what);
+	if (t->rows <= 0 || t->cols <= 0 || f8b_mul_overflows(t->rows, t->cols, &n))
+		return F8B_ERR(F8B_EINVAL,
+		               "%s: %s tensor shape %lldx%lld (rows and cols must be > 0)", op,
+		               what, (long long)t->rows, (long long)t->cols);
+	return F8B_OK;
+}
+
+int f8b_check_wide_input(const struct f8b_tensor *x, const char *op)
+{
+	F8B_TRY(f8b_check_tensor(x, op, "input"));
+	if (x->dtype != F8B_BF16 && x->dtype != F8B_F32)
+		return F8B_ERR(F8B_EINVAL, "%s: input dtype %s (accepted: bf16, f32)", op,
+		               f8b_dtype_name(x->dtype));
+	return F8B_OK;
+}
+
+int f8b_check_gran(enum f8b_granularity g, const char *op)
+{
+	if ((unsigned)g >= F8B_GRAN_COUNT)
+		return F8B_ERR(F8B_EINVAL,
+		               "%s: granularity %d (accepted: tensorwise, axiswise, block1x128, "
+		               "block128x128)",
+		               op, (int)g);
+	return F8B_OK;
+}
+
+int f8b_check_gemm_desc(const struct f8b_gemm_desc *d, const char *cfg)
+{
+	const char *sep = cfg ? " " : "", *c = cfg ? cfg : "";
+
+	if (d->m <= 0 || d->n <= 0 || d->k <= 0)
+		return F8B_ERR(F8B_EINVAL, "gemm: shape M=%lld N=%lld K=%lld (each must be > 0)",
+		               (long long)d->m, (long long)d->n, (long long)d->k);
+	bool fp8 = f8b_dtype_is_fp8(d->a_dtype) && f8b_dtype_is_fp8(d->b_dtype);
+	bool bf16 = d->a_dtype == F8B_BF16 && d->b_dtype == F8B_BF16;
+	if (!fp8 && !bf16)
+		return F8B_ERR(F8B_EUNSUPPORTED,
+		               "gemm%s%s: operand dtypes %s x %s (accepted: bf16 x bf16, e4m3 x "
+		               "e4m3, e4m3 x e5m2, e5m2 x e4m3)",
+		               sep, c, f8b_dtype_name(d->a_dtype), f8b_dtype_name(d->b_dtype));
+	/* cublasLtMatmul's fp8 type table has no e5m2 x e5m2 row (e5m2 is for
+	 * gradients, which only meet an e4m3 operand); the host refuses it too,
+	 * so a sweep fails the same way on every backend. */
+	if (d->a_dtype == F8B_E5M2 && d->b_dtype == F8B_E5M2)
+		return F8B_ERR(F8B_EUNSUPPORTED,
+		               "gemm%s%s: operand dtypes e5m2 x e5m2 (no fp8 GEMM takes two e5m2 "
+		               "operands; accepted: e4m3 x e4m3, e4m3 x e5m2, e5m2 x e4m3)",
+		               sep, c);
+	if (d->out_dtype != F8B_BF16 && d->out_dtype != F8B_F32)
+		return F8B_ERR(F8B_EUNSUPPORTED, "gemm%s%s: output dtype %s (accepted: bf16, f32)",
+		               sep, c, f8b_dtype_name(d->out_dtype));
+	if (!fp8)
+		return F8B_OK;
+	if (d->a_gran != F8B_GRAN_TENSORWISE && d->a_gran != F8B_GRAN_AXISWISE &&
+	    d->a_gran != F8B_GRAN_BLOCK1X128)
+		return F8B_ERR(
+		    F8B_EUNSUPPORTED,
+		    "gemm%s%s: A (input) granularity %s (accepted: tensorwise, axiswise, "
+		    "block1x128)",
+		    sep, c, f8b_granularity_name(d->a_gran));
+	if (d->b_gran != F8B_GRAN_TENSORWISE && d->b_gran != F8B_GRAN_AXISWISE &&
+	    d->b_gran != F8B_GRAN_BLOCK128X128)
+		return F8B_ERR(F8B_EUNSUPPORTED,
+		               "gemm%s%s: B (weight) granularity %s (accepted: tensorwise, "
+		               "axiswise, block128x128)",
+		               sep, c, f8b_granularity_name(d->b_gran));
+	return F8B_OK;
+}
+
+int f8b_check_bw(const void *a, const void *b, bool two, size_t bytes, int passes, size_t align,
+                 const char *op)
+{
+	if (!a || (two && !b))
+		return F8B_ERR(F8B_EINVAL, "%s: missing buffer", op);
+	if (bytes == 0 || bytes % 16 || bytes > (size_t)INT64_MAX / 16)
+		return F8B_ERR(F8B_EINVAL, "%s: %zu bytes (accepted: a positive multiple of 16)",
+		               op, bytes);
+	if (passes < 1)
+		return F8B_ERR(F8B_EINVAL, "%s: %d passes (accepted: >= 1)", op, passes);
+	if ((uintptr_t)a % align || (b && (uintptr_t)b % align))
+		return F8B_ERR(F8B_EINVAL, "%s: buffer not %zu-byte aligned", op, align);
+	return F8B_OK;
+}

@@ -1,0 +1,225 @@
+/* backend.h - the one ops table every driver calls; drivers never call CUDA.
+ *
+ * Two implementations: "host" (portable C, the golden reference, runs in CI)
+ * and "cuda" (kernels/ + cuBLASLt).  Pointers passed to ops are backend
+ * memory from alloc(); upload/download move bytes between host and it.
+ * Ops that compute are enqueue-only on the backend's stream (host: they
+ * run synchronously); sync() waits for everything enqueued.
+ *
+ * Tensors are row-major.  GEMM problem, row-major (see doc/gemm-layout.md):
+ *   A [M,K]  (input, dtype a_dtype)
+ *   B [N,K]  (weight, dtype b_dtype)          D = A @ B^T   [M,N]
+ *   D[m,n] = sum over k-blocks kb of sa(m,kb) * sb(n,kb) * sum_{k in kb} A[m,k]*B[n,k]
+ * with fp32 accumulation, where sa/sb are the scale_inv tensors of A and B
+ * laid out as in scaling.h (tensorwise: one value; axiswise: one per row of
+ * A / row of B; block1x128 for A: [M, ceil(K/128)]; block128x128 for B:
+ * [ceil(N/128), ceil(K/128)]).  bf16 GEMMs take no scales.
+ */
+#ifndef F8B_BACKEND_H
+#define F8B_BACKEND_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#include "core/common.h"
+#include "core/scaling.h"
+
+struct f8b_backend; /* opaque, one per process (one GPU per rank) */
+struct f8b_event;
+struct f8b_gemm_plan;
+
+struct f8b_tensor {
+	void *data; /* backend memory */
+	enum f8b_dtype dtype;
+	int64_t rows, cols; /* row-major, contiguous */
+};
+
+/* Seeded fill: element i depends only on (seed, i) and is bit-identical on
+ * every backend, so host and GPU results can be compared exactly and do not
+ * depend on how work is split.  With
+ *   mix(z)  = the splitmix64 finaliser: z ^= z>>30; z *= 0xBF58476D1CE4E5B9;
+ *             z ^= z>>27; z *= 0x94D049BB133111EB; z ^= z>>31
+ *   h(c)    = mix(seed + (c + 1) * 0x9E3779B97F4A7C15)      (uint64 wrap)
+ *   u(c)    = (float)(h(c) >> 40) * 0x1p-24f                 (exact, [0,1))
+ * element i takes u_j = u(5*i + j), j = 0..4, and computes in fp32, each
+ * operation rounded on its own (no FMA contraction):
+ *   t = u_0 + u_1; t = t + u_2; t = t + u_3; t = t - 2.0f;
+ *   z = t * 1.7320508f;          (Irwin-Hall(4): mean 0, variance 1)
+ *   x = z * std; x = x + mean;
+ *   if (u_4 < outlier_frac) x = x * outlier_scale;
+ * then stores x rounded to the tensor's dtype (bf16: RNE). */
+struct f8b_fill_spec {
+	uint64_t seed;
+	float mean, std;
+	float outlier_frac;  /* 0 = none */
+	float outlier_scale; /* e.g. 100 */
+};
+
+/* What the device is (host backend: the CPU). */
+struct f8b_device_info {
+	char name[128];         /* "NVIDIA H100 80GB HBM3" / CPU model */
+	int device;             /* CUDA ordinal, -1 for host */
+	unsigned pci_device_id; /* PCI device id (0x2330 for H100 SXM), 0 unknown */
+	int cc_major, cc_minor; /* compute capability; 0 for host */
+	int sm_count;
+	size_t mem_bytes;
+	size_t l2_bytes;
+	char driver_version[32];  /* "580.159.04" (from NVML), "" unknown */
+	char runtime_version[32]; /* CUDA runtime "13.0" */
+	char cublaslt_version[32];
+	char nccl_version[32];
+	char uuid[48];
+};
+
+/* The algorithm a GEMM plan will run (cuBLASLt exposes these). */
+struct f8b_algo_info {
+	int algo_id;        /* CUBLASLT_ALGO_CONFIG_ID; -1 host */
+	int tile;           /* cublasLtMatmulTile_t; -1 unknown */
+	int stages;         /* cublasLtMatmulStages_t */
+	int splitk;         /* split-K factor, 1 = none */
+	int reduction;      /* split-K reduction scheme */
+	int swizzle;        /* CTA swizzling */
+	int custom;         /* custom option */
+	int cluster;        /* cluster shape id (Hopper) */
+	int heuristic_rank; /* 0 = heuristic's first choice */
+	int candidates;     /* how many the heuristic offered */
+	size_t workspace;   /* bytes */
+	char desc[96];      /* human-readable "tile=... stages=..." or "host-blocked" */
+};
+
+struct f8b_gemm_desc {
+	int64_t m, n, k;
+	enum f8b_dtype a_dtype, b_dtype, out_dtype; /* bf16/bf16/bf16 = baseline */
+	enum f8b_granularity a_gran, b_gran;        /* ignored for bf16 operands */
+	bool fast_accum;
+};
+
+struct f8b_gemm_args {
+	const void *a, *b;                      /* backend memory */
+	const float *a_scale_inv, *b_scale_inv; /* backend memory; NULL for bf16 */
+	void *d;                                /* backend memory, out_dtype */
+};
+
+struct f8b_clock_state { /* from the driver's management library, if present */
+	bool valid;
+	unsigned sm_mhz, mem_mhz;
+	unsigned long long throttle_reasons; /* NVML clocks-event reasons bitmask */
+	bool throttled; /* reasons other than idle / application clocks setting */
+};
+
+struct f8b_backend_ops {
+	const char *name; /* "host" or "cuda" */
+
+	/* Opens the device `device` (host: ignored).  Fills info. */
+	int (*open)(int device, struct f8b_backend **be, struct f8b_device_info *info);
+	void (*close)(struct f8b_backend *be);
+
+	int (*alloc)(struct f8b_backend *be, size_t bytes, void **ptr); /* F8B_ENOMEM names bytes */
+	void (*free)(struct f8b_backend *be, void *ptr);
+	int (*upload)(struct f8b_backend *be, void *dst, const void *src, size_t bytes);
+	int (*download)(struct f8b_backend *be, void *dst, const void *src, size_t bytes);
+	int (*memset)(struct f8b_backend *be, void *dst, int byte, size_t bytes);
+
+	/* Fill x (bf16 or f32) per spec. */
+	int (*fill)(struct f8b_backend *be, struct f8b_tensor *x, const struct f8b_fill_spec *spec);
+	/* amax per block of x (bf16 or f32) into amax (f32, f8b_scale_count entries). */
+	int (*amax)(struct f8b_backend *be, const struct f8b_tensor *x, enum f8b_granularity g,
+	            float *amax);
+	/* scale[i] = f8b_amax_to_scale(amax[i]), scale_inv[i] = 1/scale[i]. */
+	int (*scales)(struct f8b_backend *be, const float *amax, int64_t n, enum f8b_dtype target,
+	              const struct f8b_scale_opts *o, float *scale, float *scale_inv);
+	/* out (fp8, same shape as x) = sat_cast(x * scale[block]). */
+	int (*cast)(struct f8b_backend *be, const struct f8b_tensor *x, enum f8b_granularity g,
+	            const float *scale, struct f8b_tensor *out);
+
+	/* Plans outside timing: descriptors, layouts, workspace, heuristic.
+	 * F8B_EUNSUPPORTED (with a message) when this GPU/library cannot run
+	 * the configuration.  candidate selects the heuristic's n-th choice. */
+	int (*gemm_plan)(struct f8b_backend *be, const struct f8b_gemm_desc *d, int candidate,
+	                 struct f8b_gemm_plan **plan, struct f8b_algo_info *info);
+	/* Enqueue-only: no allocation, no synchronisation. */
+	int (*gemm)(struct f8b_backend *be, struct f8b_gemm_plan *plan,
+	            const struct f8b_gemm_args *args);
+	void (*gemm_plan_free)(struct f8b_backend *be, struct f8b_gemm_plan *plan);
+
+	/* Timing: events on the backend's stream (host: a clock read). */
+	int (*event_create)(struct f8b_backend *be, struct f8b_event **ev);
+	void (*event_destroy)(struct f8b_backend *be, struct f8b_event *ev);
+	int (*event_record)(struct f8b_backend *be, struct f8b_event *ev);
+	/* Seconds from a to b; waits for b. */
+	int (*event_elapsed)(struct f8b_backend *be, struct f8b_event *a, struct f8b_event *b,
+	                     double *seconds);
+	/* Enqueue an L2 (host: last-level cache) flush; buffer allocated at open. */
+	int (*flush_cache)(struct f8b_backend *be);
+	int (*sync)(struct f8b_backend *be);
+	/* Optional (NULL): current clocks and throttle reasons. */
+	int (*clock_state)(struct f8b_backend *be, struct f8b_clock_state *c);
+
+	/* Machine ceilings (f8bench ceilings, doc/roofline.md).  The three
+	 * bandwidth ops sweep a buffer of `bytes` (a positive multiple of 16;
+	 * pointers from alloc()) `passes` times in one launch, so that a
+	 * working set that fits in cache is timed from cache and the launch
+	 * cost is spread over many bytes.  Enqueue-only, like gemm.
+	 * bw_read reads every 8-byte word of src on every pass and leaves in
+	 * partial (backend memory, F8B_BW_PARTIALS uint64) numbers whose
+	 * wrapping (mod 2^64) sum is passes * (wrapping sum of the words). */
+	int (*bw_read)(struct f8b_backend *be, const void *src, size_t bytes, int passes,
+	               uint64_t *partial);
+	/* Stores `value` into every 8-byte word of dst on every pass. */
+	int (*bw_write)(struct f8b_backend *be, void *dst, size_t bytes, int passes,
+	                uint64_t value);
+	/* dst = src, `bytes` each (not overlapping), on every pass; on a GPU
+	 * by a kernel (not cudaMemcpy), so it runs like the other two. */
+	int (*bw_copy)(struct f8b_backend *be, void *dst, const void *src, size_t bytes,
+	               int passes);
+	/* One launch of an empty kernel (host: one call of an empty function). */
+	int (*launch_empty)(struct f8b_backend *be);
+};
+/* Entries of bw_read's partial-sum buffer (one per GPU thread block). */
+#define F8B_BW_PARTIALS 4096
+
+extern const struct f8b_backend_ops f8b_backend_host;
+#ifdef F8B_HAVE_CUDA
+extern const struct f8b_backend_ops f8b_backend_cuda;
+/* Number of usable CUDA devices; 0 (and a reason in *why) when there is no
+ * driver or no GPU.  Never fails hard: used to pick the default backend. */
+int f8b_cuda_device_count(char *why, size_t n);
+/* The backend's CUDA stream (a cudaStream_t), for tests that enqueue their
+ * own kernels (the harness self-test). */
+void *f8b_cuda_stream(struct f8b_backend *be);
+#endif
+
+/* Looks up a backend by name ("host", "cuda"); F8B_EINVAL / F8B_EUNSUPPORTED
+ * (built without CUDA) with a message. */
+int f8b_backend_find(const char *name, const struct f8b_backend_ops **ops);
+
+/* Convenience wrappers used by drivers (allocate tensor of dtype/shape). */
+int f8b_tensor_alloc(const struct f8b_backend_ops *ops, struct f8b_backend *be,
+                     struct f8b_tensor *t, enum f8b_dtype dt, int64_t rows, int64_t cols);
+void f8b_tensor_free(const struct f8b_backend_ops *ops, struct f8b_backend *be,
+                     struct f8b_tensor *t);
+size_t f8b_tensor_bytes(const struct f8b_tensor *t);
+
+/* Argument checks every backend makes the same way, so a bad call fails
+ * with the same message on host and GPU.  `op` names the operation
+ * ("amax", "cast"...); F8B_EINVAL / F8B_EUNSUPPORTED with a message. */
+int f8b_check_tensor(const struct f8b_tensor *t, const char *op, const char *what);
+/* A high-precision input: a tensor of bf16 or f32. */
+int f8b_check_wide_input(const struct f8b_tensor *x, const char *op);
+int f8b_check_gran(enum f8b_granularity g, const char *op);
+/* What any backend's GEMM takes: positive dims; bf16 x bf16 or an fp8 pair
+ * other than e5m2 x e5m2; bf16/f32 output; A tensorwise, axiswise or
+ * block1x128, B tensorwise, axiswise or block128x128.  `cfg` (may be NULL)
+ * describes the configuration in messages. */
+int f8b_check_gemm_desc(const struct f8b_gemm_desc *d, const char *cfg);
+/* Bandwidth ops: a (and b when two) present and `align`-byte aligned,
+ * bytes a positive multiple of 16, passes >= 1. */
+int f8b_check_bw(const void *a, const void *b, bool two, size_t bytes, int passes, size_t align,
+                 const char *op);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

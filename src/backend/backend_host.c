@@ -1,0 +1,715 @@
+/* backend_host.c - the host backend: every op of backend.h in portable C.
+ *
+ * This is the golden reference the cuda backend is checked against and the
+ * backend CI runs, so every op follows the formula in backend.h / scaling.h
+ * literally; speed matters only as far as tests and host sweeps stay quick.
+ * All ops run synchronously in the calling thread, so "enqueue" means "do".
+ * Backend memory is plain host memory from malloc().
+ */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, sysconf */
+
+/* The fill and the GEMM round every fp32 operation separately (backend.h):
+ * a fused multiply-add would change the fill's bits on CPUs with FMA and
+ * make the host results depend on -march.  GCC in GNU C modes contracts
+ * across statements and ignores the STDC pragma, so each compiler gets the
+ * switch it honours. */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#elif defined(__GNUC__)
+#pragma GCC optimize("fp-contract=off")
+#endif
+
+#include "backend/backend.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/fp8.h"
+#include "core/scaling.h"
+
+/* 64 MiB: larger than the last-level cache of current server CPUs
+ * (tens of MiB per socket), so writing it evicts the GEMM operands. */
+#define FLUSH_BYTES ((size_t)64 << 20)
+
+struct f8b_backend {
+	unsigned char *flush_buf;
+	unsigned flush_count; /* varies the flush byte so no write is redundant */
+};
+
+struct f8b_event {
+	struct timespec ts;
+	bool recorded;
+};
+
+/* ------------------------------------------------------------ open/close */
+
+/* "model name : Intel(R) Xeon(R) ..." from /proc/cpuinfo (x86); other
+ * architectures may not have the line, hence the fallback. */
+static void cpu_model_name(char *buf, size_t n)
+{
+	char line[512];
+	FILE *f = fopen("/proc/cpuinfo", "r");
+
+	snprintf(buf, n, "host CPU");
+	if (!f)
+		return;
+	while (fgets(line, sizeof line, f)) {
+		if (strncmp(line, "model name", 10) != 0)
+			continue;
+		char *p = strchr(line, ':');
+		if (!p)
+			continue;
+		p++;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		p[strcspn(p, "\n")] = '\0';
+		if (*p)
+			snprintf(buf, n, "%s", p);
+		break;
+	}
+	fclose(f);
+}
+
+/* Largest cache of cpu0 from sysfs ("36864K"), 0 when unknown: reported in
+ * l2_bytes, the field that means "the cache a flush must evict". */
+static size_t cpu_llc_bytes(void)
+{
+	size_t best = 0;
+
+	for (int i = 0; i < 16; i++) {
+		char path[96], text[64];
+		snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			break;
+		if (fgets(text, sizeof text, f)) {
+			char *end;
+			unsigned long long v = strtoull(text, &end, 10);
+			if (*end == 'K')
+				v <<= 10;
+			else if (*end == 'M')
+				v <<= 20;
+			if (v > best)
+				best = (size_t)v;
+		}
+		fclose(f);
+	}
+	return best;
+}
+
+static int host_open(int device, struct f8b_backend **out, struct f8b_device_info *info)
+{
+	(void)device; /* one host */
+	struct f8b_backend *be = calloc(1, sizeof *be);
+
+	if (!be)
+		return F8B_ERR(F8B_ENOMEM, "host backend: out of memory (%zu bytes)", sizeof *be);
+	be->flush_buf = malloc(FLUSH_BYTES);
+	if (!be->flush_buf) {
+		free(be);
+		return F8B_ERR(F8B_ENOMEM,
+		               "host backend: cannot allocate the %zu-byte cache flush buffer",
+		               FLUSH_BYTES);
+	}
+	/* Touch it once so the first timed flush does not pay page faults. */
+	memset(be->flush_buf, 0, FLUSH_BYTES);
+
+	if (info) {
+		long pages = sysconf(_SC_PHYS_PAGES);
+		long page = sysconf(_SC_PAGESIZE);
+
+		memset(info, 0, sizeof *info);
+		cpu_model_name(info->name, sizeof info->name);
+		info->device = -1;
+		info->mem_bytes = pages > 0 && page > 0 ? (size_t)pages * (size_t)page : 0;
+		info->l2_bytes = cpu_llc_bytes();
+	}
+	*out = be;
+	return F8B_OK;
+}
+
+static void host_close(struct f8b_backend *be)
+{
+	if (!be)
+		return;
+	free(be->flush_buf);
+	free(be);
+}
+
+/* ------------------------------------------------------------ memory */
+
+static int host_alloc(struct f8b_backend *be, size_t bytes, void **ptr)
+{
+	(void)be;
+	/* malloc(0) may return NULL; one byte keeps "NULL = failure" true. */
+	*ptr = malloc(bytes ? bytes : 1);
+	if (!*ptr)
+		return F8B_ERR(F8B_ENOMEM, "host backend: cannot allocate %zu bytes", bytes);
+	return F8B_OK;
+}
+
+static void host_free(struct f8b_backend *be, void *ptr)
+{
+	(void)be;
+	free(ptr);
+}
+
+static int host_copy(struct f8b_backend *be, void *dst, const void *src, size_t bytes)
+{
+	(void)be;
+	if (bytes)
+		memcpy(dst, src, bytes);
+	return F8B_OK;
+}
+
+static int host_memset(struct f8b_backend *be, void *dst, int byte, size_t bytes)
+{
+	(void)be;
+	if (bytes)
+		memset(dst, byte, bytes);
+	return F8B_OK;
+}
+
+/* ------------------------------------------------------------ fill */
+
+static inline uint64_t splitmix_mix(uint64_t z)
+{
+	z ^= z >> 30;
+	z *= 0xBF58476D1CE4E5B9ull;
+	z ^= z >> 27;
+	z *= 0x94D049BB133111EBull;
+	z ^= z >> 31;
+	return z;
+}
+
+/* u(c) in [0,1): the top 24 bits of the hash, exactly representable. */
+static inline float fill_unit(uint64_t seed, uint64_t c)
+{
+	uint64_t h = splitmix_mix(seed + (c + 1) * 0x9E3779B97F4A7C15ull);
+	return (float)(h >> 40) * 0x1p-24f;
+}
+
+/* Element i of the seeded fill, the formula of backend.h verbatim; one
+ * rounding per statement (contraction is off for this file, see top). */
+static float fill_value(const struct f8b_fill_spec *s, uint64_t i)
+{
+	uint64_t c = 5 * i;
+	float u0 = fill_unit(s->seed, c), u1 = fill_unit(s->seed, c + 1);
+	float u2 = fill_unit(s->seed, c + 2), u3 = fill_unit(s->seed, c + 3);
+	float u4 = fill_unit(s->seed, c + 4);
+	float t, z, x;
+
+	t = u0 + u1;
+	t = t + u2;
+	t = t + u3;
+	t = t - 2.0f;
+	z = t * 1.7320508f; /* sqrt(3): Irwin-Hall(4) has variance 4/12 */
+	x = z * s->std;
+	x = x + s->mean;
+	if (u4 < s->outlier_frac)
+		x = x * s->outlier_scale;
+	return x;
+}
+
+static int host_fill(struct f8b_backend *be, struct f8b_tensor *x, const struct f8b_fill_spec *spec)
+{
+	(void)be;
+	F8B_TRY(f8b_check_wide_input(x, "fill"));
+	if (!spec)
+		return F8B_ERR(F8B_EINVAL, "fill: no fill spec");
+
+	uint64_t n = (uint64_t)x->rows * (uint64_t)x->cols;
+	if (x->dtype == F8B_F32) {
+		float *p = x->data;
+		for (uint64_t i = 0; i < n; i++)
+			p[i] = fill_value(spec, i);
+	} else {
+		uint16_t *p = x->data;
+		for (uint64_t i = 0; i < n; i++)
+			p[i] = f8b_f32_to_bf16(fill_value(spec, i));
+	}
+	return F8B_OK;
+}
+
+/* ------------------------------------------------------------ amax/scale/cast */
+
+static int host_amax(struct f8b_backend *be, const struct f8b_tensor *x, enum f8b_granularity g,
+                     float *amax)
+{
+	(void)be;
+	F8B_TRY(f8b_check_wide_input(x, "amax"));
+	F8B_TRY(f8b_check_gran(g, "amax"));
+
+	if (x->dtype == F8B_F32) {
+		f8b_amax_f32(x->data, x->rows, x->cols, g, amax);
+		return F8B_OK;
+	}
+	/* bf16: widen (exactly) once and reuse the one amax implementation;
+	 * amax is outside every timed GEMM, and host casts are not tuned. */
+	size_t n = (size_t)x->rows * (size_t)x->cols;
+	float *tmp = malloc(n * sizeof *tmp);
+	if (!tmp)
+		return F8B_ERR(F8B_ENOMEM, "amax: cannot allocate %zu bytes to widen bf16",
+		               n * sizeof *tmp);
+	f8b_to_f32(x->data, F8B_BF16, tmp, n);
+	f8b_amax_f32(tmp, x->rows, x->cols, g, amax);
+	free(tmp);
+	return F8B_OK;
+}
+
+static int host_scales(struct f8b_backend *be, const float *amax, int64_t n, enum f8b_dtype target,
+                       const struct f8b_scale_opts *o, float *scale, float *scale_inv)
+{
+	(void)be;
+	if (!f8b_dtype_is_fp8(target))
+		return F8B_ERR(F8B_EINVAL, "scales: target dtype %s (accepted: e4m3, e5m2)",
+		               f8b_dtype_name(target));
+	if (n < 0)
+		return F8B_ERR(F8B_EINVAL, "scales: count %lld (must be >= 0)", (long long)n);
+	for (int64_t i = 0; i < n; i++) {
+		float s = f8b_amax_to_scale(amax[i], target, o);
+		if (scale)
+			scale[i] = s;
+		if (scale_inv)
+			scale_inv[i] = isnan(s) ? s : 1.0f / s; /* IEEE division, as the kernel */
+	}
+	return F8B_OK;
+}
+
+/* The (block row, block col) of scale for element row r, K-block kb, of a
+ * rows x cols operand; kb is 0 for the unblocked granularities. */
+static int64_t scale_at(enum f8b_granularity g, int64_t rows, int64_t cols, int64_t r, int64_t kb)
+{
+	switch (g) {
+	case F8B_GRAN_TENSORWISE: return 0;
+	case F8B_GRAN_AXISWISE: return f8b_scale_index(g, rows, cols, r, 0);
+	case F8B_GRAN_BLOCK1X128: return f8b_scale_index(g, rows, cols, r, kb);
+	case F8B_GRAN_BLOCK128X128: return f8b_scale_index(g, rows, cols, r / F8B_BLOCK, kb);
+	default: return 0;
+	}
+}
+
+static int host_cast(struct f8b_backend *be, const struct f8b_tensor *x, enum f8b_granularity g,
+                     const float *scale, struct f8b_tensor *out)
+{
+	(void)be;
+	F8B_TRY(f8b_check_wide_input(x, "cast"));
+	F8B_TRY(f8b_check_gran(g, "cast"));
+	F8B_TRY(f8b_check_tensor(out, "cast", "output"));
+	if (!f8b_dtype_is_fp8(out->dtype))
+		return F8B_ERR(F8B_EINVAL, "cast: output dtype %s (accepted: e4m3, e5m2)",
+		               f8b_dtype_name(out->dtype));
+	if (out->rows != x->rows || out->cols != x->cols)
+		return F8B_ERR(F8B_EINVAL,
+		               "cast: output shape %lldx%lld differs from input %lldx%lld",
+		               (long long)out->rows, (long long)out->cols, (long long)x->rows,
+		               (long long)x->cols);
+	if (!scale)
+		return F8B_ERR(F8B_EINVAL, "cast: no scale tensor");
+
+	const int64_t rows = x->rows, cols = x->cols;
+	const int64_t nkb = (cols + F8B_BLOCK - 1) / F8B_BLOCK;
+	uint8_t *q = out->data;
+	for (int64_t r = 0; r < rows; r++) {
+		for (int64_t kb = 0; kb < nkb; kb++) {
+			int64_t c0 = kb * F8B_BLOCK;
+			int64_t c1 = c0 + F8B_BLOCK < cols ? c0 + F8B_BLOCK : cols;
+			float s = scale[scale_at(g, rows, cols, r, kb)];
+			for (int64_t c = c0; c < c1; c++) {
+				float v = x->dtype == F8B_F32
+				              ? ((const float *)x->data)[r * cols + c]
+				              : f8b_bf16_to_f32(
+				                    ((const uint16_t *)x->data)[r * cols + c]);
+				float y = v * s;
+				q[r * cols + c] = f8b_f32_to_fp8(y, out->dtype);
+			}
+		}
+	}
+	return F8B_OK;
+}
+
+/* ------------------------------------------------------------ GEMM
+ *
+ * D[m,n] = sum over K-blocks kb of (sa(m,kb) * sb(n,kb)) * P(m,n,kb),
+ * P = sum_{k in kb} A[m,k]*B[n,k], all in fp32 with one rounding per
+ * operation.  When an operand is blockwise the K-blocks are the 128-wide
+ * blocks of the scale tensors (the last one ragged) and each scaled partial
+ * is added into the fp32 accumulator; otherwise there is one K-block, the
+ * whole of K, and the scales are applied once after the full sum, as
+ * cuBLASLt's epilogue does for tensorwise / outer-vector scales.  Each P is
+ * summed in increasing k (the order never depends on the blocking below).
+ *
+ * Operands are decoded to fp32 once per call into scratch owned by the plan:
+ * A as [Mp, K] rows (Mp = M rounded up to MR, extra rows zero) and B as
+ * panels of NR columns, panel p holding B[p*NR + j, k] at [k][j], so the
+ * inner loop is NR independent sums over contiguous floats that the compiler
+ * turns into vector multiply + add without reassociating any sum.  An
+ * MR x NR tile of accumulators lives in registers across the K loop.
+ */
+#define GEMM_MR 4
+#define GEMM_NR 16 /* divides F8B_BLOCK: a panel never straddles a B block row */
+
+struct f8b_gemm_plan {
+	struct f8b_gemm_desc d;
+	int64_t mp, np; /* M, N rounded up to GEMM_MR, GEMM_NR */
+	int64_t kblk;   /* K-block length: 128 if either operand is blockwise, else K */
+	float *a32;     /* [mp][k] */
+	float *b32;     /* [np/NR][k][NR] */
+	float lut_a[256], lut_b[256]; /* fp8 byte -> fp32 */
+};
+
+static bool gran_is_block(enum f8b_granularity g)
+{
+	return g == F8B_GRAN_BLOCK1X128 || g == F8B_GRAN_BLOCK128X128;
+}
+
+static void fill_lut(float *lut, enum f8b_dtype t)
+{
+	for (int v = 0; v < 256; v++)
+		lut[v] = f8b_dtype_is_fp8(t) ? f8b_fp8_to_f32((uint8_t)v, t) : 0.0f;
+}
+
+static int host_gemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, int candidate,
+                          struct f8b_gemm_plan **out, struct f8b_algo_info *info)
+{
+	(void)be;
+	*out = NULL;
+	if (!d)
+		return F8B_ERR(F8B_EINVAL, "gemm: no problem description");
+	F8B_TRY(f8b_check_gemm_desc(d, NULL));
+	if (candidate != 0)
+		return F8B_ERR(F8B_EUNSUPPORTED,
+		               "gemm: algorithm candidate %d (the host backend has one: 0)",
+		               candidate);
+
+	struct f8b_gemm_plan *p = calloc(1, sizeof *p);
+	if (!p)
+		return F8B_ERR(F8B_ENOMEM, "gemm plan: cannot allocate %zu bytes", sizeof *p);
+	p->d = *d;
+	p->mp = (d->m + GEMM_MR - 1) / GEMM_MR * GEMM_MR;
+	p->np = (d->n + GEMM_NR - 1) / GEMM_NR * GEMM_NR;
+	bool fp8 = f8b_dtype_is_fp8(d->a_dtype);
+	p->kblk = fp8 && (gran_is_block(d->a_gran) || gran_is_block(d->b_gran)) ? F8B_BLOCK : d->k;
+
+	int64_t na, nb, bytes_a, bytes_b;
+	if (f8b_mul_overflows(p->mp, d->k, &na) || f8b_mul_overflows(p->np, d->k, &nb) ||
+	    f8b_mul_overflows(na, (int64_t)sizeof(float), &bytes_a) ||
+	    f8b_mul_overflows(nb, (int64_t)sizeof(float), &bytes_b) ||
+	    (uint64_t)bytes_a > SIZE_MAX || (uint64_t)bytes_b > SIZE_MAX) {
+		free(p);
+		return F8B_ERR(F8B_EINVAL, "gemm: shape M=%lld N=%lld K=%lld is too large",
+		               (long long)d->m, (long long)d->n, (long long)d->k);
+	}
+	/* Zeroed once: the padding rows/columns stay zero for every call. */
+	p->a32 = calloc((size_t)na, sizeof(float));
+	p->b32 = calloc((size_t)nb, sizeof(float));
+	if (!p->a32 || !p->b32) {
+		free(p->a32);
+		free(p->b32);
+		free(p);
+		return F8B_ERR(F8B_ENOMEM, "gemm plan: cannot allocate %lld bytes of fp32 scratch",
+		               (long long)(bytes_a + bytes_b));
+	}
+	fill_lut(p->lut_a, d->a_dtype);
+	fill_lut(p->lut_b, d->b_dtype);
+
+	if (info) {
+		memset(info, 0, sizeof *info);
+		info->algo_id = info->tile = info->stages = -1;
+		info->reduction = info->swizzle = info->custom = info->cluster = -1;
+		info->splitk = 1; /* K is never split */
+		info->heuristic_rank = 0;
+		info->candidates = 1;
+		info->workspace = (size_t)(bytes_a + bytes_b);
+		snprintf(info->desc, sizeof info->desc, "host blocked fp32");
+	}
+	*out = p;
+	return F8B_OK;
+}
+
+static void host_gemm_plan_free(struct f8b_backend *be, struct f8b_gemm_plan *p)
+{
+	(void)be;
+	if (!p)
+		return;
+	free(p->a32);
+	free(p->b32);
+	free(p);
+}
+
+/* Decode A [M,K] into a32 rows and B [N,K] into NR-column panels. */
+static void gemm_decode(struct f8b_gemm_plan *p, const void *a, const void *b)
+{
+	const int64_t m = p->d.m, n = p->d.n, k = p->d.k;
+
+	if (p->d.a_dtype == F8B_BF16) {
+		f8b_to_f32(a, F8B_BF16, p->a32, (size_t)(m * k));
+	} else {
+		const uint8_t *q = a;
+		for (int64_t i = 0; i < m * k; i++)
+			p->a32[i] = p->lut_a[q[i]];
+	}
+	for (int64_t r = 0; r < n; r++) {
+		float *dst = p->b32 + (r / GEMM_NR) * k * GEMM_NR + r % GEMM_NR;
+		if (p->d.b_dtype == F8B_BF16) {
+			const uint16_t *src = (const uint16_t *)b + r * k;
+			for (int64_t c = 0; c < k; c++)
+				dst[c * GEMM_NR] = f8b_bf16_to_f32(src[c]);
+		} else {
+			const uint8_t *src = (const uint8_t *)b + r * k;
+			for (int64_t c = 0; c < k; c++)
+				dst[c * GEMM_NR] = p->lut_b[src[c]];
+		}
+	}
+}
+
+/* part[i][j] = sum_{k0 <= k < k1} a[i][k] * bp[k][j], summed in increasing
+ * k.  Fixed trip counts let GCC -O2 (very cheap vectoriser cost model)
+ * keep the tile in vector registers. */
+static void gemm_tile(const float *a, int64_t lda, const float *bp, int64_t k0, int64_t k1,
+                      float part[GEMM_MR][GEMM_NR])
+{
+	float acc[GEMM_MR][GEMM_NR];
+
+	for (int i = 0; i < GEMM_MR; i++)
+		for (int j = 0; j < GEMM_NR; j++)
+			acc[i][j] = 0.0f;
+	for (int64_t k = k0; k < k1; k++) {
+		const float *bk = bp + k * GEMM_NR;
+		for (int i = 0; i < GEMM_MR; i++) {
+			const float av = a[i * lda + k];
+			for (int j = 0; j < GEMM_NR; j++) {
+				float prod = av * bk[j];
+				acc[i][j] = acc[i][j] + prod;
+			}
+		}
+	}
+	memcpy(part, acc, sizeof acc);
+}
+
+static int host_gemm(struct f8b_backend *be, struct f8b_gemm_plan *p,
+                     const struct f8b_gemm_args *args)
+{
+	(void)be;
+	if (!p || !args)
+		return F8B_ERR(F8B_EINVAL, "gemm: no plan or no arguments");
+	const struct f8b_gemm_desc *d = &p->d;
+	const bool fp8 = f8b_dtype_is_fp8(d->a_dtype);
+	if (!args->a || !args->b || !args->d)
+		return F8B_ERR(F8B_EINVAL, "gemm: missing A, B or D buffer");
+	if (fp8 && (!args->a_scale_inv || !args->b_scale_inv))
+		return F8B_ERR(F8B_EINVAL, "gemm: fp8 operands need both scale_inv tensors");
+
+	gemm_decode(p, args->a, args->b);
+
+	const int64_t m = d->m, n = d->n, k = d->k, kblk = p->kblk;
+	const int64_t nkb = (k + kblk - 1) / kblk;
+	for (int64_t n0 = 0; n0 < p->np; n0 += GEMM_NR) {
+		const float *panel = p->b32 + (n0 / GEMM_NR) * k * GEMM_NR;
+		for (int64_t m0 = 0; m0 < p->mp; m0 += GEMM_MR) {
+			float acc[GEMM_MR][GEMM_NR] = {{0}};
+			for (int64_t kb = 0; kb < nkb; kb++) {
+				int64_t k0 = kb * kblk;
+				int64_t k1 = k0 + kblk < k ? k0 + kblk : k;
+				float part[GEMM_MR][GEMM_NR], sa[GEMM_MR], sb[GEMM_NR];
+
+				gemm_tile(p->a32 + m0 * k, k, panel, k0, k1, part);
+				/* Scale of each row / column for this K-block;
+				 * padding rows and columns are never stored. */
+				for (int i = 0; i < GEMM_MR; i++)
+					sa[i] = !fp8 || m0 + i >= m
+					            ? 1.0f
+					            : args->a_scale_inv[scale_at(d->a_gran, m, k,
+					                                         m0 + i, kb)];
+				for (int j = 0; j < GEMM_NR; j++)
+					sb[j] = !fp8 || n0 + j >= n
+					            ? 1.0f
+					            : args->b_scale_inv[scale_at(d->b_gran, n, k,
+					                                         n0 + j, kb)];
+				for (int i = 0; i < GEMM_MR; i++) {
+					for (int j = 0; j < GEMM_NR; j++) {
+						float s = sa[i] * sb[j];
+						float t = s * part[i][j];
+						acc[i][j] = acc[i][j] + t;
+					}
+				}
+			}
+			for (int i = 0; i < GEMM_MR && m0 + i < m; i++) {
+				int64_t row = m0 + i;
+				for (int j = 0; j < GEMM_NR && n0 + j < n; j++) {
+					if (d->out_dtype == F8B_F32)
+						((float *)args->d)[row * n + n0 + j] = acc[i][j];
+					else
+						((uint16_t *)args->d)[row * n + n0 + j] =
+						    f8b_f32_to_bf16(acc[i][j]);
+				}
+			}
+		}
+	}
+	return F8B_OK;
+}
+
+/* ------------------------------------------------------------ timing */
+
+static int host_event_create(struct f8b_backend *be, struct f8b_event **ev)
+{
+	(void)be;
+	*ev = calloc(1, sizeof **ev);
+	if (!*ev)
+		return F8B_ERR(F8B_ENOMEM, "event: cannot allocate %zu bytes", sizeof **ev);
+	return F8B_OK;
+}
+
+static void host_event_destroy(struct f8b_backend *be, struct f8b_event *ev)
+{
+	(void)be;
+	free(ev);
+}
+
+/* Host ops are synchronous, so "the time the stream reaches the event" is
+ * simply now. */
+static int host_event_record(struct f8b_backend *be, struct f8b_event *ev)
+{
+	(void)be;
+	if (!ev)
+		return F8B_ERR(F8B_EINVAL, "event record: no event");
+	if (clock_gettime(CLOCK_MONOTONIC, &ev->ts) != 0)
+		return F8B_ERR(F8B_EDEVICE, "event record: clock_gettime(CLOCK_MONOTONIC): %s",
+		               strerror(errno));
+	ev->recorded = true;
+	return F8B_OK;
+}
+
+static int host_event_elapsed(struct f8b_backend *be, struct f8b_event *a, struct f8b_event *b,
+                              double *seconds)
+{
+	(void)be;
+	if (!a || !b || !a->recorded || !b->recorded)
+		return F8B_ERR(F8B_EINVAL, "event elapsed: an event was never recorded");
+	*seconds =
+	    (double)(b->ts.tv_sec - a->ts.tv_sec) + 1e-9 * (double)(b->ts.tv_nsec - a->ts.tv_nsec);
+	return F8B_OK;
+}
+
+static int host_flush_cache(struct f8b_backend *be)
+{
+	/* A different byte each time: every line is dirtied, never skipped. */
+	memset(be->flush_buf, (int)(++be->flush_count & 0xFF), FLUSH_BYTES);
+	return F8B_OK;
+}
+
+static int host_sync(struct f8b_backend *be)
+{
+	(void)be; /* every op already finished when it returned */
+	return F8B_OK;
+}
+
+/* ------------------------------------------------------------ ceilings
+ *
+ * Plain loops over 8-byte words.  Between passes an empty asm with a
+ * memory clobber tells the compiler that memory may have changed, so it
+ * can neither fold the passes of the read into one sum times `passes` nor
+ * drop the earlier passes' stores as dead. */
+#define F8B_COMPILER_BARRIER() __asm__ __volatile__("" ::: "memory")
+
+static int host_bw_read(struct f8b_backend *be, const void *src, size_t bytes, int passes,
+                        uint64_t *partial)
+{
+	(void)be;
+	F8B_TRY(f8b_check_bw(src, NULL, false, bytes, passes, 8, "bw_read"));
+	if (!partial)
+		return F8B_ERR(F8B_EINVAL, "bw_read: no partial-sum buffer");
+	const uint64_t *w = src;
+	const size_t n = bytes / 8;
+	uint64_t s0 = 0, s1 = 0; /* two chains: an add does not wait on the last */
+	for (int p = 0; p < passes; p++) {
+		for (size_t i = 0; i < n; i += 2) {
+			s0 += w[i];
+			s1 += w[i + 1];
+		}
+		F8B_COMPILER_BARRIER();
+	}
+	partial[0] = s0 + s1;
+	for (size_t j = 1; j < F8B_BW_PARTIALS; j++)
+		partial[j] = 0;
+	return F8B_OK;
+}
+
+static int host_bw_write(struct f8b_backend *be, void *dst, size_t bytes, int passes,
+                         uint64_t value)
+{
+	(void)be;
+	F8B_TRY(f8b_check_bw(dst, NULL, false, bytes, passes, 8, "bw_write"));
+	uint64_t *w = dst;
+	const size_t n = bytes / 8;
+	for (int p = 0; p < passes; p++) {
+		for (size_t i = 0; i < n; i++)
+			w[i] = value;
+		F8B_COMPILER_BARRIER();
+	}
+	return F8B_OK;
+}
+
+static int host_bw_copy(struct f8b_backend *be, void *dst, const void *src, size_t bytes,
+                        int passes)
+{
+	(void)be;
+	F8B_TRY(f8b_check_bw(dst, src, true, bytes, passes, 8, "bw_copy"));
+	uint64_t *d = dst;
+	const uint64_t *s = src;
+	const size_t n = bytes / 8;
+	for (int p = 0; p < passes; p++) {
+		for (size_t i = 0; i < n; i++)
+			d[i] = s[i];
+		F8B_COMPILER_BARRIER();
+	}
+	return F8B_OK;
+}
+
+/* The host's "kernel launch": an indirect call the compiler cannot inline
+ * or drop, the closest host analogue of dispatching a piece of work. */
+static void empty_work(void)
+{
+}
+static void (*volatile empty_work_ptr)(void) = empty_work;
+
+static int host_launch_empty(struct f8b_backend *be)
+{
+	(void)be;
+	empty_work_ptr();
+	return F8B_OK;
+}
+
+const struct f8b_backend_ops f8b_backend_host = {
+    .name = "host",
+    .open = host_open,
+    .close = host_close,
+    .alloc = host_alloc,
+    .free = host_free,
+    .upload = host_copy,
+    .download = host_copy,
+    .memset = host_memset,
+    .fill = host_fill,
+    .amax = host_amax,
+    .scales = host_scales,
+    .cast = host_cast,
+    .gemm_plan = host_gemm_plan,
+    .gemm = host_gemm,
+    .gemm_plan_free = host_gemm_plan_free,
+    .event_create = host_event_create,
+    .event_destroy = host_event_destroy,
+    .event_record = host_event_record,
+    .event_elapsed = host_event_elapsed,
+    .flush_cache = host_flush_cache,
+    .sync = host_sync,
+    .clock_state = NULL,
+    .bw_read = host_bw_read,
+    .bw_write = host_bw_write,
+    .bw_copy = host_bw_copy,
+    .launch_empty = host_launch_empty,
+};

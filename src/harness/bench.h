@@ -1,0 +1,74 @@
+/* bench.h - the benchmark descriptor (after nccl-tests' per-collective
+ * struct): a driver describes its cases, setup, enqueue-only launch and
+ * check; the harness (runner.c) does options, sweep, MPI split, progress,
+ * correctness-before-timing, measurement and results.  A driver has no
+ * main(), prints no rows and owns no timing loop. */
+#ifndef F8B_BENCH_H
+#define F8B_BENCH_H
+
+#include "backend/backend.h"
+#include "harness/measure.h"
+#include "core/options.h"
+#include "results/results.h"
+
+/* Per-process context handed to every driver hook. */
+struct f8b_run {
+	const struct f8b_backend_ops *ops;
+	struct f8b_backend *be;
+	struct f8b_device_info dev;
+	struct f8b_measure_opts mopts;
+	int rank, nranks, run_id;
+	uint64_t seed;
+	bool verbose;
+	void *cfg; /* the driver's parsed configuration */
+};
+
+struct f8b_bench {
+	const char *name;    /* subcommand, e.g. "gemm" */
+	const char *summary; /* one line for --help */
+	const struct f8b_table_schema *schema;
+	const struct f8b_option *options; /* driver-specific, {0}-terminated */
+	/* false: cases are spread over ranks, each timed alone.  true: every
+	 * rank runs every case together (collectives); each sample is the
+	 * slowest rank's time and rank 0 records the row. */
+	bool collective;
+
+	/* Option parsing: called once per option of `options`, then finalize
+	 * (defaults, validation, the case list).  cfg is driver-owned. */
+	int (*cfg_new)(void **cfg);
+	int (*cfg_option)(void *cfg, int key, const char *arg);
+	int (*cfg_finalize)(void *cfg, size_t *ncases);
+	void (*cfg_free)(void *cfg);
+
+	/* Fill the identifying columns of case i (also used for --resume and
+	 * progress lines). */
+	void (*case_key)(const void *cfg, size_t i, void *row);
+	/* True if two rows describe the same case (--resume, compare). */
+	bool (*same_case)(const void *row_a, const void *row_b);
+	/* Short human descriptions for progress lines: the case, and its
+	 * outcome ("ok 1.23 ms 1520 TFLOP/s 1.93x bf16"). */
+	void (*describe)(const void *row, char *buf, size_t n);
+	void (*summarize)(const void *row, char *buf, size_t n);
+	/* Where the harness writes the status / message / run_id columns. */
+	size_t off_status, off_message, off_run_id;
+
+	/* Allocation, data, plans: everything outside timing.  May set the row
+	 * status to unsupported (return F8B_EUNSUPPORTED with a message). */
+	int (*setup)(struct f8b_run *run, size_t i, void *row, void **state);
+	f8b_launch_fn launch; /* enqueue-only */
+	/* Called after one launch and a sync: fills the correctness columns
+	 * and returns true when the result is within tolerance. */
+	int (*check)(void *state, void *row, bool *ok);
+	/* Fills derived columns (TFLOP/s, speedup...) from the measurement. */
+	int (*finish)(void *state, const struct f8b_measure_result *m, void *row);
+	void (*teardown)(void *state);
+};
+
+extern const struct f8b_bench f8b_bench_gemm;
+extern const struct f8b_bench f8b_bench_ceilings;
+
+/* Runs the sweep described by argv for bench b; returns the process exit
+ * status (0 ok, 1 a row went wrong / error, 2 bad input). */
+int f8b_run_bench(const struct f8b_bench *b, int argc, char **argv);
+
+#endif

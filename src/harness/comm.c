@@ -1,0 +1,481 @@
+/* comm.c - MPI plumbing, and collectives over backend memory (MPI on host
+ * buffers, NCCL on device buffers).  Errors come back as statuses with
+ * MPI's / NCCL's own error string; MPI_ERRORS_RETURN is set so a failing
+ * call does not abort behind our back. */
+#define _POSIX_C_SOURCE 200809L
+#include "harness/comm.h"
+
+#include <limits.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend/backend.h"
+
+#ifdef F8B_HAVE_NCCL
+#include <cuda_runtime_api.h>
+#include <nccl.h>
+#include <pthread.h>
+#endif
+
+static int mpi_err(int rc, const char *call)
+{
+	char msg[MPI_MAX_ERROR_STRING];
+	int len = 0;
+	MPI_Error_string(rc, msg, &len);
+	return F8B_ERR(F8B_EMPI, "%s: %s", call, msg);
+}
+
+#define F8B_MPI(call)                                                                              \
+	do {                                                                                       \
+		int f8b_mpi_rc_ = (call);                                                          \
+		if (f8b_mpi_rc_ != MPI_SUCCESS)                                                    \
+			return mpi_err(f8b_mpi_rc_, #call);                                        \
+	} while (0)
+
+int f8b_comm_init(int *argc, char ***argv, struct f8b_comm *c)
+{
+	memset(c, 0, sizeof *c);
+	int inited = 0;
+	MPI_Initialized(&inited);
+	if (!inited)
+		F8B_MPI(MPI_Init(argc, argv));
+	MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+	F8B_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &c->rank));
+	F8B_MPI(MPI_Comm_size(MPI_COMM_WORLD, &c->size));
+
+	/* Ranks sharing a node pick GPUs by their rank among that node. */
+	MPI_Comm node;
+	F8B_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, c->rank, MPI_INFO_NULL,
+	                            &node));
+	F8B_MPI(MPI_Comm_rank(node, &c->local_rank));
+	F8B_MPI(MPI_Comm_size(node, &c->local_size));
+	MPI_Comm_free(&node);
+
+	if (gethostname(c->host, sizeof c->host) != 0)
+		snprintf(c->host, sizeof c->host, "unknown");
+	c->host[sizeof c->host - 1] = '\0';
+	char v[MPI_MAX_LIBRARY_VERSION_STRING];
+	int len = 0;
+	MPI_Get_library_version(v, &len);
+	v[strcspn(v, "\n")] = '\0';
+	v[sizeof c->mpi_version - 1] = '\0'; /* first line is enough */
+	memcpy(c->mpi_version, v, strlen(v) + 1);
+	f8b_set_error_context(c->host, c->rank);
+	return F8B_OK;
+}
+
+void f8b_comm_finalize(void)
+{
+	int fin = 0;
+	MPI_Finalized(&fin);
+	if (!fin)
+		MPI_Finalize();
+}
+
+void f8b_comm_abort(int code)
+{
+	MPI_Abort(MPI_COMM_WORLD, code);
+}
+
+int f8b_comm_gather(const void *send, void *recv, size_t bytes)
+{
+	F8B_MPI(
+	    MPI_Gather(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD));
+	return F8B_OK;
+}
+
+int f8b_comm_bcast(void *buf, size_t bytes)
+{
+	F8B_MPI(MPI_Bcast(buf, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD));
+	return F8B_OK;
+}
+
+int f8b_comm_max_int(int *v)
+{
+	int in = *v;
+	F8B_MPI(MPI_Allreduce(&in, v, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+	return F8B_OK;
+}
+
+int f8b_comm_max_double(double *v, int n)
+{
+	double in[8];
+	if (n > 8)
+		return F8B_ERR(F8B_EINTERNAL, "max of %d doubles", n);
+	memcpy(in, v, sizeof *v * (size_t)n);
+	F8B_MPI(MPI_Allreduce(in, v, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+	return F8B_OK;
+}
+
+int f8b_comm_barrier(void)
+{
+	F8B_MPI(MPI_Barrier(MPI_COMM_WORLD));
+	return F8B_OK;
+}
+
+int f8b_comm_gather_str(const char *s, char *recv, size_t n)
+{
+	char buf[256];
+	if (n > sizeof buf)
+		return F8B_ERR(F8B_EINTERNAL, "gather_str of %zu bytes", n);
+	memset(buf, 0, n);
+	snprintf(buf, n, "%s", s);
+	return f8b_comm_gather(buf, recv, n);
+}
+
+int f8b_comm_size(void)
+{
+	int inited = 0, size = 1;
+	MPI_Initialized(&inited);
+	if (inited && MPI_Comm_size(MPI_COMM_WORLD, &size) != MPI_SUCCESS)
+		size = 1;
+	return size;
+}
+
+int f8b_comm_allgather(const void *send, void *recv, size_t bytes)
+{
+	if (bytes > INT_MAX)
+		return F8B_ERR(F8B_EINTERNAL,
+		               "allgather of %zu bytes per rank (MPI counts are int)", bytes);
+	F8B_MPI(
+	    MPI_Allgather(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, MPI_COMM_WORLD));
+	return F8B_OK;
+}
+
+/* ------------------------------------------------------------ collectives */
+
+/* Collectives in flight that the watchdog follows: one event recorded after
+ * each enqueue, with its time.  When the ring is full the newest entry is
+ * re-recorded (and re-timed), so the oldest unfinished work is always
+ * covered and a deep queue never looks older than it is. */
+#define F8B_COLL_RING 64
+/* How often the watchdog looks: far below any timeout worth setting, and
+ * rare enough to cost nothing measurable. */
+#define F8B_WATCHDOG_NS 10000000L
+
+struct f8b_coll {
+	int rank, size;
+	bool nccl;
+	char library[48];
+#ifdef F8B_HAVE_NCCL
+	ncclComm_t comm;
+	cudaStream_t stream;
+	int device;
+	double timeout_s;
+	pthread_mutex_t mu;
+	pthread_t thread;
+	bool mu_ready, thread_running, stop;
+	int failed;    /* status that ended the communicator; F8B_OK while usable */
+	char why[400]; /* its message */
+	cudaEvent_t ev[F8B_COLL_RING];
+	double t_enq[F8B_COLL_RING];
+	unsigned head, tail; /* ev[tail % RING] is the oldest not known done */
+#endif
+};
+
+const char *f8b_coll_library(const struct f8b_coll *c)
+{
+	return c->library;
+}
+
+#ifdef F8B_HAVE_NCCL
+static void sleep_ns(long ns)
+{
+	struct timespec ts = {0, ns};
+	nanosleep(&ts, NULL);
+}
+
+static int nccl_err(struct f8b_coll *c, ncclResult_t r, const char *call)
+{
+	const char *last = c->comm ? ncclGetLastError(c->comm) : "";
+	return F8B_ERR(F8B_EDEVICE, "%s: %s%s%s", call, ncclGetErrorString(r),
+	               last && *last ? ": " : "", last ? last : "");
+}
+
+/* A non-blocking communicator answers ncclInProgress until the call
+ * behind it is done: poll its asynchronous state until it settles, for at
+ * most timeout_s.  With poll_ns 0 it spins: it also runs inside timed
+ * launches, where a sleep would be timed. */
+static int nccl_settle(struct f8b_coll *c, ncclResult_t r, const char *call, long poll_ns)
+{
+	double t0 = f8b_now();
+	while (r == ncclInProgress) {
+		if (f8b_now() - t0 > c->timeout_s)
+			return F8B_ERR(
+			    F8B_EDEVICE,
+			    "%s did not finish within %g s (--timeout) on %d ranks: a "
+			    "peer is missing, dead or stuck (NCCL_DEBUG=INFO tells more)",
+			    call, c->timeout_s, c->size);
+		if (poll_ns > 0)
+			sleep_ns(poll_ns);
+		ncclResult_t st = ncclInProgress;
+		ncclResult_t q = ncclCommGetAsyncError(c->comm, &st);
+		r = q != ncclSuccess ? q : st;
+	}
+	return r == ncclSuccess ? F8B_OK : nccl_err(c, r, call);
+}
+
+/* Called with mu held: end the communicator so no wait on it can hang. */
+static void abort_comm(struct f8b_coll *c, const char *why)
+{
+	snprintf(c->why, sizeof c->why, "%s", why);
+	c->failed = F8B_EDEVICE;
+	(void)ncclCommAbort(c->comm);
+	c->comm = NULL;
+}
+
+static void *watchdog(void *arg)
+{
+	struct f8b_coll *c = arg;
+	char why[400];
+	if (cudaSetDevice(c->device) != cudaSuccess)
+		(void)cudaGetLastError();
+	pthread_mutex_lock(&c->mu);
+	while (!c->stop) {
+		/* Retire what finished; a failing query (a sticky device error)
+		 * retires too: the main thread meets that error itself. */
+		while (c->tail != c->head &&
+		       cudaEventQuery(c->ev[c->tail % F8B_COLL_RING]) != cudaErrorNotReady)
+			c->tail++;
+		(void)cudaGetLastError();
+		if (c->failed == F8B_OK) {
+			ncclResult_t st = ncclSuccess;
+			ncclResult_t q = ncclCommGetAsyncError(c->comm, &st);
+			double age = c->tail != c->head
+			                 ? f8b_now() - c->t_enq[c->tail % F8B_COLL_RING]
+			                 : 0.0;
+			if (q != ncclSuccess || (st != ncclSuccess && st != ncclInProgress)) {
+				snprintf(
+				    why, sizeof why,
+				    "NCCL reported an asynchronous error on rank %d of %d: %s "
+				    "(a peer died or the network failed; communicator aborted)",
+				    c->rank, c->size,
+				    ncclGetErrorString(q != ncclSuccess ? q : st));
+				abort_comm(c, why);
+			} else if (age > c->timeout_s) {
+				snprintf(
+				    why, sizeof why,
+				    "a collective on rank %d of %d has not finished after %.0f s "
+				    "(--timeout %g): a peer is dead or stuck; communicator aborted",
+				    c->rank, c->size, age, c->timeout_s);
+				abort_comm(c, why);
+			}
+		}
+		pthread_mutex_unlock(&c->mu);
+		sleep_ns(F8B_WATCHDOG_NS);
+		pthread_mutex_lock(&c->mu);
+	}
+	pthread_mutex_unlock(&c->mu);
+	return NULL;
+}
+
+static int nccl_open(struct f8b_coll *c, struct f8b_backend *be)
+{
+	ncclUniqueId id;
+	int ok = 1, v = 0;
+	memset(&id, 0, sizeof id);
+	/* Rank 0 makes the id; everyone learns whether it could first, so a
+	 * failure there never leaves the others waiting for an id. */
+	if (c->rank == 0 && ncclGetUniqueId(&id) != ncclSuccess)
+		ok = 0;
+	F8B_TRY(f8b_comm_bcast(&ok, sizeof ok));
+	if (!ok)
+		return F8B_ERR(F8B_EDEVICE, "ncclGetUniqueId failed on rank 0 (NCCL_DEBUG=INFO "
+		                            "tells why; often no usable network interface)");
+	F8B_TRY(f8b_comm_bcast(&id, sizeof id));
+	if (cudaGetDevice(&c->device) != cudaSuccess) {
+		(void)cudaGetLastError();
+		return F8B_ERR(F8B_EDEVICE, "cudaGetDevice failed before NCCL init");
+	}
+	c->stream = (cudaStream_t)f8b_cuda_stream(be);
+
+	ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
+	cfg.blocking = 0; /* init returns at once; we poll it with a timeout */
+	ncclResult_t r = ncclCommInitRankConfig(&c->comm, c->size, id, c->rank, &cfg);
+	if (r != ncclSuccess && r != ncclInProgress) {
+		int rc = nccl_err(c, r, "ncclCommInitRankConfig");
+		c->comm = NULL;
+		return rc;
+	}
+	int rc = nccl_settle(c, ncclInProgress, "NCCL communicator init", 1000000L);
+	if (rc != F8B_OK) {
+		(void)ncclCommAbort(c->comm);
+		c->comm = NULL;
+		return rc;
+	}
+	if (ncclGetVersion(&v) == ncclSuccess)
+		snprintf(c->library, sizeof c->library, "NCCL %d.%d.%d", v / 10000, v / 100 % 100,
+		         v % 100);
+	for (int i = 0; i < F8B_COLL_RING; i++) {
+		cudaError_t e = cudaEventCreateWithFlags(&c->ev[i], cudaEventDisableTiming);
+		if (e != cudaSuccess) {
+			(void)cudaGetLastError();
+			c->ev[i] = NULL;
+			return F8B_ERR(F8B_EDEVICE, "cudaEventCreateWithFlags: %s",
+			               cudaGetErrorString(e));
+		}
+	}
+	if (pthread_mutex_init(&c->mu, NULL) != 0)
+		return F8B_ERR(F8B_EINTERNAL, "pthread_mutex_init failed");
+	c->mu_ready = true;
+	if (pthread_create(&c->thread, NULL, watchdog, c) != 0)
+		return F8B_ERR(F8B_EINTERNAL, "cannot start the NCCL watchdog thread");
+	c->thread_running = true;
+	return F8B_OK;
+}
+
+static int nccl_run(struct f8b_coll *c, enum f8b_coll_op op, const void *send, void *recv,
+                    size_t count)
+{
+	int rc = F8B_OK;
+	pthread_mutex_lock(&c->mu);
+	if (c->failed != F8B_OK) {
+		rc = F8B_ERR(c->failed, "%s", c->why);
+		pthread_mutex_unlock(&c->mu);
+		return rc;
+	}
+	ncclResult_t r =
+	    op == F8B_COLL_ALLGATHER
+	        ? ncclAllGather(send, recv, count, ncclUint32, c->comm, c->stream)
+	        : ncclAllReduce(send, recv, count, ncclUint32, ncclSum, c->comm, c->stream);
+	rc = nccl_settle(c, r, op == F8B_COLL_ALLGATHER ? "ncclAllGather" : "ncclAllReduce", 0);
+	if (rc == F8B_OK) {
+		bool full = c->head - c->tail >= F8B_COLL_RING;
+		unsigned slot = (full ? c->head - 1 : c->head) % F8B_COLL_RING;
+		cudaError_t e = cudaEventRecord(c->ev[slot], c->stream);
+		if (e != cudaSuccess) {
+			(void)cudaGetLastError();
+			rc = F8B_ERR(F8B_EDEVICE, "cudaEventRecord after a collective: %s",
+			             cudaGetErrorString(e));
+		} else {
+			c->t_enq[slot] = f8b_now();
+			if (!full)
+				c->head++;
+		}
+	}
+	pthread_mutex_unlock(&c->mu);
+	return rc;
+}
+
+static void nccl_close(struct f8b_coll *c)
+{
+	if (c->thread_running) {
+		pthread_mutex_lock(&c->mu);
+		c->stop = true;
+		pthread_mutex_unlock(&c->mu);
+		pthread_join(c->thread, NULL);
+	}
+	if (c->comm && c->failed == F8B_OK) {
+		/* Finalize flushes what is queued; a peer that never answers
+		 * ends in an abort rather than a hang. */
+		ncclResult_t r = ncclCommFinalize(c->comm);
+		if (nccl_settle(c, r, "ncclCommFinalize", 1000000L) == F8B_OK)
+			(void)ncclCommDestroy(c->comm);
+		else
+			(void)ncclCommAbort(c->comm);
+	}
+	for (int i = 0; i < F8B_COLL_RING; i++)
+		if (c->ev[i])
+			(void)cudaEventDestroy(c->ev[i]);
+	(void)cudaGetLastError();
+	if (c->mu_ready)
+		pthread_mutex_destroy(&c->mu);
+}
+#endif /* F8B_HAVE_NCCL */
+
+int f8b_coll_open(const struct f8b_backend_ops *ops, struct f8b_backend *be, double timeout_s,
+                  struct f8b_coll **out)
+{
+	*out = NULL;
+	struct f8b_coll *c = calloc(1, sizeof *c);
+	if (!c)
+		return F8B_ERR(F8B_ENOMEM, "collectives: %zu bytes", sizeof *c);
+	c->size = f8b_comm_size();
+	if (MPI_Comm_rank(MPI_COMM_WORLD, &c->rank) != MPI_SUCCESS) {
+		free(c);
+		return F8B_ERR(F8B_EMPI, "MPI_Comm_rank failed");
+	}
+	if (!strcmp(ops->name, "host")) {
+		snprintf(c->library, sizeof c->library, "MPI");
+		*out = c;
+		return F8B_OK;
+	}
+#ifdef F8B_HAVE_NCCL
+	if (!strcmp(ops->name, "cuda")) {
+		c->nccl = true;
+		c->timeout_s = timeout_s;
+		snprintf(c->library, sizeof c->library, "NCCL");
+		int rc = nccl_open(c, be);
+		if (rc != F8B_OK) {
+			f8b_coll_close(c);
+			return rc;
+		}
+		*out = c;
+		return F8B_OK;
+	}
+#else
+	(void)be;
+	(void)timeout_s;
+#endif
+	free(c);
+	return F8B_ERR(F8B_EUNSUPPORTED,
+	               "collectives on the %s backend need NCCL, and this f8bench was built "
+	               "without it (configure --with-nccl=DIR)",
+	               ops->name);
+}
+
+int f8b_coll_run(struct f8b_coll *c, enum f8b_coll_op op, const void *send, void *recv,
+                 size_t count)
+{
+	if (op != F8B_COLL_ALLGATHER && op != F8B_COLL_ALLREDUCE)
+		return F8B_ERR(F8B_EINTERNAL, "collective op %d", (int)op);
+#ifdef F8B_HAVE_NCCL
+	if (c->nccl)
+		return nccl_run(c, op, send, recv, count);
+#else
+	(void)c;
+#endif
+	if (count > INT_MAX)
+		return F8B_ERR(F8B_EUNSUPPORTED,
+		               "MPI collective of %zu words per rank: MPI counts are int (at most "
+		               "%d words, 8 GiB)",
+		               count, INT_MAX);
+	if (op == F8B_COLL_ALLGATHER)
+		F8B_MPI(MPI_Allgather(send, (int)count, MPI_UINT32_T, recv, (int)count,
+		                      MPI_UINT32_T, MPI_COMM_WORLD));
+	else /* unsigned sums wrap mod 2^32 (MPI_SUM on an unsigned type) */
+		F8B_MPI(
+		    MPI_Allreduce(send, recv, (int)count, MPI_UINT32_T, MPI_SUM, MPI_COMM_WORLD));
+	return F8B_OK;
+}
+
+int f8b_coll_status(struct f8b_coll *c)
+{
+	int rc = F8B_OK;
+#ifdef F8B_HAVE_NCCL
+	if (c->nccl) {
+		pthread_mutex_lock(&c->mu);
+		if (c->failed != F8B_OK)
+			rc = F8B_ERR(c->failed, "%s", c->why);
+		pthread_mutex_unlock(&c->mu);
+	}
+#else
+	(void)c;
+#endif
+	return rc;
+}
+
+void f8b_coll_close(struct f8b_coll *c)
+{
+	if (!c)
+		return;
+#ifdef F8B_HAVE_NCCL
+	if (c->nccl)
+		nccl_close(c);
+#endif
+	free(c);
+}

@@ -1,0 +1,73 @@
+/* comm.h - MPI: init, rank, local rank -> GPU, row gathering; collectives
+ * over backend memory (MPI on the host, NCCL on GPUs). */
+#ifndef F8B_COMM_H
+#define F8B_COMM_H
+
+#include "core/common.h"
+
+struct f8b_comm {
+	int rank, size;
+	int local_rank, local_size; /* among ranks on this node */
+	char host[64];
+	char mpi_version[256]; /* MPI_Get_library_version, first line */
+};
+
+/* MPI_Init (errors returned, not fatal) and the fields above; sets the
+ * error-message context to "host:rank N". */
+int f8b_comm_init(int *argc, char ***argv, struct f8b_comm *c);
+void f8b_comm_finalize(void);
+/* Aborts every rank (only main decides to call this). */
+void f8b_comm_abort(int code);
+
+/* Rank 0 receives `bytes` from every rank into recv (size*bytes). */
+int f8b_comm_gather(const void *send, void *recv, size_t bytes);
+int f8b_comm_bcast(void *buf, size_t bytes);
+/* Logical OR / max of an int over ranks (all ranks get the result). */
+int f8b_comm_max_int(int *v);
+int f8b_comm_barrier(void);
+/* Element-wise maximum of n doubles over ranks (all ranks get it). */
+int f8b_comm_max_double(double *v, int n);
+/* Gathers a fixed-size string from every rank to rank 0 (size*n bytes). */
+int f8b_comm_gather_str(const char *s, char *recv, size_t n);
+/* Ranks in the job (1 before f8b_comm_init). */
+int f8b_comm_size(void);
+/* Every rank receives `bytes` from every rank into recv (size*bytes). */
+int f8b_comm_allgather(const void *send, void *recv, size_t bytes);
+
+/* ---- collectives over backend memory (f8bench ceilings).
+ * The host backend runs them with MPI on host buffers; the cuda backend
+ * with NCCL on device buffers and the backend's stream (F8B_HAVE_NCCL),
+ * NCCL bootstrapped through MPI (ncclGetUniqueId on rank 0, MPI_Bcast,
+ * ncclCommInitRankConfig).  Every function is collective: all ranks call
+ * it in the same order.
+ * NCCL waits are bounded: init polls ncclCommGetAsyncError until done or
+ * timeout_s, and a watchdog thread polls it (and the age of the oldest
+ * collective still in flight) while collectives run.  An asynchronous
+ * error or a collective older than timeout_s (a dead or stuck peer)
+ * aborts the communicator, which releases every wait on the stream; the
+ * next f8b_coll_run / f8b_coll_status then fails with the reason. */
+struct f8b_backend_ops;
+struct f8b_backend;
+struct f8b_coll;
+
+enum f8b_coll_op {
+	F8B_COLL_ALLGATHER, /* recv[r*count + i] = send of rank r [i] */
+	F8B_COLL_ALLREDUCE, /* recv[i] = sum over ranks of send[i], mod 2^32 */
+};
+
+/* F8B_EUNSUPPORTED (with the reason) for a backend with no collectives
+ * (cuda without NCCL). */
+int f8b_coll_open(const struct f8b_backend_ops *ops, struct f8b_backend *be, double timeout_s,
+                  struct f8b_coll **c);
+/* Collective of `count` uint32 words per rank (send; recv holds size*count
+ * words for all-gather, count for all-reduce).  NCCL: enqueue-only on the
+ * backend's stream; MPI: done on return. */
+int f8b_coll_run(struct f8b_coll *c, enum f8b_coll_op op, const void *send, void *recv,
+                 size_t count);
+/* F8B_OK, or the error that ended the communicator (see above). */
+int f8b_coll_status(struct f8b_coll *c);
+/* "MPI" or "NCCL 2.28.3". */
+const char *f8b_coll_library(const struct f8b_coll *c);
+void f8b_coll_close(struct f8b_coll *c);
+
+#endif

@@ -1,0 +1,176 @@
+/* measure.c - the timing harness: warm-up, cold or batch samples timed with
+ * backend events, a noise-based stopping rule with caps, clock tracking.
+ * Nothing is allocated, synchronised or queried between the two event
+ * records of a sample: the sync happens in event_elapsed, after e1. */
+#include "harness/measure.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void f8b_measure_defaults(struct f8b_measure_opts *o)
+{
+	o->warmup = 3;
+	o->min_samples = 10;
+	o->max_samples = 1000;
+	o->min_time_s = 0.5;
+	o->max_time_s = 10.0;
+	o->max_noise = 0.005;
+	o->flush = true;
+	o->batch = 0;
+	o->sync = NULL;
+	o->reduce = NULL;
+	o->comm_ctx = NULL;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+double f8b_median_sorted(const double *v, int n)
+{
+	if (n <= 0)
+		return NAN;
+	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* Relative standard error of the median from the median absolute
+ * deviation: sigma ~ 1.4826 MAD for normal data, and the median's standard
+ * error is sqrt(pi/2) = 1.2533 times the mean's (doc/formulas.md). */
+double f8b_noise_of_median(double *v, int n)
+{
+	if (n < 2)
+		return INFINITY;
+	qsort(v, (size_t)n, sizeof *v, cmp_double);
+	double med = f8b_median_sorted(v, n);
+	if (!(med > 0))
+		return INFINITY;
+	for (int i = 0; i < n; i++)
+		v[i] = fabs(v[i] - med);
+	qsort(v, (size_t)n, sizeof *v, cmp_double);
+	double mad = f8b_median_sorted(v, n);
+	return 1.2533 * 1.4826 * mad / sqrt((double)n) / med;
+}
+
+static void note_clock(const struct f8b_backend_ops *ops, struct f8b_backend *be,
+                       struct f8b_measure_result *r)
+{
+	struct f8b_clock_state c;
+	if (!ops->clock_state || ops->clock_state(be, &c) != F8B_OK || !c.valid)
+		return;
+	if (c.throttled)
+		r->throttled++;
+	r->throttle_reasons |= c.throttle_reasons;
+	if (r->sm_mhz_min == 0 || c.sm_mhz < r->sm_mhz_min)
+		r->sm_mhz_min = c.sm_mhz;
+	if (c.sm_mhz > r->sm_mhz_max)
+		r->sm_mhz_max = c.sm_mhz;
+}
+
+int f8b_measure(const struct f8b_backend_ops *ops, struct f8b_backend *be, f8b_launch_fn launch,
+                void *ctx, const struct f8b_measure_opts *o, struct f8b_measure_result *r,
+                double *samples)
+{
+	memset(r, 0, sizeof *r);
+	if (o->min_samples < 1 || o->max_samples < o->min_samples)
+		return F8B_ERR(F8B_EINVAL,
+		               "measurement needs 1 <= --min-samples (%d) <= --max-samples (%d)",
+		               o->min_samples, o->max_samples);
+
+	struct f8b_event *e0 = NULL, *e1 = NULL;
+	double *buf = samples, *work = NULL;
+	int rc = ops->event_create(be, &e0);
+	if (rc == F8B_OK)
+		rc = ops->event_create(be, &e1);
+	if (rc == F8B_OK && !buf && !(buf = malloc(sizeof *buf * (size_t)o->max_samples)))
+		rc = F8B_ERR(F8B_ENOMEM, "%d timing samples", o->max_samples);
+	if (rc == F8B_OK && !(work = malloc(sizeof *work * (size_t)o->max_samples)))
+		rc = F8B_ERR(F8B_ENOMEM, "%d timing samples", o->max_samples);
+
+	for (int w = 0; rc == F8B_OK && w < o->warmup; w++)
+		rc = launch(ctx);
+	if (rc == F8B_OK)
+		rc = ops->sync(be);
+
+	int batch = o->batch > 1 ? o->batch : 1;
+	double t_start = f8b_now(), noise = INFINITY;
+	int n = 0;
+	while (rc == F8B_OK && n < o->max_samples) {
+		double t;
+		if (batch == 1 && o->flush && (rc = ops->flush_cache(be)) != F8B_OK)
+			break;
+		if (o->sync && (rc = o->sync(o->comm_ctx)) != F8B_OK)
+			break;
+		if ((rc = ops->event_record(be, e0)) != F8B_OK)
+			break;
+		for (int b = 0; b < batch && rc == F8B_OK; b++)
+			rc = launch(ctx);
+		if (rc != F8B_OK || (rc = ops->event_record(be, e1)) != F8B_OK)
+			break;
+		if ((rc = ops->event_elapsed(be, e0, e1, &t)) != F8B_OK)
+			break;
+		bool over = f8b_now() - t_start > o->max_time_s;
+		if (o->reduce) {
+			double v[2] = {t, over ? 1.0 : 0.0};
+			if ((rc = o->reduce(o->comm_ctx, v)) != F8B_OK)
+				break;
+			t = v[0];
+			over = v[1] > 0;
+		}
+		buf[n++] = t / batch;
+		r->total_s += t / batch;
+		note_clock(ops, be, r);
+
+		if (n >= o->min_samples && r->total_s >= o->min_time_s) {
+			memcpy(work, buf, sizeof *buf * (size_t)n);
+			noise = f8b_noise_of_median(work, n);
+			if (noise <= o->max_noise) {
+				r->converged = true;
+				break;
+			}
+		}
+		if (over)
+			break;
+	}
+
+	if (rc == F8B_OK && n > 0) {
+		memcpy(work, buf, sizeof *buf * (size_t)n);
+		qsort(work, (size_t)n, sizeof *work, cmp_double);
+		r->samples = n;
+		r->min_s = work[0];
+		r->max_s = work[n - 1];
+		r->median_s = f8b_median_sorted(work, n);
+		r->mean_s = r->total_s / n;
+		r->noise = f8b_noise_of_median(work, n);
+		if (!r->converged) {
+			/* Name every criterion that was not met, so a user knows
+			 * which cap to raise. */
+			char *u = r->unmet;
+			size_t left = sizeof r->unmet;
+			int k = 0;
+			if (n < o->min_samples)
+				k += snprintf(u + k, left - k, "samples %d < %d; ", n,
+				              o->min_samples);
+			if (r->total_s < o->min_time_s && (size_t)k < left)
+				k += snprintf(u + k, left - k, "time %.3gs < %.3gs; ", r->total_s,
+				              o->min_time_s);
+			if (!(r->noise <= o->max_noise) && (size_t)k < left)
+				k += snprintf(u + k, left - k, "noise %.2f%% > %.2f%%; ",
+				              100 * r->noise, 100 * o->max_noise);
+			if ((size_t)k < left)
+				snprintf(u + k, left - k, "stopped at %s",
+				         n >= o->max_samples ? "max-samples" : "max-time");
+		}
+	}
+	if (e0)
+		ops->event_destroy(be, e0);
+	if (e1)
+		ops->event_destroy(be, e1);
+	if (buf != samples)
+		free(buf);
+	free(work);
+	return rc;
+}

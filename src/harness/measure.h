@@ -1,0 +1,68 @@
+/* measure.h - the timing harness every benchmark uses (after nvbench).
+ *
+ * Cold mode (default): each sample is
+ *     flush_cache (enqueued) ; record e0 ; launch() ; record e1 ; elapsed(e0,e1)
+ * so the timed region holds only the launch; the cache flush keeps
+ * cache-resident repeats from flattering the result.  Batch mode: record e0,
+ * `batch` back-to-back launches, record e1, time/batch per sample (hides
+ * launch gaps, no flush).  Warm-up launches run first and are not kept.
+ *
+ * Stopping rule: keep sampling until samples >= min_samples AND timed time
+ * >= min_time_s AND noise <= max_noise; stop anyway at max_samples or when
+ * wall time exceeds max_time_s, and then say which criterion was unmet.
+ * noise = relative standard error of the median, estimated robustly:
+ *     noise = 1.2533 * (1.4826 * MAD) / sqrt(n) / median
+ * (doc/formulas.md).  Samples taken while the backend reports an SM clock
+ * throttle are counted (throttled) and kept; the result says so.
+ */
+#ifndef F8B_MEASURE_H
+#define F8B_MEASURE_H
+
+#include "backend/backend.h"
+#include "core/common.h"
+
+struct f8b_measure_opts {
+	int warmup;        /* launches before sampling (default 3) */
+	int min_samples;   /* default 10 */
+	int max_samples;   /* cap (default 1000) */
+	double min_time_s; /* GPU time to accumulate at least (default 0.5 s) */
+	double max_time_s; /* wall-clock cap per measurement (default 10 s) */
+	double max_noise;  /* target relative noise of the median (default 0.005) */
+	bool flush;        /* flush cache before each cold sample (default on) */
+	int batch;         /* 0/1 = cold samples; >1 = launches per batch sample */
+	/* Collective benchmarks (every MPI rank times the same operation):
+	 * sync() runs before each sample (a barrier), and reduce() after it
+	 * turns v[0] = this rank's sample time, v[1] = "my time cap is hit"
+	 * into their maxima over ranks, so every rank keeps the slowest
+	 * rank's time and all stop together.  NULL for independent cases. */
+	int (*sync)(void *ctx);
+	int (*reduce)(void *ctx, double v[2]);
+	void *comm_ctx;
+};
+
+struct f8b_measure_result {
+	int samples;
+	double median_s, min_s, max_s, mean_s;
+	double noise;                        /* as above */
+	double total_s;                      /* sum of sample times */
+	int throttled;                       /* samples during which the SM clock was throttled */
+	unsigned sm_mhz_min, sm_mhz_max;     /* 0 when no clock data */
+	unsigned long long throttle_reasons; /* OR of the reasons over all samples */
+	bool converged;
+	char unmet[96]; /* "" or e.g. "noise 1.2% > 0.5% after max_samples=1000" */
+};
+
+/* The enqueue-only region being timed. */
+typedef int (*f8b_launch_fn)(void *ctx);
+
+void f8b_measure_defaults(struct f8b_measure_opts *o);
+/* Keeps raw samples in `samples` (may be NULL) of capacity max_samples. */
+int f8b_measure(const struct f8b_backend_ops *ops, struct f8b_backend *be, f8b_launch_fn launch,
+                void *ctx, const struct f8b_measure_opts *o, struct f8b_measure_result *r,
+                double *samples);
+
+/* Statistics on an array (sorted in place): exposed for tests and compare. */
+double f8b_median_sorted(const double *v, int n);
+double f8b_noise_of_median(double *v, int n); /* sorts v */
+
+#endif

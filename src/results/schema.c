@@ -1,0 +1,175 @@
+/* schema.c - the columns of every results table: name, type, place in the
+ * row struct and unit.  doc/results.md describes each column in words.
+ *
+ * Each table is one X-macro list, expanded twice: into the field array the
+ * HDF5 code uses, and into compile-time checks that the list and the
+ * struct in schema.h agree (every column's C type, and no member left out).
+ */
+#include "results/schema.h"
+
+#include <stddef.h>
+
+/* The C type a column type stands for, as a pointer to the member, so an
+ * array member keeps its length: _Generic on &member needs no decay rules. */
+#define F8B_PTR_I32(S, m) int32_t *
+#define F8B_PTR_I64(S, m) int64_t *
+#define F8B_PTR_F64(S, m) double *
+#define F8B_PTR_STR(S, m) char(*)[sizeof(((S *)0)->m)]
+
+#define F8B_MEMBER_SIZE(S, m) sizeof(((S *)0)->m)
+
+/* One array entry per column. */
+#define F8B_FIELD(S, m, t, unit) {#m, F8B_FT_##t, offsetof(S, m), F8B_MEMBER_SIZE(S, m), unit},
+
+/* The member has the C type the column claims (a double listed as I64
+ * would store garbage, and both are 8 bytes, so size checks miss it). */
+#define F8B_CHECK_TYPE(S, m, t, unit)                                                              \
+	_Static_assert(_Generic(&((S *)0)->m, F8B_PTR_##t(S, m) : 1, default : 0),                 \
+	               #S "." #m " is not of column type " #t);
+
+/* A mirror struct holding only the listed members, in list order.  It has
+ * the row's size and every member at the row's offset only if the order is
+ * the same and no member of the row is missing from the list - except a
+ * member of at most 4 bytes put into one of f8b_gemm_row's alignment holes
+ * (4 bytes after `status`, after `throttled`, and at the end), which C
+ * cannot tell from padding: add such a member here by hand. */
+#define F8B_MIRROR_I32(S, m)      int32_t m;
+#define F8B_MIRROR_I64(S, m)      int64_t m;
+#define F8B_MIRROR_F64(S, m)      double m;
+#define F8B_MIRROR_STR(S, m)      char m[F8B_MEMBER_SIZE(S, m)];
+#define F8B_MIRROR(S, m, t, unit) F8B_MIRROR_##t(S, m)
+
+#define F8B_CHECK_OFFSET(M, S, m, t, unit)                                                         \
+	_Static_assert(offsetof(M, m) == offsetof(S, m), #S "." #m " is out of order");
+
+/* ---- gemm ------------------------------------------------------------- */
+
+#define F8B_GEMM_COLUMNS(X, S)                                                                     \
+	X(S, m, I64, "")                                                                           \
+	X(S, k, I64, "")                                                                           \
+	X(S, n, I64, "")                                                                           \
+	X(S, label, STR, "")                                                                       \
+	X(S, scaling, STR, "")                                                                     \
+	X(S, a_gran, STR, "")                                                                      \
+	X(S, b_gran, STR, "")                                                                      \
+	X(S, fast_accum, I32, "")                                                                  \
+	X(S, a_dtype, STR, "")                                                                     \
+	X(S, b_dtype, STR, "")                                                                     \
+	X(S, out_dtype, STR, "")                                                                   \
+	X(S, backend, STR, "")                                                                     \
+	X(S, status, STR, "")                                                                      \
+	X(S, time_median_s, F64, "s")                                                              \
+	X(S, time_min_s, F64, "s")                                                                 \
+	X(S, time_max_s, F64, "s")                                                                 \
+	X(S, time_noise, F64, "")                                                                  \
+	X(S, samples, I32, "")                                                                     \
+	X(S, converged, I32, "")                                                                   \
+	X(S, throttled, I32, "")                                                                   \
+	X(S, throttle_reasons, I64, "")                                                            \
+	X(S, sm_mhz_min, I32, "MHz")                                                               \
+	X(S, sm_mhz_max, I32, "MHz")                                                               \
+	X(S, tflops, F64, "TFLOP/s")                                                               \
+	X(S, pct_peak, F64, "%")                                                                   \
+	X(S, arith_intensity, F64, "flop/byte")                                                    \
+	X(S, predicted_time_s, F64, "s")                                                           \
+	X(S, pct_of_roofline, F64, "%")                                                            \
+	X(S, roofline_source, STR, "")                                                             \
+	X(S, bf16_time_median_s, F64, "s")                                                         \
+	X(S, speedup_vs_bf16, F64, "")                                                             \
+	X(S, rel_error, F64, "")                                                                   \
+	X(S, tolerance, F64, "")                                                                   \
+	X(S, sqnr_db, F64, "dB")                                                                   \
+	X(S, algo_id, I32, "")                                                                     \
+	X(S, algo_tile, I32, "")                                                                   \
+	X(S, algo_stages, I32, "")                                                                 \
+	X(S, algo_splitk, I32, "")                                                                 \
+	X(S, algo_swizzle, I32, "")                                                                \
+	X(S, algo_reduction, I32, "")                                                              \
+	X(S, algo_custom, I32, "")                                                                 \
+	X(S, algo_cluster, I32, "")                                                                \
+	X(S, heuristic_rank, I32, "")                                                              \
+	X(S, candidates_timed, I32, "")                                                            \
+	X(S, heuristic_time_median_s, F64, "s")                                                    \
+	X(S, workspace_bytes, I64, "bytes")                                                        \
+	X(S, seed, I64, "")                                                                        \
+	X(S, run_id, I32, "")                                                                      \
+	X(S, rank, I32, "")                                                                        \
+	X(S, device, I32, "")                                                                      \
+	X(S, gpu, STR, "")                                                                         \
+	X(S, message, STR, "")
+
+F8B_GEMM_COLUMNS(F8B_CHECK_TYPE, struct f8b_gemm_row)
+
+struct f8b_gemm_row_mirror {
+	F8B_GEMM_COLUMNS(F8B_MIRROR, struct f8b_gemm_row)
+};
+#define F8B_CHECK_GEMM_OFFSET(S, m, t, unit)                                                       \
+	F8B_CHECK_OFFSET(struct f8b_gemm_row_mirror, S, m, t, unit)
+F8B_GEMM_COLUMNS(F8B_CHECK_GEMM_OFFSET, struct f8b_gemm_row)
+_Static_assert(sizeof(struct f8b_gemm_row_mirror) == sizeof(struct f8b_gemm_row),
+               "struct f8b_gemm_row has a member that F8B_GEMM_COLUMNS does not list");
+
+static const struct f8b_field gemm_fields[] = {F8B_GEMM_COLUMNS(F8B_FIELD, struct f8b_gemm_row)};
+
+const struct f8b_table_schema f8b_gemm_schema = {
+    .name = "gemm",
+    .title = "f8bench gemm: one row per GEMM case (shape x recipe x dtype)",
+    .row_size = sizeof(struct f8b_gemm_row),
+    .fields = gemm_fields,
+    .nfields = sizeof gemm_fields / sizeof gemm_fields[0],
+};
+
+/* ---- ceilings ---------------------------------------------------------- */
+
+/* value and datasheet_value carry the unit named in the row's own `unit`
+ * column (B/s, FLOP/s or s), which differs from row to row. */
+#define F8B_CEILINGS_COLUMNS(X, S)                                                                 \
+	X(S, kind, STR, "")                                                                        \
+	X(S, dtype, STR, "")                                                                       \
+	X(S, bytes, I64, "bytes")                                                                  \
+	X(S, m, I64, "")                                                                           \
+	X(S, k, I64, "")                                                                           \
+	X(S, n, I64, "")                                                                           \
+	X(S, backend, STR, "")                                                                     \
+	X(S, status, STR, "")                                                                      \
+	X(S, time_median_s, F64, "s")                                                              \
+	X(S, time_min_s, F64, "s")                                                                 \
+	X(S, time_max_s, F64, "s")                                                                 \
+	X(S, time_noise, F64, "")                                                                  \
+	X(S, samples, I32, "")                                                                     \
+	X(S, converged, I32, "")                                                                   \
+	X(S, throttled, I32, "")                                                                   \
+	X(S, value, F64, "see unit")                                                               \
+	X(S, unit, STR, "")                                                                        \
+	X(S, datasheet_value, F64, "see unit")                                                     \
+	X(S, ranks, I32, "")                                                                       \
+	X(S, run_id, I32, "")                                                                      \
+	X(S, rank, I32, "")                                                                        \
+	X(S, device, I32, "")                                                                      \
+	X(S, gpu, STR, "")                                                                         \
+	X(S, message, STR, "")
+
+F8B_CEILINGS_COLUMNS(F8B_CHECK_TYPE, struct f8b_ceilings_row)
+
+/* The row has one alignment hole (4 bytes after `throttled`), which the
+ * mirror has too: a 4-byte member added there would go unnoticed. */
+struct f8b_ceilings_row_mirror {
+	F8B_CEILINGS_COLUMNS(F8B_MIRROR, struct f8b_ceilings_row)
+};
+#define F8B_CHECK_CEILINGS_OFFSET(S, m, t, unit)                                                   \
+	F8B_CHECK_OFFSET(struct f8b_ceilings_row_mirror, S, m, t, unit)
+F8B_CEILINGS_COLUMNS(F8B_CHECK_CEILINGS_OFFSET, struct f8b_ceilings_row)
+_Static_assert(sizeof(struct f8b_ceilings_row_mirror) == sizeof(struct f8b_ceilings_row),
+               "struct f8b_ceilings_row has a member that F8B_CEILINGS_COLUMNS does not list");
+
+static const struct f8b_field ceilings_fields[] = {
+    F8B_CEILINGS_COLUMNS(F8B_FIELD, struct f8b_ceilings_row)};
+
+const struct f8b_table_schema f8b_ceilings_schema = {
+    .name = "ceilings",
+    .title = "f8bench ceilings: one row per measured ceiling (bandwidth per working set, GEMM "
+             "peak, launch cost, collective bus bandwidth) beside its datasheet value",
+    .row_size = sizeof(struct f8b_ceilings_row),
+    .fields = ceilings_fields,
+    .nfields = sizeof ceilings_fields / sizeof ceilings_fields[0],
+};
