@@ -14,16 +14,14 @@
 #include "report/report.h"
 #include "results/results.h"
 
-static const struct f8b_bench *const benches[] = {&f8b_bench_gemm, &f8b_bench_ceilings, NULL};
-
 static void usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: f8bench COMMAND [options]      (f8bench COMMAND --help for its options)\n\n"
 	        "Benchmarks (MPI programs: run under mpiexec/srun to spread cases over GPUs):\n");
-	for (int i = 0; benches[i]; i++) {
-		const char *s = benches[i]->summary;
-		fprintf(f, "  %-10s %.*s\n", benches[i]->name, (int)strcspn(s, "\n"), s);
+	for (int i = 0; f8b_benches[i]; i++) {
+		const char *s = f8b_benches[i]->summary;
+		fprintf(f, "  %-10s %.*s\n", f8b_benches[i]->name, (int)strcspn(s, "\n"), s);
 	}
 	fprintf(f, "\nTools (no MPI, no GPU):\n"
 	           "  report     plots (gnuplot), CSV and a Markdown summary of results files\n"
@@ -170,9 +168,9 @@ int main(int argc, char **argv)
 		printf("%s\n", f8b_version_string());
 		return 0;
 	}
-	for (int i = 0; benches[i]; i++)
-		if (!strcmp(cmd, benches[i]->name))
-			return f8b_run_bench(benches[i], argc - 1, argv + 1);
+	for (int i = 0; f8b_benches[i]; i++)
+		if (!strcmp(cmd, f8b_benches[i]->name))
+			return f8b_run_bench(f8b_benches[i], argc - 1, argv + 1);
 	if (!strcmp(cmd, "export"))
 		return cmd_export(argc - 1, argv + 1);
 	if (!strcmp(cmd, "recipe"))

@@ -1076,6 +1076,10 @@ static int finish(void *vs, const struct f8b_measure_result *m, void *vrow)
 	return F8B_OK;
 }
 
+/* What case_key fills and same_case / describe read. */
+static const char *const ceil_key_columns[] = {"kind", "dtype", "bytes", "m", "k",
+                                               "n",    "ranks", "unit",  NULL};
+
 const struct f8b_bench f8b_bench_ceilings = {
     .name = "ceilings",
     .summary = "roofline ceilings: bandwidth per working set, GEMM peaks, launch cost\n"
@@ -1102,4 +1106,8 @@ const struct f8b_bench f8b_bench_ceilings = {
     .check = check,
     .finish = finish,
     .teardown = teardown,
+    .key_columns = ceil_key_columns,
+    .time_column = "time_median_s",
+    .noise_column = "time_noise",
+    .throttled_column = "throttled",
 };

@@ -734,6 +734,17 @@ static int finish(void *vs, const struct f8b_measure_result *m, void *vrow)
 	return F8B_OK;
 }
 
+/* What case_key fills and same_case / describe read. */
+static const char *const gemm_key_columns[] = {
+    "m",      "k",          "n",       "label",   "scaling",   "a_gran",
+    "b_gran", "fast_accum", "a_dtype", "b_dtype", "out_dtype", NULL,
+};
+/* The accuracy compare gates: SQNR against the high-precision inputs. */
+static const struct f8b_gate_column gemm_accuracy[] = {
+    {"sqnr_db", +1},
+    {0},
+};
+
 const struct f8b_bench f8b_bench_gemm = {
     .name = "gemm",
     .summary = "fp8 GEMM sweep: shapes x granularity x fast_accum x dtypes, beside bf16\n"
@@ -757,4 +768,9 @@ const struct f8b_bench f8b_bench_gemm = {
     .check = check,
     .finish = finish,
     .teardown = teardown,
+    .key_columns = gemm_key_columns,
+    .time_column = "time_median_s",
+    .noise_column = "time_noise",
+    .throttled_column = "throttled",
+    .accuracy = gemm_accuracy,
 };

@@ -11,6 +11,14 @@
 #include "core/options.h"
 #include "results/results.h"
 
+struct f8b_report_module; /* report/report.h: a benchmark's plots and tables */
+
+/* An accuracy column that compare gates (a f64 column of the table). */
+struct f8b_gate_column {
+	const char *name; /* e.g. "sqnr_db", "rel_error" */
+	int better;       /* +1: higher is better (SQNR); -1: lower is better (error) */
+};
+
 /* Per-process context handed to every driver hook. */
 struct f8b_run {
 	const struct f8b_backend_ops *ops;
@@ -62,10 +70,27 @@ struct f8b_bench {
 	/* Fills derived columns (TFLOP/s, speedup...) from the measurement. */
 	int (*finish)(void *state, const struct f8b_measure_result *m, void *row);
 	void (*teardown)(void *state);
+
+	/* After the run: compare, report and merge work on finished files and
+	 * know a benchmark only through these.  Every table also has the
+	 * columns status, message, run_id and gpu, by those names. */
+	/* The columns that identify a case: all that case_key fills and that
+	 * same_case and describe read ({NULL}-terminated).  Readers that take
+	 * only these plus the ones below keep working on files written before
+	 * later columns joined the schema. */
+	const char *const *key_columns;
+	const char *time_column;      /* the timing compare gates (s, lower is better) */
+	const char *noise_column;     /* its relative standard error */
+	const char *throttled_column; /* samples taken while throttled (i32); may be NULL */
+	const struct f8b_gate_column *accuracy; /* {0}-terminated; NULL: none gated */
+	const struct f8b_report_module *report; /* NULL: report writes the generic table only */
 };
 
 extern const struct f8b_bench f8b_bench_gemm;
 extern const struct f8b_bench f8b_bench_ceilings;
+/* Every benchmark, NULL-terminated (bench/registry.c): the command's
+ * subcommands, and the tables compare, report and merge recognise. */
+extern const struct f8b_bench *const f8b_benches[];
 
 /* Runs the sweep described by argv for bench b; returns the process exit
  * status (0 ok, 1 a row went wrong / error, 2 bad input). */
