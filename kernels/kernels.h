@@ -44,6 +44,12 @@ int f8b_k_cast(const void *x, int dtype, int64_t rows, int64_t cols, int gran, c
  * thread (harness self-test: a kernel of known duration). */
 int f8b_k_spin(uint64_t ns, cudaStream_t stream);
 
+/* util.cu: holds the stream until *flag reaches gen (the host writes it
+ * through mapped pinned memory) or timeout_ns passes, when it writes gen
+ * into *timed_out (src/backend/cuda_gate.c). */
+int f8b_k_hold(const volatile unsigned *flag, unsigned gen, uint64_t timeout_ns,
+               volatile unsigned *timed_out, cudaStream_t stream);
+
 /* bandwidth.cu: the bandwidth ops of backend.h (bw_read, bw_write,
  * bw_copy) with the same semantics: bytes a positive multiple of 16,
  * pointers 16-byte aligned, the buffer swept `passes` times.  bw_read

@@ -54,3 +54,33 @@ struct f8b_k_sgeom f8b_k_scale_geom(int gran, int64_t rows, int64_t cols)
 	f8b_scale_shape((enum f8b_granularity)gran, rows, cols, &g.srows, &g.scols);
 	return g;
 }
+
+/* The stream gate of collective samples (src/backend/cuda_gate.c): one
+ * thread waits until the host has written `gen` (or more) into *flag,
+ * through mapped pinned memory, so that the work queued behind it starts
+ * when the host says rather than when the host finished queueing it.  It
+ * gives up after timeout_ns and writes gen into *timed_out, which the host
+ * reads when it releases: a gate never holds a GPU for good. */
+static __global__ void hold_kernel(const volatile unsigned *flag, unsigned gen, uint64_t timeout_ns,
+                                   volatile unsigned *timed_out)
+{
+	uint64_t t0 = globaltimer_ns();
+
+	/* Wrapping comparison: generations count up and may wrap. */
+	while ((int)(*flag - gen) < 0) {
+		if (globaltimer_ns() - t0 > timeout_ns) {
+			*timed_out = gen;
+			return;
+		}
+		/* A poll every few hundred ns crosses PCIe a few million times
+		 * a second at most, and the release is seen within ~1 us. */
+		__nanosleep(256);
+	}
+}
+
+extern "C" int f8b_k_hold(const volatile unsigned *flag, unsigned gen, uint64_t timeout_ns,
+                          volatile unsigned *timed_out, cudaStream_t stream)
+{
+	hold_kernel<<<1, 1, 0, stream>>>(flag, gen, timeout_ns, timed_out);
+	return (int)cudaGetLastError();
+}

@@ -175,6 +175,14 @@ struct f8b_backend_ops {
 	               int passes);
 	/* One launch of an empty kernel (host: one call of an empty function). */
 	int (*launch_empty)(struct f8b_backend *be);
+
+	/* Optional (NULL: no gate, e.g. host): the stream gate of collective
+	 * samples.  hold() queues a wait that keeps the stream from running
+	 * what is queued after it until release() (or until timeout_s passes,
+	 * which release() then reports), so a timed region starts when the
+	 * host says, not when the host finished queueing it. */
+	int (*hold)(struct f8b_backend *be, double timeout_s);
+	int (*release)(struct f8b_backend *be);
 };
 /* Entries of bw_read's partial-sum buffer (one per GPU thread block). */
 #define F8B_BW_PARTIALS 4096

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "backend/cuda_compat.h"
+#include "backend/cuda_gate.h"
 #ifdef F8B_HAVE_NCCL
 #include <nccl.h>
 #endif
@@ -42,7 +43,8 @@ struct f8b_backend {
 	size_t workspace_bytes;
 	void *flush; /* 2 x L2, written by flush_cache() */
 	size_t flush_bytes;
-	struct f8b_nvml *nvml; /* NULL when the driver's NVML is absent */
+	struct f8b_nvml *nvml;      /* NULL when the driver's NVML is absent */
+	struct f8b_cuda_gate *gate; /* made by the first hold() */
 	char name[128];
 };
 
@@ -214,7 +216,9 @@ static void cuda_close(struct f8b_backend *be)
 	if (!be)
 		return;
 	/* Teardown is best effort: errors (e.g. a sticky fault that ended the
-	 * run) must not hide the message that explains the run's end. */
+	 * run) must not hide the message that explains the run's end.  A
+	 * pending gate is released first, or the sync would wait for it. */
+	f8b_cuda_gate_free(be->gate);
 	if (be->stream && cudaStreamSynchronize(be->stream) != cudaSuccess)
 		(void)cudaGetLastError();
 	if (be->flush)
@@ -927,6 +931,16 @@ static int cuda_launch_empty(struct f8b_backend *be)
 	return F8B_OK;
 }
 
+static int cuda_hold(struct f8b_backend *be, double timeout_s)
+{
+	return f8b_cuda_gate_hold(&be->gate, be->stream, timeout_s);
+}
+
+static int cuda_release(struct f8b_backend *be)
+{
+	return f8b_cuda_gate_release(be->gate);
+}
+
 const struct f8b_backend_ops f8b_backend_cuda = {
     .name = "cuda",
     .open = cuda_open,
@@ -954,4 +968,6 @@ const struct f8b_backend_ops f8b_backend_cuda = {
     .bw_write = cuda_bw_write,
     .bw_copy = cuda_bw_copy,
     .launch_empty = cuda_launch_empty,
+    .hold = cuda_hold,
+    .release = cuda_release,
 };

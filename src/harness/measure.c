@@ -1,7 +1,8 @@
 /* measure.c - the timing harness: warm-up, cold or batch samples timed with
  * backend events, a noise-based stopping rule with caps, clock tracking.
  * Nothing is allocated, synchronised or queried between the two event
- * records of a sample: the sync happens in event_elapsed, after e1. */
+ * records of a sample: the sync happens in event_elapsed, after e1 (and,
+ * for collectives behind a stream gate, the barrier after e1 is queued). */
 #include "harness/measure.h"
 
 #include <math.h>
@@ -19,6 +20,7 @@ void f8b_measure_defaults(struct f8b_measure_opts *o)
 	o->max_noise = 0.005;
 	o->flush = true;
 	o->batch = 0;
+	o->hold_timeout_s = 60.0;
 	o->sync = NULL;
 	o->reduce = NULL;
 	o->comm_ctx = NULL;
@@ -70,6 +72,44 @@ static void note_clock(const struct f8b_backend_ops *ops, struct f8b_backend *be
 		r->sm_mhz_max = c.sm_mhz;
 }
 
+/* One sample: e0..e1 around `batch` launches.  Collective benchmarks
+ * (o->sync set) must start the timed work together on every rank: on a
+ * backend with a stream gate the GPU is held before e0, every rank queues
+ * its sample, the ranks meet in a barrier, and then each releases its GPU,
+ * so neither the host's enqueue time nor the ranks' skew is timed
+ * (doc/formulas.md, "Collective samples").  Without a gate (host) the
+ * barrier comes first, as the launch itself is the work. */
+static int take_sample(const struct f8b_backend_ops *ops, struct f8b_backend *be,
+                       f8b_launch_fn launch, void *ctx, const struct f8b_measure_opts *o, int batch,
+                       struct f8b_event *e0, struct f8b_event *e1, double *t)
+{
+	bool gate = o->sync && ops->hold && ops->release;
+	int rc = F8B_OK;
+
+	if (batch == 1 && o->flush)
+		F8B_TRY(ops->flush_cache(be));
+	if (gate)
+		F8B_TRY(ops->hold(be, o->hold_timeout_s));
+	else if (o->sync)
+		F8B_TRY(o->sync(o->comm_ctx));
+	rc = ops->event_record(be, e0);
+	for (int b = 0; b < batch && rc == F8B_OK; b++)
+		rc = launch(ctx);
+	if (rc == F8B_OK)
+		rc = ops->event_record(be, e1);
+	if (gate) {
+		/* Every rank meets in the barrier, as it did before a sample
+		 * without a gate, and releases whatever happened: a held GPU
+		 * is never left waiting. */
+		int rs = o->sync(o->comm_ctx);
+		int rr = ops->release(be);
+		rc = rc != F8B_OK ? rc : rs != F8B_OK ? rs : rr;
+	}
+	if (rc == F8B_OK)
+		rc = ops->event_elapsed(be, e0, e1, t);
+	return rc;
+}
+
 int f8b_measure(const struct f8b_backend_ops *ops, struct f8b_backend *be, f8b_launch_fn launch,
                 void *ctx, const struct f8b_measure_opts *o, struct f8b_measure_result *r,
                 double *samples)
@@ -100,17 +140,7 @@ int f8b_measure(const struct f8b_backend_ops *ops, struct f8b_backend *be, f8b_l
 	int n = 0;
 	while (rc == F8B_OK && n < o->max_samples) {
 		double t;
-		if (batch == 1 && o->flush && (rc = ops->flush_cache(be)) != F8B_OK)
-			break;
-		if (o->sync && (rc = o->sync(o->comm_ctx)) != F8B_OK)
-			break;
-		if ((rc = ops->event_record(be, e0)) != F8B_OK)
-			break;
-		for (int b = 0; b < batch && rc == F8B_OK; b++)
-			rc = launch(ctx);
-		if (rc != F8B_OK || (rc = ops->event_record(be, e1)) != F8B_OK)
-			break;
-		if ((rc = ops->event_elapsed(be, e0, e1, &t)) != F8B_OK)
+		if ((rc = take_sample(ops, be, launch, ctx, o, batch, e0, e1, &t)) != F8B_OK)
 			break;
 		bool over = f8b_now() - t_start > o->max_time_s;
 		if (o->reduce) {

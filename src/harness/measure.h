@@ -31,12 +31,17 @@ struct f8b_measure_opts {
 	bool flush;        /* flush cache before each cold sample (default on) */
 	int batch;         /* 0/1 = cold samples; >1 = launches per batch sample */
 	/* Collective benchmarks (every MPI rank times the same operation):
-	 * sync() runs before each sample (a barrier), and reduce() after it
+	 * sync() is a barrier in each sample (before it, or with a stream gate
+	 * after its work is queued), and reduce() after it
 	 * turns v[0] = this rank's sample time, v[1] = "my time cap is hit"
 	 * into their maxima over ranks, so every rank keeps the slowest
 	 * rank's time and all stop together.  NULL for independent cases. */
 	int (*sync)(void *ctx);
 	int (*reduce)(void *ctx, double v[2]);
+	/* With sync set and a backend stream gate (ops->hold), the GPU is
+	 * held before e0 and released after the barrier (measure.c); a hold
+	 * gives up after this long (default 60 s). */
+	double hold_timeout_s;
 	void *comm_ctx;
 };
 
