@@ -8,6 +8,8 @@
 # Leaves in OUTDIR: summary.txt (what passed, the quick benchmark's rows),
 # logs.tar.gz (build, test and sanitizer logs, nvidia-smi), quick.h5, and
 # with --sweep the reference sweep files of results/ (see results/README.md).
+# On a node with several GPUs the collectives part always runs, and the
+# summary shows the 2-GPU collective timing test.
 # Exit status: 0 when the build, the tests and the sanitizer runs passed.
 set -uo pipefail
 out=${1:?usage: scripts/gpu-check.sh OUTDIR [--sweep main|extra] [--no-tests]}
@@ -38,6 +40,9 @@ say "== f8bench gpu-check on $(hostname) at $(date -u +%FT%TZ)"
 nvidia-smi >"$logs/nvidia-smi.txt" 2>&1 && say "$(nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader)"
 
 status=0
+ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+# Every node with several GPUs also measures its collectives.
+case " $sweep " in *" collectives "*) ;; *) [ "$ngpu" -gt 1 ] && sweep="$sweep collectives" ;; esac
 build="$src/_gpu_build"
 rm -rf "$build"
 mkdir -p "$build"
@@ -62,6 +67,11 @@ say "make check: $([ $status = 0 ] && echo ok || echo FAILED) in $(($(date +%s) 
 grep -E '^# (TOTAL|PASS|SKIP|XFAIL|FAIL|XPASS|ERROR):' "$build/test-suite.log" | tee -a "$summary"
 grep -hE '^(not ok|ok .*# SKIP)' "$build"/tests/gpu/*.log "$build"/tests/*.log 2>/dev/null | head -40 | tee -a "$summary"
 grep -h '^# ' "$build"/tests/gpu/*.log 2>/dev/null | head -60 >>"$summary"
+# Several GPUs: the collective timing check ran in make check; show it.
+if [ "$ngpu" -gt 1 ]; then
+	say "== collectives on $ngpu GPUs (tests/gpu/mpi_collectives.sh)"
+	grep -hE '^(ok|not ok|# )' "$build/tests/gpu/mpi_collectives.log" 2>/dev/null | tee -a "$summary"
+fi
 
 fi
 
