@@ -1,8 +1,12 @@
-/* compare.c - `f8bench compare BASE NEW`: match the gemm rows of two
- * results files by case, classify each case as same / faster / slower /
- * unsure (timings) or missing / wrong / new (status), print a table and a
- * summary line, and turn the outcome into an exit status a CI job can gate
- * on.  The rule and the reasons for its defaults are in doc/compare.md.
+/* compare.c - `f8bench compare BASE NEW`: for every benchmark table the two
+ * results files hold (f8b_benches[]), match their rows by case with the
+ * benchmark's own same_case, classify each case as same / faster / slower
+ * / unsure (timings), less-accurate (the accuracy columns its descriptor
+ * gates) or missing / wrong / new (status), print a table and a summary
+ * line, write JUnit XML and Markdown on request (compare_out.c), and turn
+ * the outcome into an exit status a CI job can gate on.  The rule and the
+ * reasons for its defaults are in doc/compare.md.  No benchmark is named
+ * here: its columns come from its descriptor (harness/bench.h).
  *
  * Which row stands for a case: with --base-run/--new-run N the row of run
  * N; by default the newest row of each case (the highest run_id), so a
@@ -19,18 +23,18 @@
 
 #include <hdf5.h>
 
-#include "harness/bench.h"
-#include "report/compare.h"
+#include "report/compare_int.h"
 #include "core/options.h"
 #include "results/results.h"
 #include "results/schema.h"
 
 #define DEFAULT_TOLERANCE 0.03 /* see doc/compare.md: H100 repeat sweeps drift up to 2.7% */
 #define DEFAULT_SIGMAS    3.0
+#define DEFAULT_ACC_TOL   0.5 /* dB for *_db columns, else a relative 0.5 (doc/compare.md) */
 #define ANY_RUN           -1
 
-static const char *const verdict_names[F8B_V_COUNT] = {"same",    "faster", "slower", "unsure",
-                                                       "missing", "wrong",  "new"};
+static const char *const verdict_names[F8B_V_COUNT] = {
+    "same", "faster", "slower", "unsure", "missing", "wrong", "less-accurate", "new"};
 
 const char *f8b_verdict_name(enum f8b_verdict v)
 {
@@ -74,6 +78,10 @@ enum {
 	OPT_BASE_RUN,
 	OPT_NEW_RUN,
 	OPT_FORCE,
+	OPT_ACC_TOL,
+	OPT_NO_TIMING,
+	OPT_JUNIT,
+	OPT_MARKDOWN,
 	OPT_HELP,
 };
 
@@ -89,15 +97,16 @@ static const struct f8b_option compare_options[] = {
      "take BASE's rows of run N (default: the newest row of\neach case)"},
     {"new-run", OPT_NEW_RUN, 0, "N", "take NEW's rows of run N (default: the newest)"},
     {"force", OPT_FORCE, 0, NULL, "compare runs from different GPU models"},
+    {"accuracy-tolerance", OPT_ACC_TOL, 0, "X",
+     "an accuracy column (SQNR...) worse by more than X is\n'less-accurate': X in dB for *_db "
+     "columns, else a\nrelative change; 0 = any change (default 0.5)"},
+    {"no-timing", OPT_NO_TIMING, 0, NULL,
+     "judge status and accuracy only (host-backend runs,\nwhose timings mean nothing)"},
+    {"junit", OPT_JUNIT, 0, "FILE", "also write the verdicts as JUnit XML to FILE"},
+    {"markdown", OPT_MARKDOWN, 0, "FILE", "also write a Markdown summary to FILE"},
     {"all", OPT_ALL, 'a', NULL, "print every case (default: those not 'same')"},
     {"help", OPT_HELP, 0, NULL, "this text"},
     {0},
-};
-
-struct cmp_cfg {
-	double tolerance, sigmas;
-	int base_run, new_run;
-	bool all, force, help;
 };
 
 static int parse_run(const char *opt, const char *arg, int *out)
@@ -148,6 +157,18 @@ static int cmp_opt(void *ctx, int table, int key, const char *arg)
 	case OPT_BASE_RUN: return parse_run("--base-run", arg, &c->base_run);
 	case OPT_NEW_RUN: return parse_run("--new-run", arg, &c->new_run);
 	case OPT_FORCE: c->force = true; return F8B_OK;
+	case OPT_ACC_TOL:
+		errno = 0;
+		c->acc_tolerance = strtod(arg, &end);
+		if (errno || end == arg || *end ||
+		    !(c->acc_tolerance >= 0 && c->acc_tolerance < 1e6))
+			return F8B_ERR(F8B_EINVAL,
+			               "--accuracy-tolerance '%s': expected a number, 0 or more",
+			               arg);
+		return F8B_OK;
+	case OPT_NO_TIMING: c->no_timing = true; return F8B_OK;
+	case OPT_JUNIT: c->junit = arg; return F8B_OK;
+	case OPT_MARKDOWN: c->markdown = arg; return F8B_OK;
 	case OPT_ALL: c->all = true; return F8B_OK;
 	}
 	return F8B_ERR(F8B_EINTERNAL, "compare option %d", key);
@@ -155,9 +176,11 @@ static int cmp_opt(void *ctx, int table, int key, const char *arg)
 
 static void help(FILE *f)
 {
-	fprintf(f, "usage: f8bench compare BASE.h5 NEW.h5 [--tolerance FRAC] [--all] [--force]\n\n"
-	           "Compares the gemm timings of NEW against BASE, case by case, taking each\n"
-	           "run's measured noise into account: with change = new/base - 1 and noise =\n"
+	fprintf(f, "usage: f8bench compare BASE.h5 NEW.h5 [--tolerance FRAC] [--all] [--force]\n"
+	           "                       [--junit FILE] [--markdown FILE] [--no-timing]\n\n"
+	           "Compares NEW against BASE, case by case, for every benchmark table both\n"
+	           "files hold (gemm, ceilings, ...), taking each run's measured noise into\n"
+	           "account: with change = new/base - 1 and noise =\n"
 	           "sqrt(noise_base^2 + noise_new^2) (relative standard errors of the medians),\n"
 	           "  same     |change| <= tolerance\n"
 	           "  slower   change > tolerance and change > Z * noise   (a failure)\n"
@@ -165,81 +188,121 @@ static void help(FILE *f)
 	           "  unsure   beyond tolerance but within Z * noise\n"
 	           "  missing  in BASE, but absent or unsupported in NEW     (a failure)\n"
 	           "  wrong    NEW's status is wrong or error                (a failure)\n"
+	           "  less-accurate  an accuracy column the benchmark gates (SQNR) is\n"
+	           "           worse than BASE's by more than --accuracy-tolerance (a failure)\n"
 	           "  new      nothing in BASE to compare with\n"
 	           "Runs of different GPU models are refused unless --force.  BASE and NEW may\n"
 	           "be the same file, with --base-run and --new-run picking two of its runs.\n\n");
 	f8b_options_help(f, compare_options);
-	fprintf(f, "\nExit status: 0 no regression, 1 a case slower, wrong or missing,\n"
-	           "2 bad input (options, unreadable file, no gemm table, different GPUs).\n"
-	           "Rule and defaults: doc/compare.md.\n");
+	fprintf(f,
+	        "\nExit status: 0 no regression, 1 a case slower, wrong, missing or less\n"
+	        "accurate, 2 bad input (options, unreadable file, no table both files hold,\n"
+	        "a table only one holds, different GPUs).  Rule and defaults: doc/compare.md.\n");
+}
+
+/* ---------------------------------------------------------------- columns */
+
+static const struct f8b_field *field_named(const struct f8b_table_schema *s, const char *name)
+{
+	for (size_t i = 0; name && i < s->nfields; i++)
+		if (!strcmp(s->fields[i].name, name))
+			return &s->fields[i];
+	return NULL;
+}
+
+/* The offsets of the columns compare reads, from the descriptor's names. */
+static int find_cols(const struct f8b_bench *b, struct cmp_cols *c)
+{
+	const struct f8b_table_schema *s = b->schema;
+	const struct f8b_field *st = field_named(s, "status"), *msg = field_named(s, "message");
+	const struct f8b_field *run = field_named(s, "run_id"), *gpu = field_named(s, "gpu");
+	const struct f8b_field *t = field_named(s, b->time_column);
+	const struct f8b_field *no = field_named(s, b->noise_column);
+	const struct f8b_field *th = field_named(s, b->throttled_column);
+
+	if (!st || !msg || !run || !gpu || !t || !no || t->type != F8B_FT_F64 ||
+	    no->type != F8B_FT_F64 || (th && th->type != F8B_FT_I32))
+		return F8B_ERR(
+		    F8B_EINTERNAL,
+		    "benchmark '%s' names no usable status/message/run_id/gpu/time/noise "
+		    "columns for compare",
+		    b->name);
+	*c = (struct cmp_cols){.status = st->offset,
+	                       .status_n = st->size,
+	                       .message = msg->offset,
+	                       .message_n = msg->size,
+	                       .run_id = run->offset,
+	                       .gpu = gpu->offset,
+	                       .gpu_n = gpu->size,
+	                       .time = t->offset,
+	                       .noise = no->offset,
+	                       .throttled = th ? (long)th->offset : -1};
+	for (const struct f8b_gate_column *g = b->accuracy; g && g->name; g++) {
+		const struct f8b_field *f = field_named(s, g->name);
+		if (!f || f->type != F8B_FT_F64 || c->nacc == CMP_MAX_ACC)
+			return F8B_ERR(F8B_EINTERNAL,
+			               "benchmark '%s': accuracy column '%s' unusable", b->name,
+			               g->name);
+		c->acc[c->nacc] = f->offset;
+		c->acc_name[c->nacc] = g->name;
+		c->acc_better[c->nacc++] = g->better;
+	}
+	return F8B_OK;
+}
+
+bool f8b_cmp_status_is(const struct cmp_cols *c, const unsigned char *row, const char *s)
+{
+	return strncmp(cmp_str(row, c->status), s, c->status_n) == 0 && strlen(s) < c->status_n;
 }
 
 /* ---------------------------------------------------------------- one side */
 
-#define GPU_LEN 160
-
-struct side {
-	const char *label; /* "BASE" or "NEW" */
-	const char *path;
-	int want_run; /* ANY_RUN: the newest row of each case */
-	struct f8b_gemm_row *rows;
-	size_t nrows;
-	size_t *pick; /* one row index per case, in order of first appearance */
-	size_t npick;
-	char gpu[GPU_LEN]; /* the GPU model its picked rows ran on, "" unknown */
-	char runs[64];     /* "run 1" / "runs 0, 1" for the header */
-};
-
-static bool str_is(const char *field, size_t size, const char *want)
-{
-	return strncmp(field, want, size) == 0 && strlen(want) < size;
-}
-
-#define STATUS_IS(row, s) str_is((row)->status, sizeof(row)->status, (s))
-
 /* Picks one row per case: the newest (a later run, or later in the file
  * within a run) among the rows of the wanted run(s).  Quadratic in the
  * number of cases, which is fine for sweeps of thousands. */
-static int pick_rows(struct side *s)
+static int pick_rows(const struct f8b_bench *b, const struct cmp_cols *c, struct cmp_side *s)
 {
+	const size_t rs = b->schema->row_size;
 	s->pick = malloc((s->nrows ? s->nrows : 1) * sizeof *s->pick);
 	if (!s->pick)
 		return F8B_ERR(F8B_ENOMEM, "%zu rows of '%s'", s->nrows, s->path);
 	for (size_t i = 0; i < s->nrows; i++) {
-		const struct f8b_gemm_row *r = &s->rows[i];
+		const unsigned char *r = s->rows + i * rs;
 		size_t j;
-		if (s->want_run != ANY_RUN && r->run_id != s->want_run)
+		if (s->want_run != ANY_RUN && cmp_i32(r, c->run_id) != s->want_run)
 			continue;
 		for (j = 0; j < s->npick; j++)
-			if (f8b_bench_gemm.same_case(&s->rows[s->pick[j]], r))
+			if (b->same_case(s->rows + s->pick[j] * rs, r))
 				break;
 		if (j == s->npick)
 			s->pick[s->npick++] = i;
-		else if (r->run_id >= s->rows[s->pick[j]].run_id)
+		else if (cmp_i32(r, c->run_id) >= cmp_i32(s->rows + s->pick[j] * rs, c->run_id))
 			s->pick[j] = i;
 	}
 	if (s->npick > 0)
 		return F8B_OK;
 	if (s->nrows == 0)
-		return F8B_ERR(F8B_EINVAL, "%s '%s': its gemm table has no rows", s->label,
-		               s->path);
+		return F8B_ERR(F8B_EINVAL, "%s '%s': its %s table has no rows", s->label, s->path,
+		               b->schema->name);
 
 	/* The run asked for is not there: list those that are, ascending. */
 	char list[256] = "";
 	size_t len = 0;
 	for (int last = -1; len + 16 < sizeof list;) {
 		int next = -1;
-		for (size_t i = 0; i < s->nrows; i++)
-			if (s->rows[i].run_id > last && (next < 0 || s->rows[i].run_id < next))
-				next = s->rows[i].run_id;
+		for (size_t i = 0; i < s->nrows; i++) {
+			int id = cmp_i32(s->rows + i * rs, c->run_id);
+			if (id > last && (next < 0 || id < next))
+				next = id;
+		}
 		if (next < 0)
 			break;
 		len +=
 		    (size_t)snprintf(list + len, sizeof list - len, "%s%d", len ? ", " : "", next);
 		last = next;
 	}
-	return F8B_ERR(F8B_EINVAL, "%s '%s' has no gemm rows of run %d (its runs: %s)", s->label,
-	               s->path, s->want_run, list);
+	return F8B_ERR(F8B_EINVAL, "%s '%s' has no %s rows of run %d (its runs: %s)", s->label,
+	               s->path, b->schema->name, s->want_run, list);
 }
 
 /* One string attribute of object obj ("/runs/N" or "/"), fixed-length or
@@ -278,7 +341,7 @@ static void read_str_attr(hid_t f, const char *obj, const char *name, char *out,
 /* The GPU model of run `run`: its /runs/N provenance (device_name and
  * device_pci_id), else the root's (the creating run), else the gpu column
  * of one of its rows.  "NVIDIA H100 80GB HBM3 (pci 0x2330)". */
-static void run_gpu(hid_t f, int run, const struct f8b_gemm_row *row, char *out, size_t n)
+static void run_gpu(hid_t f, int run, const char *row_gpu, size_t row_gpu_n, char *out, size_t n)
 {
 	char obj[32], name[128] = "", pci[32] = "";
 
@@ -293,7 +356,7 @@ static void run_gpu(hid_t f, int run, const struct f8b_gemm_row *row, char *out,
 		read_str_attr(f, "/", "device_pci_id", pci, sizeof pci);
 	}
 	if (!name[0]) {
-		snprintf(name, sizeof name, "%.*s", (int)sizeof row->gpu, row->gpu);
+		snprintf(name, sizeof name, "%.*s", (int)row_gpu_n, row_gpu);
 		pci[0] = '\0';
 	}
 	if (name[0] && pci[0])
@@ -304,281 +367,316 @@ static void run_gpu(hid_t f, int run, const struct f8b_gemm_row *row, char *out,
 
 /* The GPU of every run that supplied a picked row; a side whose runs ran
  * on different models is refused (its timings are not one baseline). */
-static int side_gpu(struct side *s, bool force)
+static int side_gpu(const struct f8b_bench *b, const struct cmp_cols *c, struct cmp_side *s,
+                    bool force)
 {
-	hid_t f;
-	int seen[16], nseen = 0;
+	const size_t rs = b->schema->row_size;
+	int seen[16], nseen = 0, first = -1;
 	size_t len = 0;
 	int rc = F8B_OK;
 
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-	f = H5Fopen(s->path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	hid_t f = H5Fopen(s->path, H5F_ACC_RDONLY, H5P_DEFAULT);
 	s->gpu[0] = '\0';
 	s->runs[0] = '\0';
 	for (size_t j = 0; j < s->npick && rc == F8B_OK; j++) {
-		const struct f8b_gemm_row *r = &s->rows[s->pick[j]];
+		const unsigned char *r = s->rows + s->pick[j] * rs;
+		int id = cmp_i32(r, c->run_id);
 		bool known = false;
 		for (int k = 0; k < nseen; k++)
-			known |= seen[k] == r->run_id;
+			known |= seen[k] == id;
 		if (known)
 			continue;
 		if (nseen < (int)(sizeof seen / sizeof *seen))
-			seen[nseen++] = r->run_id;
+			seen[nseen++] = id;
 		if (len + 24 < sizeof s->runs)
 			len += (size_t)snprintf(s->runs + len, sizeof s->runs - len, "%s%d",
-			                        len ? ", " : "", r->run_id);
-		char gpu[GPU_LEN];
-		run_gpu(f, r->run_id, r, gpu, sizeof gpu);
-		if (!s->gpu[0])
+			                        len ? ", " : "", id);
+		char gpu[CMP_GPU_LEN];
+		run_gpu(f, id, cmp_str(r, c->gpu), c->gpu_n, gpu, sizeof gpu);
+		if (!s->gpu[0]) {
 			snprintf(s->gpu, sizeof s->gpu, "%s", gpu);
-		else if (gpu[0] && strcmp(gpu, s->gpu) != 0 && !force)
+			first = id;
+		} else if (gpu[0] && strcmp(gpu, s->gpu) != 0 && !force) {
 			rc = F8B_ERR(F8B_EINVAL,
 			             "%s '%s' mixes GPU models: run %d ran on %s, run %d on %s "
 			             "(pick one run with --%s-run N, or --force)",
-			             s->label, s->path, s->rows[s->pick[0]].run_id, s->gpu,
-			             r->run_id, gpu, s->label[0] == 'B' ? "base" : "new");
+			             s->label, s->path, first, s->gpu, id, gpu,
+			             s->label[0] == 'B' ? "base" : "new");
+		}
 	}
 	if (f >= 0)
 		H5Fclose(f);
 	return rc;
 }
 
-/* The columns compare reads: every column case_key fills (the case
- * identity same_case and describe draw on), the outcome and the timing.
- * Reading only these, into the full row's layout, keeps compare working
- * on files written before later columns were added to the schema (the
- * H100 results in results/h100 have no roofline columns, for one). */
-static const char *const wanted_columns[] = {
-    "m",          "k",         "n",       "label",     "scaling", "a_gran",  "b_gran",
-    "fast_accum", "a_dtype",   "b_dtype", "out_dtype", "status",  "message", "time_median_s",
-    "time_noise", "throttled", "run_id",  "gpu",
-};
-#define NWANTED (sizeof wanted_columns / sizeof *wanted_columns)
-
-static int read_rows(const char *path, void **rows, size_t *n)
-{
-	struct f8b_field fields[NWANTED];
-	struct f8b_table_schema sub = f8b_gemm_schema;
-	size_t k = 0;
-
-	for (size_t i = 0; i < NWANTED; i++)
-		for (size_t j = 0; j < f8b_gemm_schema.nfields; j++)
-			if (!strcmp(f8b_gemm_schema.fields[j].name, wanted_columns[i]))
-				fields[k++] = f8b_gemm_schema.fields[j];
-	if (k != NWANTED)
-		return F8B_ERR(F8B_EINTERNAL, "compare: a column it reads left the gemm schema");
-	sub.fields = fields;
-	sub.nfields = k;
-	return f8b_results_read(path, &sub, rows, n);
-}
-
-static int load_side(struct side *s, bool force)
+static int load_side(const struct f8b_bench *b, const struct cmp_cols *c, struct cmp_side *s,
+                     bool force)
 {
 	void *rows = NULL;
-	F8B_TRY(read_rows(s->path, &rows, &s->nrows));
+	/* The whole schema: columns a file lacks (written before they joined
+	 * the schema) read as NaN, 0 or "" (results.h). */
+	F8B_TRY(f8b_results_read(s->path, b->schema, &rows, &s->nrows));
 	s->rows = rows;
-	F8B_TRY(pick_rows(s));
-	return side_gpu(s, force);
-}
-
-static void free_side(struct side *s)
-{
-	free(s->rows);
-	free(s->pick);
+	F8B_TRY(pick_rows(b, c, s));
+	return side_gpu(b, c, s, force);
 }
 
 /* ---------------------------------------------------------------- verdicts */
 
-struct item {
-	const struct f8b_gemm_row *b, *n; /* NULL when the case is absent */
-	enum f8b_verdict v;
-	double change, noise;
-	char note[F8B_MSG + 48];
-};
-
-static bool row_broken(const struct f8b_gemm_row *r)
+static bool row_broken(const struct cmp_cols *c, const unsigned char *r)
 {
-	return !STATUS_IS(r, F8B_ROW_OK) && !STATUS_IS(r, F8B_ROW_UNSUPPORTED);
+	return !f8b_cmp_status_is(c, r, F8B_ROW_OK) &&
+	       !f8b_cmp_status_is(c, r, F8B_ROW_UNSUPPORTED);
 }
 
-static void classify(struct item *it, double tolerance, double sigmas)
+/* How much worse NEW's accuracy column k is than BASE's, in the unit the
+ * tolerance takes (dB for *_db columns, else relative); > 0 is worse. */
+static double acc_loss(const struct cmp_cols *c, int k, double b, double n)
 {
-	const struct f8b_gemm_row *b = it->b, *n = it->n;
+	bool db = strlen(c->acc_name[k]) > 3 &&
+	          !strcmp(c->acc_name[k] + strlen(c->acc_name[k]) - 3, "_db");
+	double d = c->acc_better[k] > 0 ? b - n : n - b;
+	return db || b == 0 ? d : d / fabs(b);
+}
+
+/* Appends "COLUMN base -> new" notes and returns true when any accuracy
+ * column got worse beyond the tolerance (or went from a number to NaN). */
+static bool less_accurate(const struct cmp_cols *c, const unsigned char *b, const unsigned char *n,
+                          double tol, char *note, size_t size, size_t *len)
+{
+	bool worse = false;
+	for (int k = 0; k < c->nacc; k++) {
+		double vb = cmp_f64(b, c->acc[k]), vn = cmp_f64(n, c->acc[k]);
+		bool bad = (isnan(vn) && !isnan(vb)) ||
+		           (!isnan(vb) && !isnan(vn) && acc_loss(c, k, vb, vn) > tol) ||
+		           (tol == 0 && !isnan(vb) && vn != vb);
+		if (!bad)
+			continue;
+		worse = true;
+		if (*len < size)
+			*len += (size_t)snprintf(note + *len, size - *len, "%s %.6g -> %.6g; ",
+			                         c->acc_name[k], vb, vn);
+	}
+	return worse;
+}
+
+/* The status rules (doc/compare.md); true when they decided the verdict. */
+static bool status_verdict(const struct cmp_cols *c, struct cmp_item *it)
+{
+	const unsigned char *b = it->b, *n = it->n;
+	const int sn = (int)c->status_n, mn = (int)c->message_n;
+	const char *nmsg = n ? cmp_str(n, c->message) : "";
+
+	if (!n) {
+		it->v = F8B_V_MISSING;
+		snprintf(it->note, sizeof it->note, "not in NEW");
+	} else if (row_broken(c, n)) {
+		it->v = F8B_V_WRONG;
+		snprintf(it->note, sizeof it->note, "NEW %.*s%s%.*s", sn, cmp_str(n, c->status),
+		         nmsg[0] ? ": " : "", mn, nmsg);
+	} else if (!b) {
+		it->v = F8B_V_NEW;
+		snprintf(it->note, sizeof it->note, "not in BASE%s",
+		         f8b_cmp_status_is(c, n, F8B_ROW_UNSUPPORTED) ? "; unsupported in NEW"
+		                                                      : "");
+	} else if (f8b_cmp_status_is(c, n, F8B_ROW_UNSUPPORTED)) {
+		/* A case that ran before and no longer runs lost its timing. */
+		bool was_ok = f8b_cmp_status_is(c, b, F8B_ROW_OK);
+		it->v = was_ok ? F8B_V_MISSING : F8B_V_SAME;
+		if (was_ok)
+			snprintf(it->note, sizeof it->note, "unsupported in NEW%s%.*s",
+			         nmsg[0] ? ": " : "", mn, nmsg);
+		else
+			snprintf(it->note, sizeof it->note, "unsupported in %s",
+			         f8b_cmp_status_is(c, b, F8B_ROW_UNSUPPORTED) ? "both" : "NEW");
+	} else if (!f8b_cmp_status_is(c, b, F8B_ROW_OK)) {
+		/* NEW is ok; BASE has no timing: newly supported or fixed. */
+		it->v = F8B_V_NEW;
+		snprintf(it->note, sizeof it->note, "%.*s in BASE", sn, cmp_str(b, c->status));
+	} else {
+		return false;
+	}
+	return true;
+}
+
+static void classify(const struct cmp_cols *c, const struct cmp_cfg *cfg, struct cmp_item *it)
+{
+	const unsigned char *b = it->b, *n = it->n;
 	size_t len = 0;
 
 	it->change = it->noise = NAN;
 	it->note[0] = '\0';
-	if (!n) {
-		it->v = F8B_V_MISSING;
-		snprintf(it->note, sizeof it->note, "not in NEW");
+	if (status_verdict(c, it))
 		return;
+	double bn = cmp_f64(b, c->noise), nn = cmp_f64(n, c->noise);
+	it->v = cfg->no_timing
+	            ? F8B_V_SAME
+	            : f8b_compare_times(cmp_f64(b, c->time), bn, cmp_f64(n, c->time), nn,
+	                                cfg->tolerance, cfg->sigmas, &it->change, &it->noise);
+	if (less_accurate(c, b, n, cfg->acc_tolerance, it->note, sizeof it->note, &len) &&
+	    it->v != F8B_V_SLOWER)
+		it->v = F8B_V_LESS_ACCURATE;
+	if (!cfg->no_timing) {
+		if (isnan(it->change) && len < sizeof it->note)
+			len += (size_t)snprintf(it->note + len, sizeof it->note - len,
+			                        "no valid time; ");
+		if ((!isfinite(bn) || !isfinite(nn)) && len < sizeof it->note)
+			len += (size_t)snprintf(it->note + len, sizeof it->note - len,
+			                        "noise unknown; ");
 	}
-	if (row_broken(n)) {
-		it->v = F8B_V_WRONG;
-		snprintf(it->note, sizeof it->note, "NEW %.*s%s%.*s", (int)sizeof n->status,
-		         n->status, n->message[0] ? ": " : "", (int)sizeof n->message, n->message);
-		return;
-	}
-	if (!b) {
-		it->v = F8B_V_NEW;
-		snprintf(it->note, sizeof it->note, "not in BASE%s",
-		         STATUS_IS(n, F8B_ROW_UNSUPPORTED) ? "; unsupported in NEW" : "");
-		return;
-	}
-	if (STATUS_IS(n, F8B_ROW_UNSUPPORTED)) {
-		/* A case that ran before and no longer runs lost its timing. */
-		it->v = STATUS_IS(b, F8B_ROW_OK) ? F8B_V_MISSING : F8B_V_SAME;
-		if (it->v == F8B_V_MISSING)
-			snprintf(it->note, sizeof it->note, "unsupported in NEW%s%.*s",
-			         n->message[0] ? ": " : "", (int)sizeof n->message, n->message);
-		else
-			snprintf(it->note, sizeof it->note, "unsupported in %s",
-			         STATUS_IS(b, F8B_ROW_UNSUPPORTED) ? "both" : "NEW");
-		return;
-	}
-	if (!STATUS_IS(b, F8B_ROW_OK)) {
-		/* NEW is ok; BASE has no timing: newly supported or fixed. */
-		it->v = F8B_V_NEW;
-		snprintf(it->note, sizeof it->note, "%.*s in BASE", (int)sizeof b->status,
-		         b->status);
-		return;
-	}
-	it->v = f8b_compare_times(b->time_median_s, b->time_noise, n->time_median_s, n->time_noise,
-	                          tolerance, sigmas, &it->change, &it->noise);
-	if (isnan(it->change))
-		len += (size_t)snprintf(it->note, sizeof it->note, "no valid time; ");
-	if (!isfinite(b->time_noise) || !isfinite(n->time_noise))
-		len += (size_t)snprintf(it->note + len, sizeof it->note - len, "noise unknown; ");
 	/* Clock throttling is the usual cause of a change nobody made; on
 	 * H100 some throttle reason is reported in most samples of big GEMMs
 	 * (results/h100), so it is only worth a note beside a verdict. */
-	if (it->v != F8B_V_SAME && (n->throttled > 0 || b->throttled > 0) && len < sizeof it->note)
-		len += (size_t)snprintf(it->note + len, sizeof it->note - len,
-		                        "throttled samples: BASE %d, NEW %d; ", b->throttled,
-		                        n->throttled);
+	if (c->throttled >= 0 && it->v != F8B_V_SAME && len < sizeof it->note) {
+		int tb = cmp_i32(b, (size_t)c->throttled), tn = cmp_i32(n, (size_t)c->throttled);
+		if (tb > 0 || tn > 0)
+			len += (size_t)snprintf(it->note + len, sizeof it->note - len,
+			                        "throttled samples: BASE %d, NEW %d; ", tb, tn);
+	}
 	if (len >= 2 && len < sizeof it->note)
 		it->note[len - 2] = '\0';
 }
 
-/* ---------------------------------------------------------------- output */
+/* ---------------------------------------------------------------- a table */
 
-static void fmt_ms(char *buf, size_t n, const struct f8b_gemm_row *r)
+/* BASE's cases in BASE's order, then the cases only NEW has. */
+static int match(struct cmp_table *t, const struct cmp_cfg *cfg)
 {
-	if (r && STATUS_IS(r, F8B_ROW_OK) && isfinite(r->time_median_s))
-		snprintf(buf, n, "%.4g", 1e3 * r->time_median_s);
-	else if (r)
-		snprintf(buf, n, "%.*s", (int)sizeof r->status, r->status);
-	else
-		snprintf(buf, n, "-");
-}
-
-static void print_table(const struct item *items, size_t n, bool all)
-{
-	char desc[160];
-	int w = 4;
-
-	for (size_t i = 0; i < n; i++) {
-		if (!all && items[i].v == F8B_V_SAME)
-			continue;
-		f8b_bench_gemm.describe(items[i].b ? items[i].b : items[i].n, desc, sizeof desc);
-		if ((int)strlen(desc) > w)
-			w = (int)strlen(desc);
-	}
-	printf("%-*s  %11s  %11s  %8s  %6s  %-7s  %s\n", w, "case", "base ms", "new ms", "change",
-	       "noise", "verdict", "note");
-	for (size_t i = 0; i < n; i++) {
-		const struct item *it = &items[i];
-		char b[32], nw[32], ch[16] = "-", no[16] = "-";
-		if (!all && it->v == F8B_V_SAME)
-			continue;
-		f8b_bench_gemm.describe(it->b ? it->b : it->n, desc, sizeof desc);
-		fmt_ms(b, sizeof b, it->b);
-		fmt_ms(nw, sizeof nw, it->n);
-		if (isfinite(it->change))
-			snprintf(ch, sizeof ch, "%+.2f%%", 100 * it->change);
-		if (isfinite(it->noise))
-			snprintf(no, sizeof no, "%.2f%%", 100 * it->noise);
-		printf("%-*s  %11s  %11s  %8s  %6s  %-*s%s\n", w, desc, b, nw, ch, no,
-		       it->note[0] ? 9 : 0, f8b_verdict_name(it->v), it->note);
-	}
-}
-
-/* ---------------------------------------------------------------- command */
-
-static int compare(struct cmp_cfg *c, struct side *base, struct side *nw, int *exit_status)
-{
-	struct item *items;
-	size_t nitems = 0, count[F8B_V_COUNT] = {0};
-	bool *used;
-
-	F8B_TRY(load_side(base, c->force));
-	F8B_TRY(load_side(nw, c->force));
-	if (base->gpu[0] && nw->gpu[0] && strcmp(base->gpu, nw->gpu) != 0 && !c->force)
-		return F8B_ERR(F8B_EINVAL,
-		               "BASE '%s' ran on %s, NEW '%s' on %s: timings of different GPU "
-		               "models do not compare (--force compares them anyway)",
-		               base->path, base->gpu, nw->path, nw->gpu);
-
-	items = calloc(base->npick + nw->npick, sizeof *items);
-	used = calloc(nw->npick + 1, sizeof *used);
-	if (!items || !used) {
-		free(items);
+	const struct f8b_bench *b = t->bench;
+	const size_t rs = b->schema->row_size;
+	bool *used = calloc(t->nw.npick + 1, sizeof *used);
+	t->items = calloc(t->base.npick + t->nw.npick + 1, sizeof *t->items);
+	if (!t->items || !used) {
 		free(used);
-		return F8B_ERR(F8B_ENOMEM, "compare %zu cases", base->npick + nw->npick);
+		return F8B_ERR(F8B_ENOMEM, "compare %zu cases", t->base.npick + t->nw.npick);
 	}
-	/* BASE's cases in BASE's order, then the cases only NEW has. */
-	for (size_t i = 0; i < base->npick; i++) {
-		struct item *it = &items[nitems++];
-		it->b = &base->rows[base->pick[i]];
-		for (size_t j = 0; j < nw->npick && !it->n; j++) {
-			if (!used[j] && f8b_bench_gemm.same_case(it->b, &nw->rows[nw->pick[j]])) {
-				it->n = &nw->rows[nw->pick[j]];
+	for (size_t i = 0; i < t->base.npick; i++) {
+		struct cmp_item *it = &t->items[t->nitems++];
+		it->b = t->base.rows + t->base.pick[i] * rs;
+		for (size_t j = 0; j < t->nw.npick && !it->n; j++) {
+			const unsigned char *r = t->nw.rows + t->nw.pick[j] * rs;
+			if (!used[j] && b->same_case(it->b, r)) {
+				it->n = r;
 				used[j] = true;
 			}
 		}
 	}
-	for (size_t j = 0; j < nw->npick; j++)
+	for (size_t j = 0; j < t->nw.npick; j++)
 		if (!used[j])
-			items[nitems++].n = &nw->rows[nw->pick[j]];
-	for (size_t i = 0; i < nitems; i++) {
-		classify(&items[i], c->tolerance, c->sigmas);
-		count[items[i].v]++;
-	}
-
-	printf("base: %s, %s %s on %s, %zu cases\n", base->path,
-	       strchr(base->runs, ',') ? "runs" : "run", base->runs,
-	       base->gpu[0] ? base->gpu : "an unknown GPU", base->npick);
-	printf("new:  %s, %s %s on %s, %zu cases\n", nw->path,
-	       strchr(nw->runs, ',') ? "runs" : "run", nw->runs,
-	       nw->gpu[0] ? nw->gpu : "an unknown GPU", nw->npick);
-	if (!base->gpu[0] || !nw->gpu[0])
-		printf("warning: the GPU model of %s is unknown: not checked\n",
-		       base->gpu[0] ? "NEW"
-		       : nw->gpu[0] ? "BASE"
-		                    : "BASE and NEW");
-	else if (strcmp(base->gpu, nw->gpu) != 0)
-		printf("warning: different GPU models, compared because of --force\n");
-	printf("rule: same if |change| <= %.4g%%, else slower/faster if |change| > %.4g x noise, "
-	       "else unsure\n",
-	       100 * c->tolerance, c->sigmas);
-	if (c->all || count[F8B_V_SAME] < nitems) {
-		printf("\n");
-		print_table(items, nitems, c->all);
-	}
-	printf("\n%zu same, %zu faster, %zu slower, %zu unsure, %zu missing, %zu wrong, %zu new\n",
-	       count[F8B_V_SAME], count[F8B_V_FASTER], count[F8B_V_SLOWER], count[F8B_V_UNSURE],
-	       count[F8B_V_MISSING], count[F8B_V_WRONG], count[F8B_V_NEW]);
-	fflush(stdout);
-	*exit_status = count[F8B_V_SLOWER] || count[F8B_V_MISSING] || count[F8B_V_WRONG] ? 1 : 0;
-	free(items);
+			t->items[t->nitems++].n = t->nw.rows + t->nw.pick[j] * rs;
 	free(used);
+	for (size_t i = 0; i < t->nitems; i++) {
+		classify(&t->cols, cfg, &t->items[i]);
+		t->count[t->items[i].v]++;
+	}
 	return F8B_OK;
+}
+
+static int compare_table(struct cmp_table *t, const struct cmp_cfg *c)
+{
+	F8B_TRY(find_cols(t->bench, &t->cols));
+	F8B_TRY(load_side(t->bench, &t->cols, &t->base, c->force));
+	F8B_TRY(load_side(t->bench, &t->cols, &t->nw, c->force));
+	if (t->base.gpu[0] && t->nw.gpu[0] && strcmp(t->base.gpu, t->nw.gpu) != 0 && !c->force)
+		return F8B_ERR(F8B_EINVAL,
+		               "BASE '%s' ran on %s, NEW '%s' on %s: timings of different GPU "
+		               "models do not compare (--force compares them anyway)",
+		               t->base.path, t->base.gpu, t->nw.path, t->nw.gpu);
+	return match(t, c);
+}
+
+static void free_table(struct cmp_table *t)
+{
+	free(t->base.rows);
+	free(t->base.pick);
+	free(t->nw.rows);
+	free(t->nw.pick);
+	free(t->items);
+}
+
+/* The benchmarks whose table both files hold; a known table in only one
+ * of them is an input error (a sweep of another benchmark is no baseline). */
+static int pick_tables(const char *base, const char *nw, const struct f8b_bench **out, size_t *n)
+{
+	char tb[1024], tn[1024];
+	F8B_TRY(f8b_results_tables(base, tb, sizeof tb));
+	F8B_TRY(f8b_results_tables(nw, tn, sizeof tn));
+	*n = 0;
+	for (int i = 0; f8b_benches[i]; i++) {
+		const char *name = f8b_benches[i]->schema->name;
+		bool inb = f8b_results_list_has(tb, name), inn = f8b_results_list_has(tn, name);
+		if (inb && inn)
+			out[(*n)++] = f8b_benches[i];
+		else if (inb || inn)
+			return F8B_ERR(F8B_EINVAL, "%s '%s' has no table '%s' (its tables: %s)",
+			               inb ? "NEW" : "BASE", inb ? nw : base, name,
+			               (inb ? tn : tb)[0] ? (inb ? tn : tb) : "none");
+	}
+	if (*n == 0)
+		return F8B_ERR(F8B_EINVAL,
+		               "BASE '%s' (tables: %s) and NEW '%s' (tables: %s) hold no benchmark "
+		               "table f8bench compares",
+		               base, tb[0] ? tb : "none", nw, tn[0] ? tn : "none");
+	return F8B_OK;
+}
+
+static int compare(const struct cmp_cfg *c, const char *base, const char *nw, int *exit_status)
+{
+	const struct f8b_bench *benches[16];
+	struct cmp_table tables[16];
+	size_t nt = 0, total[F8B_V_COUNT] = {0};
+	int rc;
+
+	F8B_TRY(pick_tables(base, nw, benches, &nt));
+	memset(tables, 0, sizeof tables);
+	for (size_t i = 0; i < nt; i++) {
+		tables[i] = (struct cmp_table){
+		    .bench = benches[i],
+		    .base = {.label = "BASE", .path = base, .want_run = c->base_run},
+		    .nw = {.label = "NEW", .path = nw, .want_run = c->new_run}};
+	}
+	rc = F8B_OK;
+	for (size_t i = 0; i < nt && rc == F8B_OK; i++)
+		rc = compare_table(&tables[i], c);
+	for (size_t i = 0; i < nt && rc == F8B_OK; i++) {
+		f8b_cmp_print_header(&tables[i], c, nt > 1);
+		if (c->all || tables[i].count[F8B_V_SAME] < tables[i].nitems) {
+			printf("\n");
+			f8b_cmp_print_table(&tables[i], c->all);
+		}
+		for (int v = 0; v < F8B_V_COUNT; v++)
+			total[v] += tables[i].count[v];
+		if (nt > 1) {
+			char line[256];
+			f8b_cmp_summary(tables[i].count, line, sizeof line);
+			printf("\n%s: %s\n\n", tables[i].bench->schema->name, line);
+		}
+	}
+	if (rc == F8B_OK) {
+		char line[256];
+		f8b_cmp_summary(total, line, sizeof line);
+		printf("%s%s\n", nt > 1 ? "" : "\n", line);
+		fflush(stdout);
+		*exit_status = total[F8B_V_SLOWER] || total[F8B_V_MISSING] || total[F8B_V_WRONG] ||
+		                       total[F8B_V_LESS_ACCURATE]
+		                   ? 1
+		                   : 0;
+	}
+	if (rc == F8B_OK && c->junit)
+		rc = f8b_cmp_write_junit(c->junit, tables, nt);
+	if (rc == F8B_OK && c->markdown)
+		rc = f8b_cmp_write_markdown(c->markdown, tables, nt, c);
+	for (size_t i = 0; i < nt; i++)
+		free_table(&tables[i]);
+	return rc;
 }
 
 int f8b_compare_main(int argc, char **argv)
 {
 	struct cmp_cfg c = {.tolerance = DEFAULT_TOLERANCE,
 	                    .sigmas = DEFAULT_SIGMAS,
+	                    .acc_tolerance = DEFAULT_ACC_TOL,
 	                    .base_run = ANY_RUN,
 	                    .new_run = ANY_RUN};
 	const struct f8b_option *tables[] = {compare_options, NULL};
@@ -601,13 +699,8 @@ int f8b_compare_main(int argc, char **argv)
 		             "compare takes two results files, BASE and NEW (got %d); see "
 		             "f8bench compare --help",
 		             npos);
-	if (rc == F8B_OK) {
-		struct side base = {.label = "BASE", .path = pos[0], .want_run = c.base_run};
-		struct side nw = {.label = "NEW", .path = pos[1], .want_run = c.new_run};
-		rc = compare(&c, &base, &nw, &status);
-		free_side(&base);
-		free_side(&nw);
-	}
+	if (rc == F8B_OK)
+		rc = compare(&c, pos[0], pos[1], &status);
 	free(pos);
 	if (rc != F8B_OK) {
 		fprintf(stderr, "f8bench compare: error: %s\n", f8b_last_error());

@@ -1,8 +1,9 @@
 /* compare.h - `f8bench compare BASE NEW`: the noise-aware regression gate.
  *
- * Matches the gemm rows of two results files by case (f8b_bench_gemm's
- * same_case), classifies each case and prints a table and a summary line;
- * the rule, with its formula, is in doc/compare.md.
+ * For every benchmark table both results files hold, matches their rows by
+ * case (the benchmark's same_case), classifies each case and prints a
+ * table and a summary line (and, on request, JUnit XML and Markdown); the
+ * rule, with its formula, is in doc/compare.md.
  */
 #ifndef F8B_COMPARE_H
 #define F8B_COMPARE_H
@@ -11,13 +12,14 @@
 
 /* The verdict on one case; the order is the order of the summary line. */
 enum f8b_verdict {
-	F8B_V_SAME,    /* within tolerance (or unsupported in both) */
-	F8B_V_FASTER,  /* faster beyond tolerance and beyond noise */
-	F8B_V_SLOWER,  /* slower beyond tolerance and beyond noise: a failure */
-	F8B_V_UNSURE,  /* beyond tolerance but within noise */
-	F8B_V_MISSING, /* in BASE, not measured in NEW: a failure */
-	F8B_V_WRONG,   /* NEW row is wrong or error: a failure */
-	F8B_V_NEW,     /* no BASE measurement to compare with */
+	F8B_V_SAME,          /* within tolerance (or unsupported in both) */
+	F8B_V_FASTER,        /* faster beyond tolerance and beyond noise */
+	F8B_V_SLOWER,        /* slower beyond tolerance and beyond noise: a failure */
+	F8B_V_UNSURE,        /* beyond tolerance but within noise */
+	F8B_V_MISSING,       /* in BASE, not measured in NEW: a failure */
+	F8B_V_WRONG,         /* NEW row is wrong or error: a failure */
+	F8B_V_LESS_ACCURATE, /* an accuracy column the benchmark gates got worse: a failure */
+	F8B_V_NEW,           /* no BASE measurement to compare with */
 	F8B_V_COUNT
 };
 
@@ -34,8 +36,8 @@ enum f8b_verdict f8b_compare_times(double base_s, double base_noise, double new_
 
 /* The command: argv[0] = "compare".  Prints to stdout, errors to stderr;
  * returns the exit status: 0 no regression, 1 a case slower, wrong or
- * missing, 2 bad input (options, unreadable file, no gemm table, runs on
- * different GPU models without --force). */
+ * missing or less accurate, 2 bad input (options, unreadable file, no table
+ * both hold, runs on different GPU models without --force). */
 int f8b_compare_main(int argc, char **argv);
 
 #endif

@@ -977,6 +977,19 @@ out:
 	return rc;
 }
 
+bool f8b_results_list_has(const char *names, const char *table)
+{
+	size_t n = strlen(table);
+	for (const char *p = names; p && *p;) {
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (len == n && !strncmp(p, table, n))
+			return true;
+		p = end ? end + 1 : NULL;
+	}
+	return false;
+}
+
 struct prov_ctx {
 	struct f8b_provenance *p;
 	const char *path;
@@ -1346,6 +1359,42 @@ static hid_t open_table(hid_t f, const char *name, bool *is_table)
 		return -1;
 	}
 	return o;
+}
+
+int f8b_results_tables(const char *path, char *names, size_t size)
+{
+	H5G_info_t info;
+	size_t len = 0;
+	bool is_table;
+	int rc = F8B_OK;
+
+	if (size)
+		names[0] = '\0';
+	h5_quiet();
+	hid_t f = H5Fopen(path, H5F_ACC_RDONLY, H5P_DEFAULT);
+	if (f < 0)
+		return H5_ERR(path, "open it for reading");
+	if (H5Gget_info(f, &info) < 0)
+		rc = H5_ERR(path, "list its root group");
+	for (hsize_t i = 0; rc == F8B_OK && i < info.nlinks; i++) {
+		char name[256];
+		ssize_t n = H5Lget_name_by_idx(f, "/", H5_INDEX_NAME, H5_ITER_INC, i, name,
+		                               sizeof name, H5P_DEFAULT);
+		if (n < 0)
+			rc = H5_ERR(path, "list its root group");
+		if (n < 0 || (size_t)n >= sizeof name)
+			continue;
+		hid_t d = open_table(f, name, &is_table);
+		if (d < 0) {
+			H5Eclear2(H5E_DEFAULT);
+			continue;
+		}
+		H5Oclose(d);
+		if (len + (size_t)n + 2 < size)
+			len += (size_t)snprintf(names + len, size - len, "%s%s", len ? "," : "", name);
+	}
+	H5Fclose(f);
+	return rc;
 }
 
 int f8b_results_export_csv(const char *path, const char *table, FILE *out)

@@ -73,6 +73,13 @@ void f8b_results_abandon(struct f8b_results *r);
  * name; a missing column is an error. */
 int f8b_results_read(const char *path, const struct f8b_table_schema *schema, void **rows,
                      size_t *n);
+/* The tables (compound datasets at the root) of a results file, in the
+ * file's order, as a comma-separated list in names ("" when none); names
+ * that do not fit are left out.  An unreadable file is an error. */
+int f8b_results_tables(const char *path, char *names, size_t size);
+/* True when "," names "," holds table (a list from f8b_results_tables). */
+bool f8b_results_list_has(const char *names, const char *table);
+
 /* Reads the root provenance attributes. */
 int f8b_results_read_provenance(const char *path, struct f8b_provenance *p);
 
