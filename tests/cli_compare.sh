@@ -4,6 +4,7 @@
 # accuracy gate (exact with --accuracy-tolerance 0), --no-timing, a table
 # only one file holds, and the JUnit XML (validated) and Markdown outputs.
 . "${srcdir:-.}/tests/tap.sh"
+xsd=$(cd "${srcdir:-.}" && pwd)/tests/data/junit.xsd
 cd "$tmp" || exit 1
 Q="--backend host --min-time 0 --min-samples 3 --max-samples 5 --warmup 1 -q"
 G="--shapes 256x256x256,512x512x256 --scaling tensorwise,axiswise --fast-accum on"
@@ -57,7 +58,7 @@ PY
 	grep -q '| \*\*less-accurate\*\* |' m.md && grep -q '^### gemm: regression' m.md
 	ok $? "Markdown: the failing case and the verdict"
 	if command -v xmllint >/dev/null 2>&1; then
-		xmllint --noout --schema "$srcdir/tests/data/junit.xsd" j.xml 2>xl.txt
+		xmllint --noout --schema "$xsd" j.xml 2>xl.txt
 		ok $? "JUnit XML validates against tests/data/junit.xsd ($(tail -1 xl.txt))"
 	else
 		skip "xmllint not installed (libxml2-utils)"

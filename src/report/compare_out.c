@@ -141,7 +141,7 @@ static void junit_case(FILE *f, const struct cmp_table *t, const struct cmp_item
 	describe(t, it, desc, sizeof desc);
 	fprintf(f, "    <testcase classname=\"%s\" name=\"", t->bench->schema->name);
 	xml_text(f, desc);
-	fprintf(f, "\" time=\"%.9g\">\n",
+	fprintf(f, "\" time=\"%.9f\">\n",
 	        it->n && isfinite(cmp_f64(it->n, t->cols.time)) ? cmp_f64(it->n, t->cols.time)
 	                                                        : 0.0);
 	snprintf(detail, sizeof detail, "%s%s%s", f8b_verdict_name(it->v), it->note[0] ? ": " : "",
