@@ -24,6 +24,7 @@
 #include "core/cases.h"
 #include "core/fp8.h"
 #include "bench/gemm_check.h"
+#include "bench/gemm_report.h"
 #include "model/peaks.h"
 #include "backend/reference.h"
 #include "model/roofline.h"
@@ -768,6 +769,7 @@ const struct f8b_bench f8b_bench_gemm = {
     .check = check,
     .finish = finish,
     .teardown = teardown,
+    .report = &f8b_gemm_report,
     .key_columns = gemm_key_columns,
     .time_column = "time_median_s",
     .noise_column = "time_noise",

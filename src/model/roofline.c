@@ -293,6 +293,18 @@ static void set_detail(struct f8b_ceilings *c, const char *path, const char *not
 	c->detail[at + len + nn] = '\0';
 }
 
+/* "16384x8192x8192, best of 4": where a measured GEMM peak came from. */
+static void peak_at(const struct f8b_ceilings_row *r, int of, char *buf, size_t n)
+{
+	buf[0] = '\0';
+	if (!r)
+		return;
+	int k =
+	    snprintf(buf, n, "%lldx%lldx%lld", (long long)r->m, (long long)r->k, (long long)r->n);
+	if (of > 1 && k > 0 && (size_t)k < n)
+		snprintf(buf + k, n - (size_t)k, ", best of %d", of);
+}
+
 int f8b_ceilings_read(const char *path, const struct f8b_ceilings *fallback, struct f8b_ceilings *c)
 {
 	void *buf = NULL;
@@ -321,6 +333,8 @@ int f8b_ceilings_read(const char *path, const struct f8b_ceilings *fallback, str
 		               path, n);
 	}
 	double bf16 = NAN, fp8 = NAN;
+	const struct f8b_ceilings_row *best_bf16 = NULL, *best_fp8 = NULL;
+	int n_bf16 = 0, n_fp8 = 0;
 	size_t nl = 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct f8b_ceilings_row *r = &rows[i];
@@ -333,10 +347,15 @@ int f8b_ceilings_read(const char *path, const struct f8b_ceilings *fallback, str
 			bool is_fp8 = F8B_COL_IS(r->dtype, "e4m3") ||
 			              F8B_COL_IS(r->dtype, "e5m2") ||
 			              F8B_COL_IS(r->dtype, "e4m3fn");
-			if (is_bf16 && (isnan(bf16) || r->value > bf16))
+			if (is_bf16 && (isnan(bf16) || r->value > bf16)) {
 				bf16 = r->value;
-			else if (is_fp8 && (isnan(fp8) || r->value > fp8))
+				best_bf16 = r;
+			} else if (is_fp8 && (isnan(fp8) || r->value > fp8)) {
 				fp8 = r->value;
+				best_fp8 = r;
+			}
+			n_bf16 += is_bf16;
+			n_fp8 += is_fp8;
 		} else if (F8B_COL_IS(r->kind, "launch")) {
 			vals[nl++] = r->value;
 		}
@@ -346,6 +365,8 @@ int f8b_ceilings_read(const char *path, const struct f8b_ceilings *fallback, str
 	c->hbm_bytes_per_s = hbm_plateau(rows, n, sizes, vals);
 	c->bf16_flops_per_s = bf16;
 	c->fp8_flops_per_s = fp8;
+	peak_at(best_bf16, n_bf16, c->bf16_at, sizeof c->bf16_at);
+	peak_at(best_fp8, n_fp8, c->fp8_at, sizeof c->fp8_at);
 	free(sizes);
 	free(vals);
 	free(buf);

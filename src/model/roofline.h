@@ -32,6 +32,10 @@ struct f8b_ceilings {
 	double launch_s;         /* one kernel launch's fixed cost */
 	char source[16];         /* "measured" or "datasheet" */
 	char detail[160];        /* ceilings file, or the datasheet row used */
+	/* Measured GEMM peaks: the shape of the best row of each dtype and how
+	 * many rows it was chosen from ("8192x8192x8192, best of 3"); "" for
+	 * the datasheet. */
+	char bf16_at[48], fp8_at[48];
 };
 
 /* GEMM D = A @ B^T of desc: 2*M*N*K flops; reads A, B (and their scale
@@ -77,7 +81,8 @@ double f8b_pct_of_roofline(double predicted_s, double measured_s);
 void f8b_ceilings_datasheet(const struct f8b_peaks *p, struct f8b_ceilings *c);
 /* Ceilings measured by `f8bench ceilings` (its "ceilings" table): HBM =
  * the copy bandwidth plateau (median over the three largest working sets),
- * GEMM peaks = the best bf16 / fp8 rows, launch = the launch row.  Missing
+ * GEMM peaks = the best bf16 / fp8 rows (bf16_at / fp8_at say which shape
+ * and of how many), launch = the launch row.  Missing
  * pieces are taken from `fallback` (may be NULL) and `detail` says so. */
 int f8b_ceilings_read(const char *path, const struct f8b_ceilings *fallback,
                       struct f8b_ceilings *c);

@@ -5,16 +5,103 @@
  *
  *   f8bench report FILE.h5... -o DIR [--ceilings CEILINGS.h5]
  *
- * writes into DIR: CSV and gnuplot data files, plot-vars.gp, report.md,
- * and, through gnuplot and the templates in roofline/, roofline, speedup
- * and sqnr plots as PNG and SVG. */
+ * The core (report.c) reads every file, and for each benchmark of
+ * f8b_benches[] whose table a file holds hands that benchmark's report
+ * module (its descriptor's .report) the rows; the module writes its data
+ * files, names the gnuplot templates (roofline/NAME.gp) the core draws as
+ * NAME.png and NAME.svg, and writes its section of report.md.  A benchmark
+ * without a module gets a generic section: its rows as CSV and a table of
+ * its cases.  The helpers below are the writers every module shares. */
 #ifndef F8B_REPORT_H
 #define F8B_REPORT_H
+
+#include <math.h>
+#include <stdio.h>
+
+#include "harness/bench.h"
+#include "results/results.h"
+
+/* One input file, as a module sees it. */
+struct f8b_report_file {
+	const char *path;
+	struct f8b_provenance prov;
+	char tables[256]; /* the tables it holds, comma-separated */
+	/* The module's benchmark's rows, in its schema's layout (NULL, 0 when
+	 * the file has no such table); columns the file lacks (written by an
+	 * older f8bench) read as NaN, 0 or "" and are listed in missing. */
+	void *rows;
+	size_t nrows;
+	char missing[512];
+};
+
+struct f8b_report_ctx {
+	const char *dir; /* the output directory, created */
+	const struct f8b_bench *bench;
+	const struct f8b_report_file *files;
+	int nfiles;
+	const char *ceilings_path; /* --ceilings FILE, or NULL */
+	const char *gpu, *date;    /* of every input, for titles: "NVIDIA H100 ...", "2026-11-21" */
+};
+
+#define F8B_REPORT_MAX_PLOTS 8
+
+struct f8b_report_module {
+	/* Reads ctx's rows, writes its data files into ctx->dir and names the
+	 * templates to draw in plots[] (up to F8B_REPORT_MAX_PLOTS, NULL after
+	 * the last); *plotted counts the rows its plots show (0: nothing to
+	 * draw).  *state is handed to markdown and freed by release. */
+	int (*prepare)(const struct f8b_report_ctx *ctx, void **state, const char **plots,
+	               size_t *plotted);
+	/* Its sections of report.md ("## ..." headings); drawn: whether the
+	 * core drew its plots (else a note says why not). */
+	int (*markdown)(void *state, FILE *md, bool drawn);
+	void (*release)(void *state);
+};
 
 /* The subcommand's main: argv[0] is "report".  Prints its own errors.
  * Exit status: 0 everything written; 1 data and report.md written but no
  * plots (gnuplot not found, or gnuplot failed: see DIR/gnuplot.log);
  * 2 bad arguments or unreadable input, nothing useful written. */
 int f8b_report_main(int argc, char **argv);
+
+/* ---------------------------------------------------------------- writers
+ * (report_out.c) */
+
+static inline bool f8b_rpt_finite_pos(double v)
+{
+	return isfinite(v) && v > 0;
+}
+
+struct f8b_rpt_stats {
+	int n;
+	double min, med, max;
+};
+/* Sorts v[0..n) in place (NaNs left out first). */
+void f8b_rpt_stats_of(double *v, int n, struct f8b_rpt_stats *s);
+/* Appends "item" to a ", "-separated list unless already there. */
+void f8b_rpt_list_add(char *list, size_t size, const char *item);
+
+/* An output file of the report directory. */
+struct f8b_rpt_out {
+	FILE *f;
+	char path[4096];
+	const char *name;
+};
+int f8b_rpt_open(const char *dir, struct f8b_rpt_out *o, const char *name);
+int f8b_rpt_close(struct f8b_rpt_out *o, int rc); /* rc, or the write error */
+
+void f8b_rpt_csv_str(FILE *f, const char *s);            /* quoted when needed */
+void f8b_rpt_csv_list(FILE *f, const char *s);           /* a ", " list as one field */
+void f8b_rpt_csv_num(FILE *f, double v);                 /* "" for NaN */
+void f8b_rpt_md_str(FILE *f, const char *s);             /* | and newlines escaped */
+void f8b_rpt_md_num(FILE *f, const char *fmt, double v); /* "-" for NaN */
+void f8b_rpt_gp_str(FILE *f, const char *s);             /* a gnuplot string */
+void f8b_rpt_gp_num(FILE *f, double v);                  /* NaN for gnuplot */
+/* "# WHAT" and "# COLS" lines heading a gnuplot .dat file. */
+void f8b_rpt_dat_header(FILE *f, const char *what, const char *cols);
+/* The Markdown image of plot NAME, or a note that it was not drawn. */
+void f8b_rpt_md_plot(FILE *f, const char *name, const char *caption, bool drawn);
+/* mkdir -p, then checks the directory is writable. */
+int f8b_rpt_make_dir(const char *dir);
 
 #endif
