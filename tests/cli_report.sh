@@ -140,6 +140,19 @@ if "$F8BENCH" ceilings --help >/dev/null 2>&1; then
 		sz=$(wc -c <meas2/roofline.png 2>/dev/null || echo 0)
 		ok "$([ "$sz" -gt 1024 ] && echo 0 || echo 1)" "roofline.png with roofs is over 1 KB ($sz bytes)"
 	fi
+	# A run placed on measured ceilings, reported without them: every figure
+	# of a row comes from the report's one roof, never the row's own.
+	"$F8BENCH" gemm $Q --shapes 256x256x256 --scaling tensorwise --fast-accum on \
+		--ceilings c.h5 -o onmeas.h5 >/dev/null 2>&1
+	"$F8BENCH" export onmeas.h5 --table gemm | grep -q ",measured,"
+	ok $? "a gemm run with --ceilings records measured roofline figures"
+	GNUPLOT=/nonexistent "$F8BENCH" report onmeas.h5 -o mix >/dev/null 2>&1
+	awk -F, 'NR > 1 && $17 == "measured" {bad++} END {exit bad > 0}' mix/roofline.csv
+	ok $? "reported without ceilings: no row claims the measured roof"
+	grep -q 'r_title\[[0-9]*\] = "fp8 roof, measured at 256x256x256' meas/plot-vars.gp
+	ok $? "the measured fp8 roof says which GEMM it was measured on"
+	grep -q "GEMM peaks measured at bf16 256x256x256, fp8 256x256x256" meas/report.md
+	ok $? "report.md says where the measured GEMM peaks come from"
 else
 	skip "measured roofs: this f8bench has no ceilings command"
 fi

@@ -277,14 +277,19 @@ int f8b_grpt_markdown(void *state, FILE *f, bool drawn)
 	else
 		fprintf(f, "no row of roofline/datasheet.tsv matches this device");
 	fprintf(f, ".  Measured: ");
-	if (R->have_meas)
+	if (R->have_meas) {
 		f8b_rpt_md_str(f, R->meas.detail[0] ? R->meas.detail : R->meas_path);
-	else
+		if (R->meas.bf16_at[0] || R->meas.fp8_at[0])
+			fprintf(f, "; GEMM peaks measured at bf16 %s, fp8 %s",
+			        R->meas.bf16_at[0] ? R->meas.bf16_at : "-",
+			        R->meas.fp8_at[0] ? R->meas.fp8_at : "-");
+	} else
 		fprintf(f, "no ceilings table (run `f8bench ceilings` and pass its file, or "
 		           "`--ceilings FILE`)");
 	fprintf(f,
-	        ".  %% of roofline = 100 x predicted / measured time; the run's own "
-	        "figure where it recorded one, else from the %s ceilings here.\n\n",
+	        ".  %% of roofline = 100 x predicted / measured time; every figure of a row "
+	        "comes from the %s roof it names (not from the ceilings the run itself "
+	        "used).\n\n",
 	        R->have_meas ? "measured" : "datasheet");
 
 	fprintf(f, "| shape | label | series | flop/byte | TFLOP/s | roof TFLOP/s | %% of roofline "

@@ -27,8 +27,9 @@ static void add_roof(struct rpt *R, const struct f8b_ceilings *c, bool fp8)
 		snprintf(p, sizeof p, "%.4g TFLOP/s", peak);
 	if (f8b_rpt_finite_pos(bw))
 		snprintf(b, sizeof b, "%.3g TB/s", bw);
-	snprintf(o->title, sizeof o->title, "%s roof, %s (%s, %s)", fp8 ? "fp8" : "bf16", c->source,
-	         p, b);
+	const char *at = fp8 ? c->fp8_at : c->bf16_at;
+	snprintf(o->title, sizeof o->title, "%s roof, %s%s%s (%s, %s)", fp8 ? "fp8" : "bf16",
+	         c->source, at[0] ? " at " : "", at, p, b);
 }
 
 /* Datasheet ceilings of the device named by the first file's provenance;
