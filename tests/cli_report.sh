@@ -140,6 +140,21 @@ if "$F8BENCH" ceilings --help >/dev/null 2>&1; then
 		sz=$(wc -c <meas2/roofline.png 2>/dev/null || echo 0)
 		ok "$([ "$sz" -gt 1024 ] && echo 0 || echo 1)" "roofline.png with roofs is over 1 KB ($sz bytes)"
 	fi
+	# The ceilings table has its own report module, through the same core.
+	GNUPLOT=/nonexistent "$F8BENCH" report c.h5 -o crep >/dev/null 2>&1
+	ok "$([ $? = 1 ] && echo 0 || echo 1)" "report of a ceilings file: data written (exit 1 without gnuplot)"
+	n=$(grep -c "^copy," crep/ceilings.csv)
+	ok "$([ "$n" = 2 ] && echo 0 || echo 1)" "ceilings.csv: the two copy working sets (got $n)"
+	grep -q "^## Ceilings" crep/report.md && grep -q "^| gemm e4m3 256x256x256 | " crep/report.md
+	ok $? "report.md: the ceilings section with the GEMM peaks"
+	grep -q "^c_l2_bytes = " crep/ceilings-vars.gp
+	ok $? "ceilings-vars.gp hands the L2 size to the template"
+	if GNUPLOT= command -v gnuplot >/dev/null 2>&1; then
+		"$F8BENCH" report c.h5 r.h5 -o both >/dev/null 2>&1
+		ok $? "gemm and ceilings files in one report: exit 0"
+		[ -s both/bandwidth.png ] && [ -s both/roofline.png ]
+		ok $? "one report holds both benchmarks' plots"
+	fi
 	# A run placed on measured ceilings, reported without them: every figure
 	# of a row comes from the report's one roof, never the row's own.
 	"$F8BENCH" gemm $Q --shapes 256x256x256 --scaling tensorwise --fast-accum on \

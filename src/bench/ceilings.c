@@ -27,6 +27,7 @@
 #include <strings.h>
 
 #include "harness/bench.h"
+#include "report/report.h"
 #include "bench/gemm_check.h"
 #include "core/cases.h"
 #include "harness/comm.h"
@@ -1110,4 +1111,5 @@ const struct f8b_bench f8b_bench_ceilings = {
     .time_column = "time_median_s",
     .noise_column = "time_noise",
     .throttled_column = "throttled",
+    .report = &f8b_ceilings_report,
 };

@@ -360,4 +360,9 @@ const struct f8b_report_module f8b_gemm_report = {
     .prepare = gemm_prepare,
     .markdown = f8b_grpt_markdown,
     .release = gemm_release,
+    .help = "  roofline.png/.svg  achieved TFLOP/s against arithmetic intensity (log-log),\n"
+            "                     under the measured and datasheet roofs of bf16 and fp8\n"
+            "  speedup.png/.svg   fp8 speedup over bf16 per shape, granularity, fast_accum\n"
+            "  sqnr.png/.svg      SQNR per granularity and fast_accum\n"
+            "  *.csv, *.dat       the data; report.md: the tables, best fp8 per shape\n",
 };

@@ -90,7 +90,6 @@ struct best {
 	double bf16_tflops;
 };
 
-extern const struct f8b_report_module f8b_gemm_report;
 
 /* gemm_report.c */
 bool f8b_grpt_row_is_fp8(const struct f8b_gemm_row *r);

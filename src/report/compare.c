@@ -179,7 +179,7 @@ static void help(FILE *f)
 	fprintf(f, "usage: f8bench compare BASE.h5 NEW.h5 [--tolerance FRAC] [--all] [--force]\n"
 	           "                       [--junit FILE] [--markdown FILE] [--no-timing]\n\n"
 	           "Compares NEW against BASE, case by case, for every benchmark table both\n"
-	           "files hold (gemm, ceilings, ...), taking each run's measured noise into\n"
+	           "files hold, taking each run's measured noise into\n"
 	           "account: with change = new/base - 1 and noise =\n"
 	           "sqrt(noise_base^2 + noise_new^2) (relative standard errors of the medians),\n"
 	           "  same     |change| <= tolerance\n"

@@ -182,17 +182,15 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: f8bench report FILE.h5... -o DIR [--ceilings FILE.h5]\n\n"
 	           "Turns results files into plots and a summary, in DIR: for every benchmark\n"
-	           "table the files hold, its report module's plots and tables.  gemm:\n"
-	           "  roofline.png/.svg  achieved TFLOP/s against arithmetic intensity (log-log),\n"
-	           "                     under the measured and datasheet roofs of bf16 and fp8\n"
-	           "  speedup.png/.svg   fp8 speedup over bf16 per shape, per granularity and "
-	           "fast_accum\n"
-	           "  sqnr.png/.svg      SQNR per granularity and fast_accum\n"
-	           "  report.md          the tables behind every plot, best fp8 per shape, "
-	           "provenance\n"
-	           "  *.csv, *.dat       the data (CSV for pandas; .dat and plot-vars.gp for the\n"
-	           "                     gnuplot templates in roofline/)\n\n"
-	           "Reads finished files only; run it after the benchmark, not inside it.\n"
+	           "table the files hold, its report's plots and data, and report.md with the\n"
+	           "tables behind every plot and each file's provenance.\n");
+	for (int i = 0; f8b_benches[i]; i++) {
+		const struct f8b_report_module *m = f8b_benches[i]->report;
+		fprintf(f, "\n%s:\n%s", f8b_benches[i]->name,
+		        m && m->help ? m->help
+		                     : "  report.md: a table of its cases and outcomes\n");
+	}
+	fprintf(f, "\nReads finished files only; run it after the benchmark, not inside it.\n"
 	           "gnuplot: $GNUPLOT, else the one configure found, else PATH.  Templates:\n"
 	           "$F8B_ROOFLINE, else the installed or source-tree roofline/.\n\n"
 	           "Exit status: 0 all written; 1 data and report.md written but no plots\n"

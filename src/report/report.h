@@ -56,7 +56,11 @@ struct f8b_report_module {
 	 * core drew its plots (else a note says why not). */
 	int (*markdown)(void *state, FILE *md, bool drawn);
 	void (*release)(void *state);
+	/* What it writes, for `f8bench report --help` (lines of "  FILE  what"). */
+	const char *help;
 };
+
+extern const struct f8b_report_module f8b_gemm_report, f8b_ceilings_report;
 
 /* The subcommand's main: argv[0] is "report".  Prints its own errors.
  * Exit status: 0 everything written; 1 data and report.md written but no
