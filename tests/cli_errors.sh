@@ -59,4 +59,13 @@ expect_error "existing output without --append" "--append" $G --shapes 256x256x2
 [ "$(cat exists.h5)" = precious ]
 ok $? "existing file untouched"
 expect_error "export of a non-HDF5 file" "exists.h5" "$F8BENCH" export exists.h5
+# --append to a file that is no HDF5 file, or a truncated one: each failure
+# gets its own advice, and neither is told about file locking.
+expect_error "--append to a text file" "not an HDF5 file" $G --shapes 256x256x256 --append -o exists.h5
+$G --shapes 256x256x256 --min-time 0 --min-samples 3 --max-samples 3 -o whole.h5 2>/dev/null
+head -c $(($(wc -c <whole.h5) / 2)) whole.h5 >trunc.h5 && rm -f whole.h5
+h5_before=2
+expect_error "--append to a truncated file" "is truncated" $G --shapes 256x256x256 --append -o trunc.h5
+$G --shapes 256x256x256 --append -o trunc.h5 2>&1 | grep -q HDF5_USE_FILE_LOCKING
+ok "$([ $? != 0 ] && echo 0 || echo 1)" "--append to a truncated file: no advice about file locking"
 done_testing

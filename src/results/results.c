@@ -66,6 +66,25 @@ static herr_t innermost_cb(unsigned n, const H5E_error2_t *e, void *data)
 	return 0;
 }
 
+/* The advice that fits HDF5's reason, each failure its own ("" when none
+ * helps).  The words matched are HDF5's own messages (H5Fsuper.c,
+ * H5FD*.c); "sblock" in a truncated file's message is no lock failure. */
+static const char *advice(const char *reason)
+{
+	/* File locking (default since HDF5 1.10) fails on some NFS and Lustre
+	 * mounts; HDF5 reads this variable to skip it. */
+	if (strstr(reason, "unable to lock") || strstr(reason, "file locking") ||
+	    strstr(reason, "lock the file"))
+		return "; on a file system without locking set HDF5_USE_FILE_LOCKING=FALSE";
+	if (strstr(reason, "signature not found"))
+		return "; it is not an HDF5 file: give -o a results file written by f8bench, or a "
+		       "new name";
+	if (strstr(reason, "truncated file"))
+		return "; the file is truncated (a copy or a write that did not finish): restore "
+		       "it, or write to a new file";
+	return "";
+}
+
 static int h5_errorf(const char *file, int line, const char *path, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
@@ -80,11 +99,7 @@ static int h5_errorf(const char *file, int line, const char *path, const char *f
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof what, fmt, ap);
 	va_end(ap);
-	/* File locking (default since HDF5 1.10) fails on some NFS and Lustre
-	 * mounts; HDF5 reads this variable to skip it. */
-	const char *hint = strstr(reason, "lock") ? "; on a file system without locking set "
-	                                            "HDF5_USE_FILE_LOCKING=FALSE"
-	                                          : "";
+	const char *hint = advice(reason);
 	if (reason[0])
 		return f8b_errorf(F8B_EIO, file, line, "results file '%s': cannot %s (HDF5: %s%s)",
 		                  path, what, reason, hint);
