@@ -266,7 +266,9 @@ static void test_timings(void)
 	rc = COMPARE(in_dir("base.h5"), in_dir("same.h5"));
 	tap_ok(rc == 0, "same: exit 0 (%d)", rc);
 	tap_ok(
-	    !strcmp(summary(), "4 same, 0 faster, 0 slower, 0 unsure, 0 missing, 0 wrong, 0 new, 0 less-accurate"),
+	    !strcmp(
+	        summary(),
+	        "4 same, 0 faster, 0 slower, 0 unsure, 0 missing, 0 wrong, 0 new, 0 less-accurate"),
 	    "same: summary '%s'", summary());
 	tap_ok(!strstr(out, "verdict"), "same: no table by default");
 	tap_ok(strstr(out, "run 0 on NVIDIA H100 80GB HBM3 (pci 0x2330), 4 cases") != NULL,
@@ -293,7 +295,9 @@ static void test_timings(void)
 	rc = COMPARE(in_dir("base.h5"), in_dir("faster.h5"));
 	tap_ok(rc == 0, "faster: exit 0 (%d)", rc);
 	tap_ok(
-	    !strcmp(summary(), "3 same, 1 faster, 0 slower, 0 unsure, 0 missing, 0 wrong, 0 new, 0 less-accurate"),
+	    !strcmp(
+	        summary(),
+	        "3 same, 1 faster, 0 slower, 0 unsure, 0 missing, 0 wrong, 0 new, 0 less-accurate"),
 	    "faster: summary '%s'", summary());
 	tap_ok(strstr(line_with("tensorwise fast_accum=off"), "-10.00%") &&
 	           strstr(line_with("tensorwise fast_accum=off"), "faster"),
@@ -306,7 +310,9 @@ static void test_timings(void)
 	rc = COMPARE(in_dir("base.h5"), in_dir("slower.h5"));
 	tap_ok(rc == 1, "slower: exit 1 (%d)", rc);
 	tap_ok(
-	    !strcmp(summary(), "3 same, 0 faster, 1 slower, 0 unsure, 0 missing, 0 wrong, 0 new, 0 less-accurate"),
+	    !strcmp(
+	        summary(),
+	        "3 same, 0 faster, 1 slower, 0 unsure, 0 missing, 0 wrong, 0 new, 0 less-accurate"),
 	    "slower: summary '%s'", summary());
 	const char *l = line_with("tensorwise fast_accum=off");
 	tap_ok(strstr(l, "+10.00%") && strstr(l, "slower") && strstr(l, "0.6") &&
@@ -330,7 +336,9 @@ static void test_timings(void)
 	rc = COMPARE(in_dir("noisy-base.h5"), in_dir("noisy.h5"));
 	tap_ok(rc == 0, "noisy: exit 0 (%d)", rc);
 	tap_ok(
-	    !strcmp(summary(), "3 same, 0 faster, 0 slower, 1 unsure, 0 missing, 0 wrong, 0 new, 0 less-accurate"),
+	    !strcmp(
+	        summary(),
+	        "3 same, 0 faster, 0 slower, 1 unsure, 0 missing, 0 wrong, 0 new, 0 less-accurate"),
 	    "noisy: summary '%s'", summary());
 	l = line_with("1024x1024x1024 tensorwise fast_accum=off");
 	tap_ok(strstr(l, "7.07%") && strstr(l, "throttled samples: BASE 0, NEW 7"),
@@ -350,7 +358,9 @@ static void test_status(void)
 	rc = COMPARE(in_dir("base.h5"), in_dir("missing.h5"));
 	tap_ok(rc == 1, "missing: exit 1 (%d)", rc);
 	tap_ok(
-	    !strcmp(summary(), "3 same, 0 faster, 0 slower, 0 unsure, 1 missing, 0 wrong, 0 new, 0 less-accurate"),
+	    !strcmp(
+	        summary(),
+	        "3 same, 0 faster, 0 slower, 0 unsure, 1 missing, 0 wrong, 0 new, 0 less-accurate"),
 	    "missing: summary '%s'", summary());
 	tap_ok(strstr(line_with("2048x2048x2048"), "missing") &&
 	           strstr(line_with("2048x2048x2048"), "not in NEW"),
@@ -361,9 +371,8 @@ static void test_status(void)
 	n[4] = row(4096, "axiswise", 0, "ok", 9.0, 0.001);
 	write_run("extra.h5", false, H100, n, 5);
 	rc = COMPARE(in_dir("base.h5"), in_dir("extra.h5"));
-	tap_ok(rc == 0 &&
-	           !strcmp(summary(),
-	                   "4 same, 0 faster, 0 slower, 0 unsure, 0 missing, 0 wrong, 1 new, 0 less-accurate"),
+	tap_ok(rc == 0 && !strcmp(summary(), "4 same, 0 faster, 0 slower, 0 unsure, 0 missing, 0 "
+	                                     "wrong, 1 new, 0 less-accurate"),
 	       "new case: exit 0, '%s'", summary());
 	tap_ok(strstr(line_with("4096x4096x4096"), "not in BASE") != NULL, "new: row '%s'",
 	       line_with("4096x4096x4096"));
@@ -376,7 +385,9 @@ static void test_status(void)
 	rc = COMPARE(in_dir("base.h5"), in_dir("wrong.h5"));
 	tap_ok(rc == 1, "wrong/error in NEW: exit 1 (%d)", rc);
 	tap_ok(
-	    !strcmp(summary(), "2 same, 0 faster, 0 slower, 0 unsure, 0 missing, 2 wrong, 0 new, 0 less-accurate"),
+	    !strcmp(
+	        summary(),
+	        "2 same, 0 faster, 0 slower, 0 unsure, 0 missing, 2 wrong, 0 new, 0 less-accurate"),
 	    "wrong: summary '%s'", summary());
 	tap_ok(strstr(line_with("NEW wrong"), "crafted failure") &&
 	           strstr(out, "NEW error: crafted"),
@@ -401,7 +412,9 @@ static void test_status(void)
 	rc = COMPARE(in_dir("unsup-base.h5"), in_dir("unsup-new.h5"), "--all");
 	tap_ok(rc == 1, "unsupported only in NEW: exit 1 (%d)", rc);
 	tap_ok(
-	    !strcmp(summary(), "3 same, 0 faster, 0 slower, 0 unsure, 1 missing, 0 wrong, 0 new, 0 less-accurate"),
+	    !strcmp(
+	        summary(),
+	        "3 same, 0 faster, 0 slower, 0 unsure, 1 missing, 0 wrong, 0 new, 0 less-accurate"),
 	    "unsupported: both -> same, NEW only -> missing: '%s'", summary());
 	tap_ok(strstr(line_with("unsupported in both"), "same") &&
 	           strstr(line_with("unsupported in NEW"), "2048x2048x2048"),
@@ -597,9 +610,9 @@ static void test_h100_repeat(void)
 	}
 	rc = COMPARE(real, real, "--base-run", "0", "--new-run", "1");
 	tap_ok(rc == 0, "H100 repeat, run 0 vs 1: exit 0 (%d)", rc);
-	tap_ok(
-	    !strcmp(summary(), "35 same, 0 faster, 0 slower, 0 unsure, 0 missing, 0 wrong, 0 new, 0 less-accurate"),
-	    "H100 repeat: all 35 cases same at the default 3%% ('%s')", summary());
+	tap_ok(!strcmp(summary(), "35 same, 0 faster, 0 slower, 0 unsure, 0 missing, 0 wrong, 0 "
+	                          "new, 0 less-accurate"),
+	       "H100 repeat: all 35 cases same at the default 3%% ('%s')", summary());
 	tap_ok(strstr(out, "run 0 on NVIDIA H100 80GB HBM3 (pci 0x2330), 35 cases") != NULL,
 	       "H100 repeat: GPU read from /runs/0");
 	if (rc != 0)

@@ -90,7 +90,6 @@ struct best {
 	double bf16_tflops;
 };
 
-
 /* gemm_report.c */
 bool f8b_grpt_row_is_fp8(const struct f8b_gemm_row *r);
 bool f8b_grpt_row_cost(const struct f8b_gemm_row *r, struct f8b_cost *c);
