@@ -188,4 +188,23 @@ else
 	tail -n +3 g.csv | awk -F, -v v="$V" '!($v > 0) {bad=1} END {exit bad}'
 	ok $? "every GPU row has a positive value"
 fi
+# GEMM peaks over several shapes and algorithm candidates: one row each,
+# a candidate the backend does not offer is unsupported, and the roof is
+# the best row, named with its shape.
+"$F8BENCH" ceilings --backend host $Q --kinds gemm --gemm-shapes 256x256x256,512x256x256 \
+	--gemm-algos 2 -o algos.h5 >/dev/null 2>algos.err
+ok $? "--gemm-algos 2 over two shapes: exit 0"
+"$F8BENCH" export algos.h5 --table ceilings >algos.csv
+n=$(($(wc -l <algos.csv) - 1))
+ok "$([ "$n" = 8 ] && echo 0 || echo 1)" "2 shapes x 2 dtypes x 2 candidates = 8 rows (got $n)"
+n=$(grep -c ",unsupported," algos.csv)
+ok "$([ "$n" = 4 ] && echo 0 || echo 1)" "the host's missing candidate 1 is unsupported, 4 rows (got $n)"
+GNUPLOT=/nonexistent "$F8BENCH" report algos.h5 -o algos >/dev/null 2>&1
+"$F8BENCH" gemm --backend host $Q --shapes 256x256x256 --scaling tensorwise --fast-accum on \
+	--ceilings algos.h5 -o on.h5 >/dev/null 2>&1
+GNUPLOT=/nonexistent "$F8BENCH" report on.h5 --ceilings algos.h5 -o on >/dev/null 2>&1
+grep -q "GEMM peaks measured at bf16 [0-9x]*, best of 2, fp8 [0-9x]*, best of 2" on/report.md
+ok $? "the measured roofs are the best of the 2 ok rows of each dtype, shape named"
+"$F8BENCH" ceilings --backend host --gemm-algos 0 -o x.h5 >/dev/null 2>err.txt
+ok "$([ $? = 2 ] && grep -q -- "--gemm-algos '0'" err.txt && echo 0 || echo 1)" "--gemm-algos 0: exit 2 naming it"
 done_testing

@@ -222,8 +222,9 @@ static int setup_gemm(struct ceil_state *s)
 		                                 .b_scale_inv = s->sinv_b,
 		                                 .d = s->d.data};
 	}
-	/* The heuristic's first choice, as a framework would run it. */
-	return ops->gemm_plan(be, &s->desc, 0, &s->plan, &info);
+	/* The heuristic's candidate cs.algo (0: its first choice, as a framework
+	 * would run it); a candidate the heuristic does not offer is unsupported. */
+	return ops->gemm_plan(be, &s->desc, s->cs.algo, &s->plan, &info);
 }
 
 static int setup_coll(struct ceil_state *s)

@@ -45,6 +45,9 @@ static const struct f8b_option ceil_options[] = {
     {"gemm-shapes", OPT_GEMM_SHAPES, 0, "SPEC",
      "GEMM shapes as gemm --shapes takes them, each run in bf16\n"
      "and e4m3 (default " GPU_SHAPES "\nwith a GPU, " HOST_SHAPES " on the host)"},
+    {"gemm-algos", OPT_GEMM_ALGOS, 0, "N",
+     "time the heuristic's first N GEMM algorithms of each\nshape and dtype: the peak is the "
+     "best row (default 4\nwith a GPU, 1 on the host)"},
     {"launches", OPT_LAUNCHES, 0, "N",
      "empty launches timed back to back per sample\n(default 1000)"},
     {"coll-sizes", OPT_COLL_SIZES, 0, "LIST|MIN:MAX",
@@ -79,6 +82,7 @@ static void case_key(const void *cfg, size_t i, void *vrow)
 		row->n = c->shapes.v[cs->shape].n;
 	}
 	row->ranks = c->nranks;
+	row->candidate = cs->kind == K_GEMM ? cs->algo : 0;
 	/* Not measured (yet): NaN, never a time or rate of zero. */
 	row->time_median_s = row->time_min_s = row->time_max_s = row->time_noise = NAN;
 	row->value = row->datasheet_value = NAN;
@@ -88,7 +92,8 @@ static bool same_case(const void *va, const void *vb)
 {
 	const struct f8b_ceilings_row *a = va, *b = vb;
 	return !strcmp(a->kind, b->kind) && !strcmp(a->dtype, b->dtype) && a->bytes == b->bytes &&
-	       a->m == b->m && a->k == b->k && a->n == b->n && a->ranks == b->ranks;
+	       a->m == b->m && a->k == b->k && a->n == b->n && a->ranks == b->ranks &&
+	       a->candidate == b->candidate;
 }
 
 /* "64 KiB", "1 MiB", "4 GiB", or bytes when not a whole unit. */
@@ -109,7 +114,10 @@ static void describe(const void *vrow, char *buf, size_t n)
 	const struct f8b_ceilings_row *r = vrow;
 	char b[32];
 	fmt_bytes(r->bytes, b, sizeof b);
-	if (!strcmp(r->kind, "gemm"))
+	if (!strcmp(r->kind, "gemm") && r->candidate > 0)
+		snprintf(buf, n, "gemm %s %lldx%lldx%lld algo #%d", r->dtype, (long long)r->m,
+		         (long long)r->k, (long long)r->n, (int)r->candidate);
+	else if (!strcmp(r->kind, "gemm"))
 		snprintf(buf, n, "gemm %s %lldx%lldx%lld", r->dtype, (long long)r->m,
 		         (long long)r->k, (long long)r->n);
 	else if (!strcmp(r->kind, "launch"))
@@ -196,8 +204,8 @@ static int finish(void *vs, const struct f8b_measure_result *m, void *vrow)
 }
 
 /* What case_key fills and same_case / describe read. */
-static const char *const ceil_key_columns[] = {"kind", "dtype", "bytes", "m", "k",
-                                               "n",    "ranks", "unit",  NULL};
+static const char *const ceil_key_columns[] = {"kind", "dtype", "bytes", "m",         "k",
+                                               "n",    "ranks", "unit",  "candidate", NULL};
 
 const struct f8b_bench f8b_bench_ceilings = {
     .name = "ceilings",

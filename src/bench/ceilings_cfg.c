@@ -146,6 +146,15 @@ int f8b_ceil_cfg_option(void *cfg, int key, const char *arg)
 		c->launches = (int)n;
 		return F8B_OK;
 	}
+	case OPT_GEMM_ALGOS: {
+		errno = 0;
+		long n = strtol(arg, &end, 10);
+		if (errno || end == arg || *end || n < 1 || n > 64)
+			return F8B_ERR(F8B_EINVAL,
+			               "--gemm-algos '%s': expected an integer in [1, 64]", arg);
+		c->gemm_algos = (int)n;
+		return F8B_OK;
+	}
 	case OPT_TIMEOUT:
 		errno = 0;
 		c->timeout_s = strtod(arg, &end);
@@ -221,20 +230,22 @@ int f8b_ceil_cfg_finalize(void *cfg, size_t *ncases)
 	if (rc != F8B_OK)
 		return rc;
 
-	size_t cap = 3 * c->nsizes + 2 * c->shapes.n + 1 + 2 * c->ncoll;
+	if (!c->gemm_algos)
+		c->gemm_algos = c->gpu_defaults ? GPU_ALGOS : 1;
+	size_t cap = 3 * c->nsizes + 2 * c->shapes.n * (size_t)c->gemm_algos + 1 + 2 * c->ncoll;
 	if (!(c->cases = calloc(cap, sizeof *c->cases)))
 		return F8B_ERR(F8B_ENOMEM, "%zu cases", cap);
 	for (enum kind k = K_READ; k <= K_COPY; k++)
 		for (size_t i = 0; c->want[k] && i < c->nsizes && rc == F8B_OK; i++)
 			rc = add_case(c, cap, (struct ceil_case){.kind = k, .bytes = c->sizes[i]});
-	for (size_t i = 0; c->want[K_GEMM] && i < c->shapes.n && rc == F8B_OK; i++) {
-		rc = add_case(c, cap,
-		              (struct ceil_case){.kind = K_GEMM, .shape = i, .dtype = F8B_BF16});
-		if (rc == F8B_OK)
-			rc = add_case(
-			    c, cap,
-			    (struct ceil_case){.kind = K_GEMM, .shape = i, .dtype = F8B_E4M3});
-	}
+	for (size_t i = 0; c->want[K_GEMM] && i < c->shapes.n && rc == F8B_OK; i++)
+		for (int d = 0; d < 2 && rc == F8B_OK; d++)
+			for (int a = 0; a < c->gemm_algos && rc == F8B_OK; a++)
+				rc = add_case(c, cap,
+				              (struct ceil_case){.kind = K_GEMM,
+				                                 .shape = i,
+				                                 .dtype = d ? F8B_E4M3 : F8B_BF16,
+				                                 .algo = a});
 	if (c->want[K_LAUNCH] && rc == F8B_OK)
 		rc = add_case(c, cap, (struct ceil_case){.kind = K_LAUNCH});
 	for (enum kind k = K_ALLGATHER; k <= K_ALLREDUCE; k++)

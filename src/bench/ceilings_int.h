@@ -33,13 +33,18 @@
 
 /* Defaults.  On a GPU the sweep reaches well past L2 (50 MiB on an H100)
  * into HBM; on the host it stays small enough for CI. */
-#define GPU_SIZES           "1M:4G"
-#define HOST_SIZES          "1M:256M"
-#define HOST_MAX_SIZE       (256 * MIB)
-#define GPU_COLL_SIZES      "1M:1G"
-#define HOST_COLL_SIZES     "1M:64M"
-#define HOST_MAX_COLL       (64 * MIB)
-#define GPU_SHAPES          "8192x8192x8192"
+#define GPU_SIZES       "1M:4G"
+#define HOST_SIZES      "1M:256M"
+#define HOST_MAX_SIZE   (256 * MIB)
+#define GPU_COLL_SIZES  "1M:1G"
+#define HOST_COLL_SIZES "1M:64M"
+#define HOST_MAX_COLL   (64 * MIB)
+/* The GEMM peaks: the best of a few large shapes (the H100 sweep in
+ * results/h100 reached its best bf16 and fp8 rates at 16384x8192x10240,
+ * 8192x8192x57344 and 16384^3, not at 8192^3) and of the heuristic's first
+ * GPU_ALGOS algorithms for each. */
+#define GPU_SHAPES          "8192x8192x8192,16384x8192x10240,8192x8192x57344,16384x16384x16384"
+#define GPU_ALGOS           4
 #define HOST_SHAPES         "512x512x512"
 #define HOST_MAX_GEMM_FLOPS (2.0 * 1024 * 1024 * 1024)
 /* Bytes one bandwidth launch moves at least: 1 GiB is ~300 us of HBM or
@@ -67,12 +72,14 @@ struct ceil_case {
 	int64_t bytes;        /* working set (bandwidth) or message size (collectives) */
 	size_t shape;         /* gemm: index into cfg->shapes */
 	enum f8b_dtype dtype; /* gemm: bf16 or e4m3 */
+	int algo;             /* gemm: the heuristic's candidate (0 its first choice) */
 };
 
 struct ceil_cfg {
 	const char *kinds_spec, *sizes_spec, *coll_spec, *shapes_spec;
 	int64_t launch_bytes; /* 0: the backend's default, chosen in setup */
 	int launches;
+	int gemm_algos; /* 0: GPU_ALGOS with a GPU, 1 on the host */
 	double timeout_s;
 	int nranks;
 	/* Default lists are sized for a GPU when one is visible; see
@@ -99,6 +106,7 @@ enum {
 	OPT_LAUNCHES,
 	OPT_COLL_SIZES,
 	OPT_TIMEOUT,
+	OPT_GEMM_ALGOS,
 };
 
 /* ------------------------------------------------------------ one case */

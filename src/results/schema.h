@@ -73,6 +73,9 @@ struct f8b_ceilings_row {
 	                           "FLOP/s", "s" (launch) */
 	double datasheet_value; /* the same quantity from roofline/datasheet.tsv; NaN unknown */
 	int32_t ranks;          /* MPI ranks taking part */
+	int32_t candidate;      /* gemm: the heuristic's algorithm candidate timed (0 its
+	                           first choice, as in files written before this column);
+	                           0 for other kinds */
 	int32_t run_id, rank, device;
 	char gpu[48];
 	char message[F8B_MSG];
