@@ -68,4 +68,26 @@ h5_before=2
 expect_error "--append to a truncated file" "is truncated" $G --shapes 256x256x256 --append -o trunc.h5
 $G --shapes 256x256x256 --append -o trunc.h5 2>&1 | grep -q HDF5_USE_FILE_LOCKING
 ok "$([ $? != 0 ] && echo 0 || echo 1)" "--append to a truncated file: no advice about file locking"
+# A case too big for memory is refused before it allocates: an unsupported
+# row naming the need and what is free, promptly.  Under a 4 GiB address-space
+# limit a missing check fails at once instead of waking the OOM killer.
+(ulimit -v 4000000 2>/dev/null; exec $G --shapes 65536x65536x65536 --scaling tensorwise \
+	--fast-accum on -o big.h5) >big.out 2>&1
+rc=$?
+ok "$([ $rc = 0 ] && echo 0 || echo 1)" "65536^3 on the host: exit 0, nothing allocated (got $rc)"
+"$F8BENCH" export big.h5 --table gemm >big.csv 2>/dev/null
+n=$(grep -c ",unsupported," big.csv)
+ok "$([ "$n" = 2 ] && echo 0 || echo 1)" "65536^3: both rows unsupported (got $n)"
+grep -q "needs [0-9.]* GiB of host memory, [0-9.]* GiB free" big.csv
+ok $? "65536^3: the message names the need and what is free"
+# A run killed before it recorded a row (the OOM killer, kill -9) leaves no
+# results file: the new file takes its name with its first rows.
+$G --shapes 4096x4096x4096 --scaling tensorwise --fast-accum on -o killed.h5 >/dev/null 2>&1 &
+pid=$!
+sleep 1
+kill -9 $pid 2>/dev/null
+wait $pid 2>/dev/null
+[ ! -e killed.h5 ]
+ok $? "killed before its first row: no killed.h5"
+rm -f killed.h5.tmp.*
 done_testing

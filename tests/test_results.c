@@ -393,12 +393,16 @@ static void test_create_and_read(const char *path)
 	rc = f8b_results_open(path, false, &f8b_gemm_schema, &prov, &r, &run_id);
 	tap_ok(rc == F8B_OK && r, "create: open new file %s", why(rc));
 	tap_ok(run_id == 0, "create: first run id is 0");
-	tap_ok(exists(path), "create: file is at its path as soon as it is open");
-	tap_ok(count_entries(dir, ".tmp.") == 0, "create: no temporary file left beside it");
+	/* A new file takes its name with its first rows: a run killed before
+	 * it recorded anything leaves no results file. */
+	tap_ok(!exists(path) && count_entries(dir, ".tmp.") == 1,
+	       "create: at a temporary name until its first rows");
 	for (int i = 0; i < 3; i++)
 		fill_row(&first_rows[i], i);
 	rc = f8b_results_append(r, &first_rows[0], 1);
 	tap_ok(rc == F8B_OK, "create: append 1 row %s", why(rc));
+	tap_ok(exists(path), "create: the file is at its path once it holds a row");
+	tap_ok(count_entries(dir, ".tmp.") == 0, "create: no temporary file left beside it");
 	rc = f8b_results_append(r, &first_rows[1], 2);
 	tap_ok(rc == F8B_OK, "create: append 2 more rows");
 	tap_ok(f8b_results_append(r, NULL, 0) == F8B_OK, "create: appending 0 rows is a no-op");
@@ -633,8 +637,9 @@ static void test_abandon_new(void)
 	void *rows = NULL;
 
 	path_in_dir(p, sizeof p, "abandoned.h5");
-	tap_ok(f8b_results_open(p, false, &f8b_gemm_schema, NULL, &r, NULL) == F8B_OK && exists(p),
-	       "abandon: new file created");
+	tap_ok(f8b_results_open(p, false, &f8b_gemm_schema, NULL, &r, NULL) == F8B_OK &&
+	           count_entries(dir, "abandoned.h5.tmp.") == 1,
+	       "abandon: new file created (at its temporary name)");
 	f8b_results_abandon(r);
 	tap_ok(!exists(p) && count_entries(dir, "abandoned") == 0,
 	       "abandon: file removed, nothing left");

@@ -183,6 +183,9 @@ struct f8b_backend_ops {
 	 * host says, not when the host finished queueing it. */
 	int (*hold)(struct f8b_backend *be, double timeout_s);
 	int (*release)(struct f8b_backend *be);
+	/* Memory that alloc() can still hand out and its total, in bytes
+	 * (host: MemAvailable / MemTotal; cuda: cudaMemGetInfo). */
+	int (*mem_info)(struct f8b_backend *be, size_t *free_bytes, size_t *total_bytes);
 };
 /* Entries of bw_read's partial-sum buffer (one per GPU thread block). */
 #define F8B_BW_PARTIALS 4096

@@ -941,6 +941,13 @@ static int cuda_release(struct f8b_backend *be)
 	return f8b_cuda_gate_release(be->gate);
 }
 
+static int cuda_mem_info(struct f8b_backend *be, size_t *free_bytes, size_t *total_bytes)
+{
+	(void)be;
+	F8B_CUDA_TRY(cudaMemGetInfo(free_bytes, total_bytes));
+	return F8B_OK;
+}
+
 const struct f8b_backend_ops f8b_backend_cuda = {
     .name = "cuda",
     .open = cuda_open,
@@ -970,4 +977,5 @@ const struct f8b_backend_ops f8b_backend_cuda = {
     .launch_empty = cuda_launch_empty,
     .hold = cuda_hold,
     .release = cuda_release,
+    .mem_info = cuda_mem_info,
 };

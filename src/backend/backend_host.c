@@ -685,6 +685,38 @@ static int host_launch_empty(struct f8b_backend *be)
 	return F8B_OK;
 }
 
+/* MemAvailable: what the kernel can hand out without swapping (page cache
+ * included), the figure an allocation of that size would survive. */
+static int host_mem_info(struct f8b_backend *be, size_t *free_bytes, size_t *total_bytes)
+{
+	unsigned long long avail = 0, total = 0, v;
+	char key[64];
+	(void)be;
+	FILE *f = fopen("/proc/meminfo", "r");
+	while (f && fscanf(f, "%63s %llu kB", key, &v) == 2) {
+		if (!strcmp(key, "MemAvailable:"))
+			avail = v * 1024;
+		else if (!strcmp(key, "MemTotal:"))
+			total = v * 1024;
+	}
+	if (f)
+		fclose(f);
+	if (!avail) { /* no /proc: what sysconf knows */
+		long pages = sysconf(_SC_AVPHYS_PAGES), all = sysconf(_SC_PHYS_PAGES);
+		long psize = sysconf(_SC_PAGESIZE);
+		avail = pages > 0 && psize > 0
+		            ? (unsigned long long)pages * (unsigned long long)psize
+		            : 0;
+		total =
+		    all > 0 && psize > 0 ? (unsigned long long)all * (unsigned long long)psize : 0;
+	}
+	if (!avail)
+		return F8B_ERR(F8B_EUNSUPPORTED, "free host memory is unknown");
+	*free_bytes = (size_t)avail;
+	*total_bytes = (size_t)total;
+	return F8B_OK;
+}
+
 const struct f8b_backend_ops f8b_backend_host = {
     .name = "host",
     .open = host_open,
@@ -712,4 +744,5 @@ const struct f8b_backend_ops f8b_backend_host = {
     .bw_write = host_bw_write,
     .bw_copy = host_bw_copy,
     .launch_empty = host_launch_empty,
+    .mem_info = host_mem_info,
 };

@@ -203,6 +203,25 @@ static int finish(void *vs, const struct f8b_measure_result *m, void *vrow)
 	return F8B_OK;
 }
 
+/* Backend memory case i allocates in setup(): bandwidth buffers (the copy's
+ * two halves fit in its working set), GEMM operands, collective buffers
+ * (send and the gathered receive).  Launch allocates nothing. */
+static int64_t case_bytes(const void *cfg, size_t i)
+{
+	const struct ceil_cfg *c = cfg;
+	const struct ceil_case *cs = &c->cases[i];
+	if (is_bw(cs->kind))
+		return cs->bytes + 4096 * 8;
+	if (is_coll(cs->kind))
+		return 2 * cs->bytes;
+	if (cs->kind == K_GEMM) {
+		const struct f8b_shape *s = &c->shapes.v[cs->shape];
+		double mk = (double)s->m * (double)s->k, nk = (double)s->n * (double)s->k;
+		return (int64_t)fmin(3 * (mk + nk) + 4 * (double)s->m * (double)s->n, 9e18);
+	}
+	return 0;
+}
+
 /* What case_key fills and same_case / describe read. */
 static const char *const ceil_key_columns[] = {"kind", "dtype", "bytes", "m",         "k",
                                                "n",    "ranks", "unit",  "candidate", NULL};
@@ -233,6 +252,7 @@ const struct f8b_bench f8b_bench_ceilings = {
     .check = f8b_ceil_check,
     .finish = finish,
     .teardown = f8b_ceil_teardown,
+    .case_bytes = case_bytes,
     .key_columns = ceil_key_columns,
     .time_column = "time_median_s",
     .noise_column = "time_noise",

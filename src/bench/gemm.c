@@ -735,6 +735,20 @@ static int finish(void *vs, const struct f8b_measure_result *m, void *vrow)
 	return F8B_OK;
 }
 
+/* Backend memory case i allocates in setup(): the bf16 operands (2 bytes
+ * an element), D (at most 4), and for fp8 the quantised operands (1) and
+ * their scales (4 per block, at most one per element of a row of 128). */
+static int64_t case_bytes(const void *cfg, size_t i)
+{
+	const struct gemm_cfg *c = cfg;
+	const struct f8b_shape *s = &c->shapes.v[c->cases[i].shape];
+	double mk = (double)s->m * (double)s->k, nk = (double)s->n * (double)s->k;
+	double need = 2 * (mk + nk) + 4 * (double)s->m * (double)s->n;
+	if (c->cases[i].sc != SC_NONE)
+		need += (mk + nk) * (1 + 3 * 4.0 / 128);
+	return need < 9e18 ? (int64_t)need : INT64_MAX;
+}
+
 /* What case_key fills and same_case / describe read. */
 static const char *const gemm_key_columns[] = {
     "m",      "k",          "n",       "label",   "scaling",   "a_gran",
@@ -769,6 +783,7 @@ const struct f8b_bench f8b_bench_gemm = {
     .check = check,
     .finish = finish,
     .teardown = teardown,
+    .case_bytes = case_bytes,
     .report = &f8b_gemm_report,
     .key_columns = gemm_key_columns,
     .time_column = "time_median_s",

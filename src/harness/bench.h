@@ -60,6 +60,11 @@ struct f8b_bench {
 	/* Where the harness writes the status / message / run_id columns. */
 	size_t off_status, off_message, off_run_id;
 
+	/* Optional: the bytes of backend memory case i will allocate (its
+	 * tensors and what its check adds).  The harness refuses a case that
+	 * does not fit in what the backend has free (an unsupported row naming
+	 * both) instead of letting it run out of memory half-way. */
+	int64_t (*case_bytes)(const void *cfg, size_t i);
 	/* Allocation, data, plans: everything outside timing.  May set the row
 	 * status to unsupported (return F8B_EUNSUPPORTED with a message). */
 	int (*setup)(struct f8b_run *run, size_t i, void *row, void **state);

@@ -307,6 +307,32 @@ static void set_str(void *row, size_t off, size_t size, const char *s)
 
 /* One case: setup, one checked launch, then measurement if it was right.
  * Returns a status only for failures that end the sweep (device lost). */
+/* Share of the free memory a case may plan to use: the rest is left for
+ * what its estimate leaves out (library workspaces, allocator slack). */
+#define F8B_MEM_SHARE 0.9
+
+/* A case that would not fit in the backend's free memory is refused
+ * before it allocates anything (F8B_EUNSUPPORTED, naming both). */
+static int fits_in_memory(const struct f8b_bench *b, struct f8b_run *run, size_t i)
+{
+	size_t free_b = 0, total_b = 0;
+	if (!b->case_bytes || !run->ops->mem_info)
+		return F8B_OK;
+	int64_t need = b->case_bytes(run->cfg, i);
+	if (need <= 0 || run->ops->mem_info(run->be, &free_b, &total_b) != F8B_OK) {
+		f8b_clear_error();
+		return F8B_OK; /* unknown: the allocations will tell */
+	}
+	if ((double)need <= F8B_MEM_SHARE * (double)free_b)
+		return F8B_OK;
+	const double gib = 1024.0 * 1024 * 1024;
+	return F8B_ERR(F8B_EUNSUPPORTED,
+	               "needs %.1f GiB of %s memory, %.1f GiB free (of %.1f GiB): a smaller "
+	               "shape fits",
+	               (double)need / gib, run->ops->name, (double)free_b / gib,
+	               (double)total_b / gib);
+}
+
 static int run_case(const struct f8b_bench *b, struct f8b_run *run, size_t i, void *row)
 {
 	const size_t ss = F8B_STR, ms = F8B_MSG; /* every table's status/message */
@@ -315,7 +341,9 @@ static int run_case(const struct f8b_bench *b, struct f8b_run *run, size_t i, vo
 	b->case_key(run->cfg, i, row);
 	*(int32_t *)((char *)row + b->off_run_id) = run->run_id;
 	f8b_clear_error();
-	int rc = agree(b, b->setup(run, i, row, &state));
+	int rc = agree(b, fits_in_memory(b, run, i));
+	if (rc == F8B_OK)
+		rc = agree(b, b->setup(run, i, row, &state));
 	if (rc == F8B_OK)
 		rc = b->launch(state);
 	if (rc == F8B_OK)

@@ -34,6 +34,10 @@ struct f8b_results {
 	size_t *sizes;          /* as H5TBappend_records wants them */
 	int run_id_col;         /* index of an I32 column "run_id", -1 if none */
 	unsigned char *scratch; /* F8B_BLOCK_ROWS rows */
+	/* A new file lives at this temporary name until its first rows are
+	 * flushed (or it is closed): a run killed before it recorded anything
+	 * leaves no results file, only this (NULL once published). */
+	char *tmp;
 };
 
 /* F8B_EIO "results file 'P': cannot WHAT (HDF5: reason; advice)". */

@@ -200,13 +200,29 @@ static int publish(const char *tmp, const char *path)
 	return F8B_OK;
 }
 
+/* The new file, flushed, takes its name. */
+static int publish_now(struct f8b_results *r)
+{
+	if (!r->tmp)
+		return F8B_OK;
+	if (H5Fflush(r->file, H5F_SCOPE_GLOBAL) < 0)
+		return H5_ERR(r->tmp, "flush temporary file");
+	F8B_TRY(publish(r->tmp, r->path));
+	free(r->tmp);
+	r->tmp = NULL;
+	return F8B_OK;
+}
+
 static int create_file(struct f8b_results *r, const struct f8b_provenance *prov)
 {
 	char tmp[PATH_MAX];
 	hid_t f;
 	int rc;
 
+	struct stat st;
 	F8B_TRY(check_dir(r->path));
+	if (lstat(r->path, &st) == 0) /* refused now, not after the first row */
+		return refuse_existing(r->path);
 	if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld", r->path, (long)getpid()) >= (int)sizeof tmp)
 		return F8B_ERR(F8B_EINVAL, "results file name '%s' is too long", r->path);
 	/* TRUNC, not EXCL: a leftover with our pid is from a dead process. */
@@ -216,20 +232,15 @@ static int create_file(struct f8b_results *r, const struct f8b_provenance *prov)
 	rc = write_new_file(f, r->path, r->schema, prov);
 	if (rc == F8B_OK && H5Fflush(f, H5F_SCOPE_GLOBAL) < 0)
 		rc = H5_ERR(tmp, "flush temporary file");
-	if (H5Fclose(f) < 0 && rc == F8B_OK)
-		rc = H5_ERR(tmp, "close temporary file");
-	if (rc == F8B_OK)
-		rc = publish(tmp, r->path);
+	if (rc == F8B_OK && !(r->tmp = strdup(tmp)))
+		rc = F8B_ERR(F8B_ENOMEM, "results file name");
 	if (rc != F8B_OK) {
+		H5Fclose(f);
 		unlink(tmp);
 		return rc;
 	}
-	r->file = H5Fopen(r->path, H5F_ACC_RDWR, H5P_DEFAULT);
-	if (r->file < 0) {
-		rc = H5_ERR(r->path, "reopen the new file for appending");
-		unlink(r->path);
-		return rc;
-	}
+	/* Published (renamed to r->path) with its first rows: publish_now(). */
+	r->file = f;
 	r->created = true;
 	r->run_id = 0;
 	return F8B_OK;
@@ -300,6 +311,7 @@ static void results_free(struct f8b_results *r)
 	free(r->offsets);
 	free(r->sizes);
 	free(r->scratch);
+	free(r->tmp);
 	free(r);
 }
 
@@ -413,7 +425,7 @@ int f8b_results_append(struct f8b_results *r, const void *rows, size_t n)
 	 * appended so far. */
 	if (H5Fflush(r->file, H5F_SCOPE_LOCAL) < 0)
 		return H5_ERR(r->path, "flush rows to disk");
-	return F8B_OK;
+	return publish_now(r);
 }
 
 int f8b_results_close(struct f8b_results *r)
@@ -424,7 +436,8 @@ int f8b_results_close(struct f8b_results *r)
 		return F8B_OK;
 	if (r->file >= 0) {
 		f8b_h5_quiet();
-		if (H5Fflush(r->file, H5F_SCOPE_LOCAL) < 0)
+		rc = publish_now(r); /* closed without rows: the file still exists */
+		if (H5Fflush(r->file, H5F_SCOPE_LOCAL) < 0 && rc == F8B_OK)
 			rc = H5_ERR(r->path, "flush");
 		if (H5Fclose(r->file) < 0 && rc == F8B_OK)
 			rc = H5_ERR(r->path, "close");
@@ -442,7 +455,7 @@ void f8b_results_abandon(struct f8b_results *r)
 	if (r->appended == 0 && r->created) {
 		H5Fclose(r->file);
 		r->file = -1;
-		unlink(r->path);
+		unlink(r->tmp ? r->tmp : r->path);
 	} else if (r->appended == 0) {
 		/* An existing file: take back this run's group (and a table it
 		 * added), so the file looks as if the run never opened it. */
