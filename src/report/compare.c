@@ -1,3 +1,4 @@
+
 /* compare.c - `f8bench compare BASE NEW`: for every benchmark table the two
  * results files hold (f8b_benches[]), match their rows by case with the
  * benchmark's own same_case, classify each case as same / faster / slower
@@ -21,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <hdf5.h>
 
 #include "report/compare_int.h"
 #include "core/options.h"
@@ -31,7 +31,6 @@
 #define DEFAULT_TOLERANCE 0.03 /* see doc/compare.md: H100 repeat sweeps drift up to 2.7% */
 #define DEFAULT_SIGMAS    3.0
 #define DEFAULT_ACC_TOL   0.5 /* dB for *_db columns, else a relative 0.5 (doc/compare.md) */
-#define ANY_RUN           -1
 
 static const char *const verdict_names[F8B_V_COUNT] = {
     "same", "faster", "slower", "unsure", "missing", "wrong", "less-accurate", "new"};
@@ -200,228 +199,6 @@ static void help(FILE *f)
 	        "a table only one holds, different GPUs).  Rule and defaults: doc/compare.md.\n");
 }
 
-/* ---------------------------------------------------------------- columns */
-
-static const struct f8b_field *field_named(const struct f8b_table_schema *s, const char *name)
-{
-	for (size_t i = 0; name && i < s->nfields; i++)
-		if (!strcmp(s->fields[i].name, name))
-			return &s->fields[i];
-	return NULL;
-}
-
-/* The offsets of the columns compare reads, from the descriptor's names. */
-static int find_cols(const struct f8b_bench *b, struct cmp_cols *c)
-{
-	const struct f8b_table_schema *s = b->schema;
-	const struct f8b_field *st = field_named(s, "status"), *msg = field_named(s, "message");
-	const struct f8b_field *run = field_named(s, "run_id"), *gpu = field_named(s, "gpu");
-	const struct f8b_field *t = field_named(s, b->time_column);
-	const struct f8b_field *no = field_named(s, b->noise_column);
-	const struct f8b_field *th = field_named(s, b->throttled_column);
-
-	if (!st || !msg || !run || !gpu || !t || !no || t->type != F8B_FT_F64 ||
-	    no->type != F8B_FT_F64 || (th && th->type != F8B_FT_I32))
-		return F8B_ERR(
-		    F8B_EINTERNAL,
-		    "benchmark '%s' names no usable status/message/run_id/gpu/time/noise "
-		    "columns for compare",
-		    b->name);
-	*c = (struct cmp_cols){.status = st->offset,
-	                       .status_n = st->size,
-	                       .message = msg->offset,
-	                       .message_n = msg->size,
-	                       .run_id = run->offset,
-	                       .gpu = gpu->offset,
-	                       .gpu_n = gpu->size,
-	                       .time = t->offset,
-	                       .noise = no->offset,
-	                       .throttled = th ? (long)th->offset : -1};
-	for (const struct f8b_gate_column *g = b->accuracy; g && g->name; g++) {
-		const struct f8b_field *f = field_named(s, g->name);
-		if (!f || f->type != F8B_FT_F64 || c->nacc == CMP_MAX_ACC)
-			return F8B_ERR(F8B_EINTERNAL,
-			               "benchmark '%s': accuracy column '%s' unusable", b->name,
-			               g->name);
-		c->acc[c->nacc] = f->offset;
-		c->acc_name[c->nacc] = g->name;
-		c->acc_better[c->nacc++] = g->better;
-	}
-	return F8B_OK;
-}
-
-bool f8b_cmp_status_is(const struct cmp_cols *c, const unsigned char *row, const char *s)
-{
-	return strncmp(cmp_str(row, c->status), s, c->status_n) == 0 && strlen(s) < c->status_n;
-}
-
-/* ---------------------------------------------------------------- one side */
-
-/* Picks one row per case: the newest (a later run, or later in the file
- * within a run) among the rows of the wanted run(s).  Quadratic in the
- * number of cases, which is fine for sweeps of thousands. */
-static int pick_rows(const struct f8b_bench *b, const struct cmp_cols *c, struct cmp_side *s)
-{
-	const size_t rs = b->schema->row_size;
-	s->pick = malloc((s->nrows ? s->nrows : 1) * sizeof *s->pick);
-	if (!s->pick)
-		return F8B_ERR(F8B_ENOMEM, "%zu rows of '%s'", s->nrows, s->path);
-	for (size_t i = 0; i < s->nrows; i++) {
-		const unsigned char *r = s->rows + i * rs;
-		size_t j;
-		if (s->want_run != ANY_RUN && cmp_i32(r, c->run_id) != s->want_run)
-			continue;
-		for (j = 0; j < s->npick; j++)
-			if (b->same_case(s->rows + s->pick[j] * rs, r))
-				break;
-		if (j == s->npick)
-			s->pick[s->npick++] = i;
-		else if (cmp_i32(r, c->run_id) >= cmp_i32(s->rows + s->pick[j] * rs, c->run_id))
-			s->pick[j] = i;
-	}
-	if (s->npick > 0)
-		return F8B_OK;
-	if (s->nrows == 0)
-		return F8B_ERR(F8B_EINVAL, "%s '%s': its %s table has no rows", s->label, s->path,
-		               b->schema->name);
-
-	/* The run asked for is not there: list those that are, ascending. */
-	char list[256] = "";
-	size_t len = 0;
-	for (int last = -1; len + 16 < sizeof list;) {
-		int next = -1;
-		for (size_t i = 0; i < s->nrows; i++) {
-			int id = cmp_i32(s->rows + i * rs, c->run_id);
-			if (id > last && (next < 0 || id < next))
-				next = id;
-		}
-		if (next < 0)
-			break;
-		len +=
-		    (size_t)snprintf(list + len, sizeof list - len, "%s%d", len ? ", " : "", next);
-		last = next;
-	}
-	return F8B_ERR(F8B_EINVAL, "%s '%s' has no %s rows of run %d (its runs: %s)", s->label,
-	               s->path, b->schema->name, s->want_run, list);
-}
-
-/* One string attribute of object obj ("/runs/N" or "/"), fixed-length or
- * variable-length; "" when absent or not a string. */
-static void read_str_attr(hid_t f, const char *obj, const char *name, char *out, size_t n)
-{
-	hid_t a, t = -1, mt = -1;
-
-	out[0] = '\0';
-	if (H5Aexists_by_name(f, obj, name, H5P_DEFAULT) <= 0)
-		return;
-	a = H5Aopen_by_name(f, obj, name, H5P_DEFAULT, H5P_DEFAULT);
-	if (a < 0)
-		return;
-	t = H5Aget_type(a);
-	if (t >= 0 && H5Tget_class(t) == H5T_STRING && (mt = H5Tcopy(H5T_C_S1)) >= 0) {
-		H5Tset_cset(mt, H5Tget_cset(t));
-		if (H5Tis_variable_str(t) > 0) {
-			char *v = NULL;
-			if (H5Tset_size(mt, H5T_VARIABLE) >= 0 && H5Aread(a, mt, &v) >= 0 && v)
-				snprintf(out, n, "%s", v);
-			if (v)
-				H5free_memory(v);
-		} else if (H5Tset_size(mt, n) < 0 || H5Tset_strpad(mt, H5T_STR_NULLTERM) < 0 ||
-		           H5Aread(a, mt, out) < 0) {
-			out[0] = '\0';
-		}
-	}
-	if (mt >= 0)
-		H5Tclose(mt);
-	if (t >= 0)
-		H5Tclose(t);
-	H5Aclose(a);
-}
-
-/* The GPU model of run `run`: its /runs/N provenance (device_name and
- * device_pci_id), else the root's (the creating run), else the gpu column
- * of one of its rows.  "NVIDIA H100 80GB HBM3 (pci 0x2330)". */
-static void run_gpu(hid_t f, int run, const char *row_gpu, size_t row_gpu_n, char *out, size_t n)
-{
-	char obj[32], name[128] = "", pci[32] = "";
-
-	snprintf(obj, sizeof obj, "/runs/%d", run);
-	if (f >= 0 && H5Lexists(f, "/runs", H5P_DEFAULT) > 0 &&
-	    H5Lexists(f, obj, H5P_DEFAULT) > 0) {
-		read_str_attr(f, obj, "device_name", name, sizeof name);
-		read_str_attr(f, obj, "device_pci_id", pci, sizeof pci);
-	}
-	if (!name[0] && f >= 0) {
-		read_str_attr(f, "/", "device_name", name, sizeof name);
-		read_str_attr(f, "/", "device_pci_id", pci, sizeof pci);
-	}
-	if (!name[0]) {
-		snprintf(name, sizeof name, "%.*s", (int)row_gpu_n, row_gpu);
-		pci[0] = '\0';
-	}
-	if (name[0] && pci[0])
-		snprintf(out, n, "%s (pci %s)", name, pci);
-	else
-		snprintf(out, n, "%s", name);
-}
-
-/* The GPU of every run that supplied a picked row; a side whose runs ran
- * on different models is refused (its timings are not one baseline). */
-static int side_gpu(const struct f8b_bench *b, const struct cmp_cols *c, struct cmp_side *s,
-                    bool force)
-{
-	const size_t rs = b->schema->row_size;
-	int seen[16], nseen = 0, first = -1;
-	size_t len = 0;
-	int rc = F8B_OK;
-
-	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
-	hid_t f = H5Fopen(s->path, H5F_ACC_RDONLY, H5P_DEFAULT);
-	s->gpu[0] = '\0';
-	s->runs[0] = '\0';
-	for (size_t j = 0; j < s->npick && rc == F8B_OK; j++) {
-		const unsigned char *r = s->rows + s->pick[j] * rs;
-		int id = cmp_i32(r, c->run_id);
-		bool known = false;
-		for (int k = 0; k < nseen; k++)
-			known |= seen[k] == id;
-		if (known)
-			continue;
-		if (nseen < (int)(sizeof seen / sizeof *seen))
-			seen[nseen++] = id;
-		if (len + 24 < sizeof s->runs)
-			len += (size_t)snprintf(s->runs + len, sizeof s->runs - len, "%s%d",
-			                        len ? ", " : "", id);
-		char gpu[CMP_GPU_LEN];
-		run_gpu(f, id, cmp_str(r, c->gpu), c->gpu_n, gpu, sizeof gpu);
-		if (!s->gpu[0]) {
-			snprintf(s->gpu, sizeof s->gpu, "%s", gpu);
-			first = id;
-		} else if (gpu[0] && strcmp(gpu, s->gpu) != 0 && !force) {
-			rc = F8B_ERR(F8B_EINVAL,
-			             "%s '%s' mixes GPU models: run %d ran on %s, run %d on %s "
-			             "(pick one run with --%s-run N, or --force)",
-			             s->label, s->path, first, s->gpu, id, gpu,
-			             s->label[0] == 'B' ? "base" : "new");
-		}
-	}
-	if (f >= 0)
-		H5Fclose(f);
-	return rc;
-}
-
-static int load_side(const struct f8b_bench *b, const struct cmp_cols *c, struct cmp_side *s,
-                     bool force)
-{
-	void *rows = NULL;
-	/* The whole schema: columns a file lacks (written before they joined
-	 * the schema) read as NaN, 0 or "" (results.h). */
-	F8B_TRY(f8b_results_read(s->path, b->schema, &rows, &s->nrows));
-	s->rows = rows;
-	F8B_TRY(pick_rows(b, c, s));
-	return side_gpu(b, c, s, force);
-}
-
 /* ---------------------------------------------------------------- verdicts */
 
 static bool row_broken(const struct cmp_cols *c, const unsigned char *r)
@@ -575,9 +352,9 @@ static int match(struct cmp_table *t, const struct cmp_cfg *cfg)
 
 static int compare_table(struct cmp_table *t, const struct cmp_cfg *c)
 {
-	F8B_TRY(find_cols(t->bench, &t->cols));
-	F8B_TRY(load_side(t->bench, &t->cols, &t->base, c->force));
-	F8B_TRY(load_side(t->bench, &t->cols, &t->nw, c->force));
+	F8B_TRY(f8b_cmp_find_cols(t->bench, &t->cols));
+	F8B_TRY(f8b_cmp_load_side(t->bench, &t->cols, &t->base, c->force));
+	F8B_TRY(f8b_cmp_load_side(t->bench, &t->cols, &t->nw, c->force));
 	if (t->base.gpu[0] && t->nw.gpu[0] && strcmp(t->base.gpu, t->nw.gpu) != 0 && !c->force)
 		return F8B_ERR(F8B_EINVAL,
 		               "BASE '%s' ran on %s, NEW '%s' on %s: timings of different GPU "

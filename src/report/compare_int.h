@@ -82,6 +82,13 @@ static inline int32_t cmp_i32(const unsigned char *row, size_t off)
 }
 bool f8b_cmp_status_is(const struct cmp_cols *c, const unsigned char *row, const char *s);
 
+#define ANY_RUN -1 /* cmp_side.want_run: the newest row of each case */
+
+/* compare_rows.c: the columns of b a comparison reads; one side's rows. */
+int f8b_cmp_find_cols(const struct f8b_bench *b, struct cmp_cols *c);
+int f8b_cmp_load_side(const struct f8b_bench *b, const struct cmp_cols *c, struct cmp_side *s,
+                      bool force);
+
 /* compare_out.c: the outputs. */
 void f8b_cmp_print_header(const struct cmp_table *t, const struct cmp_cfg *c, bool titled);
 void f8b_cmp_print_table(const struct cmp_table *t, bool all);
