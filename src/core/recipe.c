@@ -471,12 +471,9 @@ static bool is_block(enum f8b_granularity g)
 	return g == F8B_GRAN_BLOCK1X128 || g == F8B_GRAN_BLOCK128X128;
 }
 
-int f8b_recipe_validate(const struct f8b_recipe *r)
+/* Each argument on its own. */
+static int validate_casts(const struct f8b_recipe *r, const char *rn)
 {
-	const char *rn = r->name[0] ? r->name : "custom";
-	char va[64], vb[64];
-
-	/* Each argument on its own. */
 	for (int i = 0; i < (int)NFIELDS; i++) {
 		if (fields[i].kind != FIELD_CAST)
 			continue;
@@ -521,8 +518,14 @@ int f8b_recipe_validate(const struct f8b_recipe *r)
 			    "block128x128)",
 			    rn, f);
 	}
+	return F8B_OK;
+}
 
-	/* Each GEMM: its two arguments together. */
+/* Each GEMM: its two arguments together. */
+static int validate_gemms(const struct f8b_recipe *r, const char *rn)
+{
+	char va[64], vb[64];
+
 	for (size_t g = 0; g < sizeof gemms / sizeof gemms[0]; g++) {
 		const struct gemm *gm = &gemms[g];
 		const struct f8b_cast_config *a = ccast_of(r, gm->a), *b = ccast_of(r, gm->b);
@@ -567,4 +570,12 @@ int f8b_recipe_validate(const struct f8b_recipe *r)
 			    rn, gm->name, an, va, bn, vb);
 	}
 	return F8B_OK;
+}
+
+int f8b_recipe_validate(const struct f8b_recipe *r)
+{
+	const char *rn = r->name[0] ? r->name : "custom";
+
+	F8B_TRY(validate_casts(r, rn));
+	return validate_gemms(r, rn);
 }

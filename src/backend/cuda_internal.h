@@ -1,0 +1,76 @@
+/* cuda_internal.h - what the files of the "cuda" backend share, and no
+ * one else sees: the backend's state, the checks every CUDA runtime /
+ * cuBLASLt / kernels/ call goes through, and the entry points one file
+ * gives the others.
+ *
+ *   backend_cuda.c  open/close, memory, data kernels, events, clocks, ceilings; the ops table
+ *   cuda_check.c    error translation (runtime, cuBLASLt) and device allocation
+ *   cuda_device.c   how many usable GPUs, why none, what the device is (f8b_device_info)
+ *   cuda_gemm.c     cuBLASLt plans (descriptors, layouts, scale modes, heuristic) and the launch
+ *   cuda_algo.c     the algorithm a plan runs, in numbers and words (f8b_algo_info)
+ *   cuda_gate.c     the stream gate of collective samples
+ */
+#ifndef F8B_CUDA_INTERNAL_H
+#define F8B_CUDA_INTERNAL_H
+
+#include <stddef.h>
+
+#include "backend/backend.h"
+#include "backend/cuda_compat.h"
+
+struct f8b_nvml;
+struct f8b_cuda_gate;
+
+struct f8b_backend {
+	int device;
+	int cc_major, cc_minor;
+	cudaStream_t stream;
+	cublasLtHandle_t lt;
+	size_t lt_version;
+	void *workspace;
+	size_t workspace_bytes;
+	void *flush; /* 2 x L2, written by flush_cache() */
+	size_t flush_bytes;
+	struct f8b_nvml *nvml;      /* NULL when the driver's NVML is absent */
+	struct f8b_cuda_gate *gate; /* made by the first hold() */
+	char name[128];
+};
+
+/* Every CUDA runtime / cuBLASLt call goes through these: the argument is
+ * evaluated once, and a failure records "<call text>: <library's error
+ * string> (<error name>)" with file:line (cuda_check.c). */
+int f8b_cuda_status(cudaError_t e, const char *call, const char *file, int line);
+int f8b_cuda_lt_status(cublasStatus_t s, const char *call, const char *file, int line);
+
+#define F8B_CUDA_CHECK(call) f8b_cuda_status((call), #call, __FILE__, __LINE__)
+#define F8B_CUDA_TRY(call)   F8B_TRY(F8B_CUDA_CHECK(call))
+#define F8B_LT_CHECK(call)   f8b_cuda_lt_status((call), #call, __FILE__, __LINE__)
+#define F8B_LT_TRY(call)     F8B_TRY(F8B_LT_CHECK(call))
+/* kernels/ return a cudaError_t as int (kernels.h). */
+#define F8B_KERNEL_TRY(call)                                                                       \
+	F8B_TRY(f8b_cuda_status((cudaError_t)(call), #call, __FILE__, __LINE__))
+
+/* cudaMalloc of `bytes` (none for 0) with a message naming `what`, and for
+ * an out-of-memory failure the device's free and total memory. */
+int f8b_cuda_malloc(const struct f8b_backend *be, size_t bytes, void **p, const char *what);
+
+/* cuda_device.c */
+/* Why cudaGetDeviceCount failed, in words a user can act on. */
+void f8b_cuda_describe_no_gpu(cudaError_t e, char *why, size_t n);
+/* NVML's spelling of a device UUID ("GPU-xxxxxxxx-..."). */
+void f8b_cuda_format_uuid(const cudaUUID_t *u, char *buf, size_t n);
+/* The open backend's f8b_device_info (versions of runtime, cuBLASLt, NCCL, driver). */
+void f8b_cuda_fill_info(const struct f8b_backend *be, const struct cudaDeviceProp *prop,
+                        const char *uuid, struct f8b_device_info *info);
+
+/* cuda_gemm.c: the gemm_plan, gemm and gemm_plan_free ops. */
+int f8b_cuda_gemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, int candidate,
+                       struct f8b_gemm_plan **out, struct f8b_algo_info *info);
+int f8b_cuda_gemm(struct f8b_backend *be, struct f8b_gemm_plan *p, const struct f8b_gemm_args *a);
+void f8b_cuda_gemm_plan_free(struct f8b_backend *be, struct f8b_gemm_plan *p);
+
+/* cuda_algo.c: info from the heuristic's result `rank` of `candidates`. */
+void f8b_cuda_fill_algo_info(const cublasLtMatmulHeuristicResult_t *r, int rank, int candidates,
+                             struct f8b_algo_info *info);
+
+#endif
