@@ -1,182 +1,31 @@
 /* runner.c - the harness every benchmark runs under (after nccl-tests'
- * common.cu, without its globals): common options, backend and device
- * choice, provenance, the sweep split over MPI ranks, correctness before
- * timing, measurement, progress, and rank 0 writing one results file.
+ * common.cu, without its globals): backend and device choice, provenance,
+ * the sweep split over MPI ranks, correctness before timing, measurement,
+ * progress, and rank 0 writing one results file.  The common options are
+ * in run_options.c, the memory check in memcheck.c.
  *
- * The sweep runs in rounds: in round r rank k runs case todo[r*size + k],
- * then every rank's row is gathered to rank 0, which appends the round's
- * rows and flushes the file.  A kill loses at most the round in flight;
- * --resume skips the cases already in the file. */
+ * f8b_run_bench takes these steps: parse, open the backend, open the
+ * results, plan the rounds, run them, finish, clean up.  The sweep runs in
+ * rounds: in round r rank k runs case todo[r*size + k], then every rank's
+ * row is gathered to rank 0, which appends the round's rows and flushes the
+ * file.  A kill loses at most the round in flight; --resume skips the
+ * cases already in the file; a run that appended no row leaves no new
+ * file behind. */
 #define _POSIX_C_SOURCE 200809L
 #include "harness/bench.h"
 
-#include <errno.h>
-#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "harness/comm.h"
+#include "harness/memcheck.h"
 #include "harness/progress.h"
 #include "harness/provenance.h"
+#include "harness/run_options.h"
 #include "results/schema.h"
-
-enum {
-	OPT_BACKEND = 1000,
-	OPT_OUTPUT,
-	OPT_APPEND,
-	OPT_RESUME,
-	OPT_SEED,
-	OPT_DEVICE,
-	OPT_WARMUP,
-	OPT_MIN_SAMPLES,
-	OPT_MAX_SAMPLES,
-	OPT_MIN_TIME,
-	OPT_MAX_TIME,
-	OPT_NOISE,
-	OPT_NO_FLUSH,
-	OPT_BATCH,
-	OPT_QUIET,
-	OPT_VERBOSE,
-	OPT_HELP,
-};
-
-static const struct f8b_option common_options[] = {
-    {"backend", OPT_BACKEND, 0, "host|cuda",
-     "where to run (default: cuda when a GPU is present, else host\nwith a notice)"},
-    {"output", OPT_OUTPUT, 'o', "FILE",
-     "HDF5 results file (default: BENCH-YYYYmmdd-HHMMSS.h5);\nrefuses an existing file unless "
-     "--append or --resume"},
-    {"append", OPT_APPEND, 0, NULL,
-     "add this run's rows to an existing file (earlier rows untouched)"},
-    {"resume", OPT_RESUME, 0, NULL, "like --append, and skip cases already in the file"},
-    {"seed", OPT_SEED, 0, "N", "seed of the input data (default 1)"},
-    {"device", OPT_DEVICE, 0, "N", "GPU ordinal (default: node-local rank modulo the GPU count)"},
-    {"warmup", OPT_WARMUP, 0, "N", "untimed launches before sampling (default 3)"},
-    {"min-samples", OPT_MIN_SAMPLES, 0, "N", "timed samples at least (default 10)"},
-    {"max-samples", OPT_MAX_SAMPLES, 0, "N", "timed samples at most (default 1000)"},
-    {"min-time", OPT_MIN_TIME, 0, "SEC", "timed seconds at least per measurement (default 0.5)"},
-    {"max-time", OPT_MAX_TIME, 0, "SEC", "wall seconds at most per measurement (default 10)"},
-    {"noise", OPT_NOISE, 0, "FRAC",
-     "stop when the relative noise of the median is below this\n(default 0.005)"},
-    {"no-flush", OPT_NO_FLUSH, 0, NULL, "do not flush the L2 cache before each sample"},
-    {"batch", OPT_BATCH, 0, "N", "time N back-to-back launches per sample (no flush; default off)"},
-    {"quiet", OPT_QUIET, 'q', NULL, "no progress lines"},
-    {"verbose", OPT_VERBOSE, 'v', NULL, "more detail (algorithm chosen, unmet criteria)"},
-    {"help", OPT_HELP, 0, NULL, "this text"},
-    {0},
-};
-
-struct common_cfg {
-	const char *backend;
-	const char *output;
-	bool append, resume, help, quiet, verbose;
-	long long seed;
-	int device;
-	struct f8b_measure_opts m;
-};
-
-struct parse_ctx {
-	const struct f8b_bench *b;
-	struct common_cfg *cc;
-	void *cfg;
-};
-
-static int parse_long(const char *opt, const char *arg, long long lo, long long hi, long long *out)
-{
-	char *end;
-	errno = 0;
-	long long v = strtoll(arg, &end, 0);
-	if (errno || end == arg || *end || v < lo || v > hi)
-		return F8B_ERR(F8B_EINVAL, "--%s '%s': expected an integer in [%lld, %lld]", opt,
-		               arg, lo, hi);
-	*out = v;
-	return F8B_OK;
-}
-
-static int parse_double(const char *opt, const char *arg, double lo, double hi, double *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(arg, &end);
-	if (errno || end == arg || *end || !(v >= lo && v <= hi))
-		return F8B_ERR(F8B_EINVAL, "--%s '%s': expected a number in [%g, %g]", opt, arg, lo,
-		               hi);
-	*out = v;
-	return F8B_OK;
-}
-
-static int on_option(void *vctx, int table, int key, const char *arg)
-{
-	struct parse_ctx *ctx = vctx;
-	struct common_cfg *c = ctx->cc;
-	long long v;
-	if (table == -1 || key == OPT_HELP) {
-		c->help = true;
-		return F8B_OK;
-	}
-	if (table == 1)
-		return ctx->b->cfg_option(ctx->cfg, key, arg);
-	switch (key) {
-	case OPT_BACKEND:
-		if (strcmp(arg, "host") && strcmp(arg, "cuda"))
-			return F8B_ERR(F8B_EINVAL, "--backend '%s': accepted: host, cuda", arg);
-		c->backend = arg;
-		return F8B_OK;
-	case OPT_OUTPUT:
-		if (!arg[0])
-			return F8B_ERR(F8B_EINVAL, "-o/--output: empty file name");
-		c->output = arg;
-		return F8B_OK;
-	case OPT_APPEND: c->append = true; return F8B_OK;
-	case OPT_RESUME: c->resume = c->append = true; return F8B_OK;
-	case OPT_SEED: F8B_TRY(parse_long("seed", arg, 0, INT64_MAX, &c->seed)); return F8B_OK;
-	case OPT_DEVICE:
-		F8B_TRY(parse_long("device", arg, 0, 1023, &v));
-		c->device = (int)v;
-		return F8B_OK;
-	case OPT_WARMUP:
-		F8B_TRY(parse_long("warmup", arg, 0, 100000, &v));
-		c->m.warmup = (int)v;
-		return F8B_OK;
-	case OPT_MIN_SAMPLES:
-		F8B_TRY(parse_long("min-samples", arg, 1, 1000000, &v));
-		c->m.min_samples = (int)v;
-		return F8B_OK;
-	case OPT_MAX_SAMPLES:
-		F8B_TRY(parse_long("max-samples", arg, 1, 1000000, &v));
-		c->m.max_samples = (int)v;
-		return F8B_OK;
-	case OPT_MIN_TIME: return parse_double("min-time", arg, 0, 3600, &c->m.min_time_s);
-	case OPT_MAX_TIME: return parse_double("max-time", arg, 0, 86400, &c->m.max_time_s);
-	case OPT_NOISE: return parse_double("noise", arg, 0, 1, &c->m.max_noise);
-	case OPT_NO_FLUSH: c->m.flush = false; return F8B_OK;
-	case OPT_BATCH:
-		F8B_TRY(parse_long("batch", arg, 1, 100000, &v));
-		c->m.batch = (int)v;
-		return F8B_OK;
-	case OPT_QUIET: c->quiet = true; return F8B_OK;
-	case OPT_VERBOSE: c->verbose = true; return F8B_OK;
-	}
-	return F8B_ERR(F8B_EINTERNAL, "unhandled option key %d", key);
-}
-
-static void usage(const struct f8b_bench *b, FILE *f)
-{
-	fprintf(f,
-	        "usage: f8bench %s [options]\n       mpiexec -n N f8bench %s [options]\n\n%s\n\n",
-	        b->name, b->name, b->summary);
-	fprintf(f, "%s options:\n", b->name);
-	f8b_options_help(f, b->options);
-	fprintf(f, "\ncommon options:\n");
-	f8b_options_help(f, common_options);
-	fprintf(f,
-	        "\nExit status: 0 every case ok (or unsupported), 1 a case was wrong or failed,\n"
-	        "2 bad input, 130 interrupted (rerun with --resume).\n");
-}
 
 static volatile sig_atomic_t interrupted;
 static void on_signal(int sig)
@@ -185,18 +34,7 @@ static void on_signal(int sig)
 	interrupted = 1;
 }
 
-/* Default output name that never collides with an earlier run's. */
-static void default_output(const char *bench, char *buf, size_t n)
-{
-	time_t t = time(NULL);
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	char ts[32];
-	strftime(ts, sizeof ts, "%Y%m%d-%H%M%S", &tm);
-	snprintf(buf, n, "%s-%s.h5", bench, ts);
-}
-
-static int pick_backend(const struct common_cfg *cc, const struct f8b_comm *comm,
+static int pick_backend(const struct f8b_common_cfg *cc, const struct f8b_comm *comm,
                         const struct f8b_backend_ops **ops, int *device)
 {
 	char why[256] = "f8bench was built without CUDA";
@@ -305,34 +143,16 @@ static void set_str(void *row, size_t off, size_t size, const char *s)
 	snprintf(p, size, "%s", s);
 }
 
-/* One case: setup, one checked launch, then measurement if it was right.
- * Returns a status only for failures that end the sweep (device lost). */
-/* Share of the free memory a case may plan to use: the rest is left for
- * what its estimate leaves out (library workspaces, allocator slack). */
-#define F8B_MEM_SHARE 0.9
-
-/* A case that would not fit in the backend's free memory is refused
- * before it allocates anything (F8B_EUNSUPPORTED, naming both). */
-static int fits_in_memory(const struct f8b_bench *b, struct f8b_run *run, size_t i)
+/* Sets string column `col` of row, when the table has one by that name. */
+static void set_column(const struct f8b_table_schema *s, void *row, const char *col, const char *v)
 {
-	size_t free_b = 0, total_b = 0;
-	if (!b->case_bytes || !run->ops->mem_info)
-		return F8B_OK;
-	int64_t need = b->case_bytes(run->cfg, i);
-	if (need <= 0 || run->ops->mem_info(run->be, &free_b, &total_b) != F8B_OK) {
-		f8b_clear_error();
-		return F8B_OK; /* unknown: the allocations will tell */
-	}
-	if ((double)need <= F8B_MEM_SHARE * (double)free_b)
-		return F8B_OK;
-	const double gib = 1024.0 * 1024 * 1024;
-	return F8B_ERR(F8B_EUNSUPPORTED,
-	               "needs %.1f GiB of %s memory, %.1f GiB free (of %.1f GiB): a smaller "
-	               "shape fits",
-	               (double)need / gib, run->ops->name, (double)free_b / gib,
-	               (double)total_b / gib);
+	for (size_t f = 0; f < s->nfields; f++)
+		if (s->fields[f].type == F8B_FT_STR && !strcmp(s->fields[f].name, col))
+			set_str(row, s->fields[f].offset, s->fields[f].size, v);
 }
 
+/* One case: the memory check, setup, one checked launch, then measurement if it was right.
+ * Returns a status only for failures that end the sweep (device lost). */
 static int run_case(const struct f8b_bench *b, struct f8b_run *run, size_t i, void *row)
 {
 	const size_t ss = F8B_STR, ms = F8B_MSG; /* every table's status/message */
@@ -341,9 +161,16 @@ static int run_case(const struct f8b_bench *b, struct f8b_run *run, size_t i, vo
 	b->case_key(run->cfg, i, row);
 	*(int32_t *)((char *)row + b->off_run_id) = run->run_id;
 	f8b_clear_error();
-	int rc = agree(b, fits_in_memory(b, run, i));
-	if (rc == F8B_OK)
-		rc = agree(b, b->setup(run, i, row, &state));
+	/* A case that cannot fit is refused before it allocates anything. */
+	int rc = f8b_case_fits(b, run, i);
+	if (rc == F8B_OK) {
+		rc = b->setup(run, i, row, &state);
+	} else {
+		/* setup, which fills these, does not run: say where anyway */
+		set_column(b->schema, row, "backend", run->ops->name);
+		set_column(b->schema, row, "gpu", run->dev.name);
+	}
+	rc = agree(b, rc);
 	if (rc == F8B_OK)
 		rc = b->launch(state);
 	if (rc == F8B_OK)
@@ -376,242 +203,293 @@ static int run_case(const struct f8b_bench *b, struct f8b_run *run, size_t i, vo
 	return rc == F8B_EDEVICE ? rc : F8B_OK;
 }
 
-int f8b_run_bench(const struct f8b_bench *b, int argc, char **argv)
-{
+/* Everything one run holds, so that each step is a function of it. */
+struct sweep {
+	const struct f8b_bench *b;
 	struct f8b_comm comm;
-	if (f8b_comm_init(&argc, &argv, &comm) != F8B_OK) {
-		fprintf(stderr, "f8bench: error: %s\n", f8b_last_error());
-		return 2;
-	}
-	struct common_cfg cc = {.seed = 1, .device = -1};
-	f8b_measure_defaults(&cc.m);
-	struct f8b_run run = {.rank = comm.rank, .nranks = comm.size};
-	struct f8b_backend *be = NULL;
-	struct f8b_results *res = NULL;
-	struct f8b_provenance prov = {0};
-	unsigned char *done = NULL, *rows = NULL, *all = NULL;
-	size_t *todo = NULL;
-	int exit_code = 0, rc;
-	size_t ncases = 0, prog_rows = 0;
-	char outbuf[256];
+	struct f8b_common_cfg cc;
+	struct f8b_run run;
+	struct f8b_results *res; /* rank 0 */
+	struct f8b_provenance prov;
+	size_t ncases, ntodo, ndone;
+	size_t written;      /* rows this run appended (rank 0) */
+	unsigned char *done; /* [ncases]: already in the file (--resume) */
+	size_t *todo;        /* [ntodo]: the cases to run, in order */
+	unsigned char *row;  /* this rank's row of a round, then a "has a row" byte */
+	unsigned char *all;  /* rank 0: every rank's row + byte */
+	struct f8b_progress prog;
+	struct tally t;
+	int fatal; /* a failure that ends the sweep (device lost, write failed) */
+};
 
-	/* ---- options: every rank parses the same argv, so every rank agrees
-	 * on the case list without communication. */
-	struct parse_ctx pc = {.b = b, .cc = &cc};
-	rc = b->cfg_new(&pc.cfg);
-	char **pos = rc == F8B_OK ? calloc((size_t)argc + 1, sizeof *pos) : NULL;
-	int npos = 0;
-	const struct f8b_option *tables[] = {common_options, b->options, NULL};
-	if (rc == F8B_OK && !pos)
-		rc = F8B_ERR(F8B_ENOMEM, "argv");
-	if (rc == F8B_OK)
-		rc = f8b_options_parse(argc, argv, tables, on_option, &pc, &pos, &npos);
-	if (rc == F8B_OK && cc.help) {
-		if (comm.rank == 0)
-			usage(b, stdout);
-		goto out;
-	}
-	if (rc == F8B_OK && npos > 0)
-		rc = F8B_ERR(F8B_EINVAL, "unexpected argument '%s' (see f8bench %s --help)", pos[0],
-		             b->name);
-	if (rc == F8B_OK && cc.m.max_samples < cc.m.min_samples)
-		rc = F8B_ERR(F8B_EINVAL, "--max-samples %d is below --min-samples %d",
-		             cc.m.max_samples, cc.m.min_samples);
-	if (rc == F8B_OK)
-		rc = b->cfg_finalize(pc.cfg, &ncases);
-	if (rc == F8B_OK && !cc.output) {
-		default_output(b->name, outbuf, sizeof outbuf);
-		cc.output = outbuf;
+/* Steps return a process exit status, or GO_ON. */
+enum { GO_ON = -1 };
+
+/* Options (every rank the same), then the run context the drivers see. */
+static int parse_step(struct sweep *sw, int argc, char **argv)
+{
+	const struct f8b_bench *b = sw->b;
+	int rc = f8b_run_options_parse(b, argc, argv, &sw->cc, &sw->run.cfg, &sw->ncases);
+	if (rc == F8B_OK && sw->cc.help) {
+		if (sw->comm.rank == 0)
+			f8b_run_usage(b, stdout);
+		return 0;
 	}
 	if (rc != F8B_OK) {
-		if (comm.rank == 0)
+		if (sw->comm.rank == 0)
 			fprintf(stderr, "f8bench %s: error: %s\n", b->name, f8b_last_error());
-		exit_code = 2;
-		goto out;
+		return 2;
 	}
-	run.cfg = pc.cfg;
-	run.mopts = cc.m;
+	sw->run.mopts = sw->cc.m;
 	if (b->collective) {
-		run.mopts.sync = comm_sync;
-		run.mopts.reduce = comm_reduce;
+		sw->run.mopts.sync = comm_sync;
+		sw->run.mopts.reduce = comm_reduce;
 	}
-	run.seed = (uint64_t)cc.seed;
-	run.verbose = cc.verbose;
+	sw->run.seed = (uint64_t)sw->cc.seed;
+	sw->run.verbose = sw->cc.verbose;
+	return GO_ON;
+}
 
-	/* ---- backend and device (each rank its own GPU) */
+/* Backend and device, each rank its own GPU. */
+static int open_backend(struct sweep *sw)
+{
 	int device = -1;
-	rc = pick_backend(&cc, &comm, &run.ops, &device);
+	int rc = pick_backend(&sw->cc, &sw->comm, &sw->run.ops, &device);
 	if (rc == F8B_OK)
-		rc = run.ops->open(device, &be, &run.dev);
-	run.be = be;
-	if (any_rank_failed(b, rc)) {
-		exit_code = 2;
-		goto out;
-	}
+		rc = sw->run.ops->open(device, &sw->run.be, &sw->run.dev);
+	return any_rank_failed(sw->b, rc) ? 2 : GO_ON;
+}
 
-	/* ---- provenance and the results file (rank 0) */
-	rc = f8b_provenance_collect(&prov, &comm, &run.dev, run.ops->name, argc, argv);
-	done = calloc(ncases ? ncases : 1, 1);
-	size_t ndone = 0;
-	if (rc == F8B_OK && !done)
+/* Provenance, the cases already done (--resume) and the results file, all
+ * on rank 0; every rank then learns the run id and what is done. */
+static int open_results(struct sweep *sw, int argc, char **argv)
+{
+	const struct f8b_bench *b = sw->b;
+	const struct f8b_common_cfg *cc = &sw->cc;
+	size_t n = sw->ncases ? sw->ncases : 1;
+	int rc = f8b_provenance_collect(&sw->prov, &sw->comm, &sw->run.dev, sw->run.ops->name, argc,
+	                                argv);
+	sw->done = calloc(n, 1);
+	if (rc == F8B_OK && !sw->done)
 		rc = F8B_ERR(F8B_ENOMEM, "case list");
-	if (comm.rank == 0 && rc == F8B_OK) {
-		f8b_prov_set(&prov, "benchmark", "%s", b->name);
-		f8b_prov_set(&prov, "seed", "%lld", cc.seed);
-		f8b_prov_set(&prov, "measure",
+	if (sw->comm.rank == 0 && rc == F8B_OK) {
+		f8b_prov_set(&sw->prov, "benchmark", "%s", b->name);
+		f8b_prov_set(&sw->prov, "seed", "%lld", cc->seed);
+		f8b_prov_set(&sw->prov, "measure",
 		             "warmup=%d min_samples=%d max_samples=%d min_time_s=%g "
 		             "max_time_s=%g max_noise=%g flush=%d batch=%d",
-		             cc.m.warmup, cc.m.min_samples, cc.m.max_samples, cc.m.min_time_s,
-		             cc.m.max_time_s, cc.m.max_noise, cc.m.flush, cc.m.batch);
-		if (cc.resume)
-			rc = mark_done(b, pc.cfg, cc.output, ncases, done, &ndone);
+		             cc->m.warmup, cc->m.min_samples, cc->m.max_samples, cc->m.min_time_s,
+		             cc->m.max_time_s, cc->m.max_noise, cc->m.flush, cc->m.batch);
+		if (cc->resume)
+			rc =
+			    mark_done(b, sw->run.cfg, cc->output, sw->ncases, sw->done, &sw->ndone);
 		if (rc == F8B_OK)
-			rc = f8b_results_open(cc.output, cc.append, b->schema, &prov, &res,
-			                      &run.run_id);
+			rc = f8b_results_open(cc->output, cc->append, b->schema, &sw->prov,
+			                      &sw->res, &sw->run.run_id);
 	}
-	if (any_rank_failed(b, rc)) {
-		exit_code = 2;
-		goto out;
-	}
-	f8b_comm_bcast(&run.run_id, sizeof run.run_id);
-	f8b_comm_bcast(done, ncases ? ncases : 1);
+	if (any_rank_failed(b, rc))
+		return 2;
+	f8b_comm_bcast(&sw->run.run_id, sizeof sw->run.run_id);
+	f8b_comm_bcast(sw->done, n);
+	return GO_ON;
+}
 
-	/* ---- the sweep */
-	size_t ntodo = 0;
-	todo = malloc(sizeof *todo * (ncases ? ncases : 1));
+/* The cases left to run, the row buffers, the opening lines, progress. */
+static int plan_rounds(struct sweep *sw)
+{
+	const struct f8b_bench *b = sw->b;
 	const size_t rs = b->schema->row_size;
-	rows = calloc(1, rs + 1);
-	if (comm.rank == 0)
-		all = calloc((size_t)comm.size, rs + 1);
-	if (!todo || !rows || (comm.rank == 0 && !all)) {
+	sw->todo = malloc(sizeof *sw->todo * (sw->ncases ? sw->ncases : 1));
+	sw->row = calloc(1, rs + 1);
+	if (sw->comm.rank == 0)
+		sw->all = calloc((size_t)sw->comm.size, rs + 1);
+	if (!sw->todo || !sw->row || (sw->comm.rank == 0 && !sw->all)) {
 		fprintf(stderr, "f8bench: error: out of host memory for the case list\n");
-		exit_code = 1;
-		goto out;
+		return 1;
 	}
-	for (size_t i = 0; i < ncases; i++)
-		if (!done[i])
-			todo[ntodo++] = i;
-
-	struct f8b_progress prog;
-	struct tally t = {0};
-	if (comm.rank == 0) {
+	for (size_t i = 0; i < sw->ncases; i++)
+		if (!sw->done[i])
+			sw->todo[sw->ntodo++] = i;
+	if (sw->comm.rank == 0) {
 		fprintf(stderr, "f8bench %s: %zu cases%s on %d rank(s), backend %s (%s) -> %s\n",
-		        b->name, ntodo, ndone ? " left" : "", comm.size, run.ops->name,
-		        run.dev.name, cc.output);
-		if (ndone)
+		        b->name, sw->ntodo, sw->ndone ? " left" : "", sw->comm.size,
+		        sw->run.ops->name, sw->run.dev.name, sw->cc.output);
+		if (sw->ndone)
 			fprintf(stderr, "f8bench %s: --resume: %zu cases already in %s\n", b->name,
-			        ndone, cc.output);
-		f8b_progress_init(&prog, stderr, ntodo, cc.quiet);
+			        sw->ndone, sw->cc.output);
+		f8b_progress_init(&sw->prog, stderr, sw->ntodo, sw->cc.quiet);
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	return GO_ON;
+}
 
-	/* Independent cases: round r gives rank k case r*size + k.  Collective
-	 * cases: every rank runs case r, and only rank 0's row is kept. */
-	size_t per_round = b->collective ? 1 : (size_t)comm.size;
-	size_t rounds = (ntodo + per_round - 1) / per_round;
-	int fatal = 0;
-	for (size_t r = 0; r < rounds; r++) {
-		size_t k = b->collective ? r : r * (size_t)comm.size + (size_t)comm.rank;
-		memset(rows, 0, rs + 1);
-		if (k < ntodo && !fatal) {
-			/* this rank has a row this round */
-			rows[rs] = !b->collective || comm.rank == 0;
-			if (run_case(b, &run, todo[k], rows) != F8B_OK) {
-				fprintf(stderr, "f8bench %s: error: %s (stopping)\n", b->name,
-				        f8b_last_error());
-				fatal = 1;
-			}
-		}
-		if (f8b_comm_gather(rows, all, rs + 1) != F8B_OK) {
-			fprintf(stderr, "f8bench: error: %s\n", f8b_last_error());
-			exit_code = 1;
-			goto out;
-		}
-		if (comm.rank == 0) {
-			for (int p = 0; p < comm.size; p++) {
-				unsigned char *row = all + (size_t)p * (rs + 1);
-				if (!row[rs])
-					continue;
-				if (f8b_results_append(res, row, 1) != F8B_OK) {
-					fprintf(stderr, "f8bench: error: %s\n", f8b_last_error());
-					fatal = 1;
-					break;
-				}
-				prog_rows++;
-				const char *st = (const char *)row + b->off_status;
-				char what[160], how[200];
-				b->describe(row, what, sizeof what);
-				if (!strcmp(st, F8B_ROW_OK)) {
-					t.ok++;
-					b->summarize(row, how, sizeof how);
-				} else {
-					if (!strcmp(st, F8B_ROW_WRONG))
-						t.wrong++;
-					else if (!strcmp(st, F8B_ROW_UNSUPPORTED))
-						t.unsupported++;
-					else
-						t.error++;
-					snprintf(how, sizeof how, "%s: %.150s", st,
-					         (const char *)row + b->off_message);
-					char line[400];
-					snprintf(line, sizeof line, "f8bench %s: %s: %s", b->name,
-					         what, how);
-					f8b_progress_note(&prog, line);
-				}
-				f8b_progress_step(&prog, what, how);
-			}
-		}
-		/* Stop together after a signal or a fatal error on any rank. */
-		int stop = interrupted || fatal;
-		f8b_comm_max_int(&stop);
-		if (stop) {
-			if (comm.rank == 0) {
-				f8b_progress_end(&prog);
-				fprintf(
-				    stderr,
-				    "f8bench %s: %s after %zu of %zu cases; rows so far are in %s "
-				    "(rerun with --resume to continue)\n",
-				    b->name, interrupted ? "interrupted" : "stopped", prog.done,
-				    ntodo, cc.output);
-			}
-			exit_code = interrupted ? 130 : 1;
-			break;
+/* Round r: this rank's case (if it has one), then every row to rank 0.
+ * Independent cases: round r gives rank k case r*size + k.  Collective
+ * cases: every rank runs case r, and only rank 0's row is kept.  False
+ * when the gather failed. */
+static bool run_round(struct sweep *sw, size_t r)
+{
+	const struct f8b_bench *b = sw->b;
+	const size_t rs = b->schema->row_size;
+	size_t k = b->collective ? r : r * (size_t)sw->comm.size + (size_t)sw->comm.rank;
+	memset(sw->row, 0, rs + 1);
+	if (k < sw->ntodo && !sw->fatal) {
+		sw->row[rs] = !b->collective || sw->comm.rank == 0; /* a row this round */
+		if (run_case(b, &sw->run, sw->todo[k], sw->row) != F8B_OK) {
+			fprintf(stderr, "f8bench %s: error: %s (stopping)\n", b->name,
+			        f8b_last_error());
+			sw->fatal = 1;
 		}
 	}
-	if (comm.rank == 0) {
-		f8b_progress_end(&prog);
+	if (f8b_comm_gather(sw->row, sw->all, rs + 1) != F8B_OK) {
+		fprintf(stderr, "f8bench: error: %s\n", f8b_last_error());
+		return false;
+	}
+	return true;
+}
+
+/* One gathered row: its tally and its progress line (rank 0). */
+static void report_row(struct sweep *sw, const unsigned char *row)
+{
+	const struct f8b_bench *b = sw->b;
+	const char *st = (const char *)row + b->off_status;
+	char what[160], how[200];
+	b->describe(row, what, sizeof what);
+	if (!strcmp(st, F8B_ROW_OK)) {
+		sw->t.ok++;
+		b->summarize(row, how, sizeof how);
+	} else {
+		if (!strcmp(st, F8B_ROW_WRONG))
+			sw->t.wrong++;
+		else if (!strcmp(st, F8B_ROW_UNSUPPORTED))
+			sw->t.unsupported++;
+		else
+			sw->t.error++;
+		snprintf(how, sizeof how, "%s: %.150s", st, (const char *)row + b->off_message);
+		char line[400];
+		snprintf(line, sizeof line, "f8bench %s: %s: %s", b->name, what, how);
+		f8b_progress_note(&sw->prog, line);
+	}
+	f8b_progress_step(&sw->prog, what, how);
+}
+
+/* Rank 0 appends the round's rows (each flushed to disk). */
+static void write_rows(struct sweep *sw)
+{
+	const size_t rs = sw->b->schema->row_size;
+	if (sw->comm.rank != 0)
+		return;
+	for (int p = 0; p < sw->comm.size; p++) {
+		unsigned char *row = sw->all + (size_t)p * (rs + 1);
+		if (!row[rs])
+			continue;
+		if (f8b_results_append(sw->res, row, 1) != F8B_OK) {
+			fprintf(stderr, "f8bench: error: %s\n", f8b_last_error());
+			sw->fatal = 1;
+			break;
+		}
+		sw->written++;
+		report_row(sw, row);
+	}
+}
+
+/* After a round: stop together after a signal or a fatal error on any
+ * rank.  Returns the exit status to stop with, or 0 to go on. */
+static int stop_together(struct sweep *sw)
+{
+	int stop = interrupted || sw->fatal;
+	f8b_comm_max_int(&stop);
+	if (!stop)
+		return 0;
+	if (sw->comm.rank == 0) {
+		f8b_progress_end(&sw->prog);
+		fprintf(stderr,
+		        "f8bench %s: %s after %zu of %zu cases; rows so far are in %s "
+		        "(rerun with --resume to continue)\n",
+		        sw->b->name, interrupted ? "interrupted" : "stopped", sw->prog.done,
+		        sw->ntodo, sw->cc.output);
+	}
+	return interrupted ? 130 : 1;
+}
+
+/* The closing line and the exit status every rank agrees on. */
+static int finish(struct sweep *sw, int exit_code)
+{
+	if (sw->comm.rank == 0) {
+		f8b_progress_end(&sw->prog);
 		if (!exit_code)
-			fprintf(
-			    stderr,
-			    "f8bench %s: wrote %zu rows to %s: %zu ok, %zu wrong, %zu unsupported, "
-			    "%zu error\n",
-			    b->name, prog.done, cc.output, t.ok, t.wrong, t.unsupported, t.error);
-		if (!exit_code && (t.wrong || t.error))
+			fprintf(stderr,
+			        "f8bench %s: wrote %zu rows to %s: %zu ok, %zu wrong, %zu "
+			        "unsupported, %zu error\n",
+			        sw->b->name, sw->prog.done, sw->cc.output, sw->t.ok, sw->t.wrong,
+			        sw->t.unsupported, sw->t.error);
+		if (!exit_code && (sw->t.wrong || sw->t.error))
 			exit_code = 1;
 	}
 	f8b_comm_max_int(&exit_code);
+	return exit_code;
+}
 
-out:
-	/* A failed run that wrote no row leaves no new file behind. */
-	if (res && exit_code != 0 && prog_rows == 0) {
-		f8b_results_abandon(res);
-		res = NULL;
+static int run_rounds(struct sweep *sw)
+{
+	size_t per_round = sw->b->collective ? 1 : (size_t)sw->comm.size;
+	size_t rounds = (sw->ntodo + per_round - 1) / per_round;
+	for (size_t r = 0; r < rounds; r++) {
+		if (!run_round(sw, r))
+			return 1;
+		write_rows(sw);
+		int code = stop_together(sw);
+		if (code)
+			return finish(sw, code);
 	}
-	if (res && f8b_results_close(res) != F8B_OK) {
+	return finish(sw, 0);
+}
+
+/* Closes what the steps opened.  A run that appended no row (an error, a
+ * signal, a write that failed) takes back what it added: a file it created
+ * is removed, an existing file (--append, --resume) loses only this run's
+ * group, never earlier rows. */
+static int cleanup(struct sweep *sw, int exit_code)
+{
+	if (sw->res && sw->written == 0) {
+		f8b_results_abandon(sw->res);
+		sw->res = NULL;
+	}
+	if (sw->res && f8b_results_close(sw->res) != F8B_OK) {
 		fprintf(stderr, "f8bench: error: %s\n", f8b_last_error());
 		exit_code = exit_code ? exit_code : 1;
 	}
-	if (be)
-		run.ops->close(be);
-	if (pc.cfg)
-		b->cfg_free(pc.cfg);
-	f8b_prov_free(&prov);
-	free(pos);
-	free(done);
-	free(todo);
-	free(rows);
-	free(all);
+	if (sw->run.be)
+		sw->run.ops->close(sw->run.be);
+	if (sw->run.cfg)
+		sw->b->cfg_free(sw->run.cfg);
+	f8b_prov_free(&sw->prov);
+	free(sw->done);
+	free(sw->todo);
+	free(sw->row);
+	free(sw->all);
 	f8b_comm_finalize();
 	return exit_code;
+}
+
+int f8b_run_bench(const struct f8b_bench *b, int argc, char **argv)
+{
+	struct sweep sw = {.b = b};
+	if (f8b_comm_init(&argc, &argv, &sw.comm) != F8B_OK) {
+		fprintf(stderr, "f8bench: error: %s\n", f8b_last_error());
+		return 2;
+	}
+	sw.run.rank = sw.comm.rank;
+	sw.run.nranks = sw.comm.size;
+	int code = parse_step(&sw, argc, argv);
+	if (code == GO_ON)
+		code = open_backend(&sw);
+	if (code == GO_ON)
+		code = open_results(&sw, argc, argv);
+	if (code == GO_ON)
+		code = plan_rounds(&sw);
+	if (code == GO_ON)
+		code = run_rounds(&sw);
+	return cleanup(&sw, code);
 }

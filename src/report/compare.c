@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 #include "report/compare_int.h"
 #include "core/options.h"
 #include "results/results.h"
