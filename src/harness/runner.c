@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "core/cases.h"
 #include "harness/comm.h"
 #include "harness/progress.h"
 #include "harness/provenance.h"
@@ -41,6 +42,7 @@ enum {
 	OPT_BATCH,
 	OPT_QUIET,
 	OPT_VERBOSE,
+	OPT_SHARD,
 	OPT_HELP,
 };
 
@@ -66,6 +68,9 @@ static const struct f8b_option common_options[] = {
     {"batch", OPT_BATCH, 0, "N", "time N back-to-back launches per sample (no flush; default off)"},
     {"quiet", OPT_QUIET, 'q', NULL, "no progress lines"},
     {"verbose", OPT_VERBOSE, 'v', NULL, "more detail (algorithm chosen, unmet criteria)"},
+    {"shard", OPT_SHARD, 0, "I/N",
+     "run only shard I of N of the cases (i % N == I), e.g. one per\nSlurm array task; "
+     "--resume skips what the file has of the shard"},
     {"help", OPT_HELP, 0, NULL, "this text"},
     {0},
 };
@@ -77,6 +82,7 @@ struct common_cfg {
 	long long seed;
 	int device;
 	struct f8b_measure_opts m;
+	struct f8b_shard shard;
 };
 
 struct parse_ctx {
@@ -160,6 +166,7 @@ static int on_option(void *vctx, int table, int key, const char *arg)
 		return F8B_OK;
 	case OPT_QUIET: c->quiet = true; return F8B_OK;
 	case OPT_VERBOSE: c->verbose = true; return F8B_OK;
+	case OPT_SHARD: return f8b_shard_parse(arg, &c->shard);
 	}
 	return F8B_ERR(F8B_EINTERNAL, "unhandled option key %d", key);
 }
@@ -355,7 +362,7 @@ int f8b_run_bench(const struct f8b_bench *b, int argc, char **argv)
 		fprintf(stderr, "f8bench: error: %s\n", f8b_last_error());
 		return 2;
 	}
-	struct common_cfg cc = {.seed = 1, .device = -1};
+	struct common_cfg cc = {.seed = 1, .device = -1, .shard = {0, 1}};
 	f8b_measure_defaults(&cc.m);
 	struct f8b_run run = {.rank = comm.rank, .nranks = comm.size};
 	struct f8b_backend *be = NULL;
@@ -430,6 +437,7 @@ int f8b_run_bench(const struct f8b_bench *b, int argc, char **argv)
 	if (comm.rank == 0 && rc == F8B_OK) {
 		f8b_prov_set(&prov, "benchmark", "%s", b->name);
 		f8b_prov_set(&prov, "seed", "%lld", cc.seed);
+		f8b_prov_set(&prov, "shard", "%d/%d", cc.shard.index, cc.shard.count);
 		f8b_prov_set(&prov, "measure",
 		             "warmup=%d min_samples=%d max_samples=%d min_time_s=%g "
 		             "max_time_s=%g max_noise=%g flush=%d batch=%d",
@@ -461,7 +469,7 @@ int f8b_run_bench(const struct f8b_bench *b, int argc, char **argv)
 		goto out;
 	}
 	for (size_t i = 0; i < ncases; i++)
-		if (!done[i])
+		if (!done[i] && f8b_shard_has(&cc.shard, i))
 			todo[ntodo++] = i;
 
 	struct f8b_progress prog;
