@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # bench-env.sh - the environment every f8bench batch script runs in
 # (sourced by gemm-sweep.sbatch, merge.sbatch, ceilings.sbatch and
 # allgather.sbatch; edit it, or set the variables below, per cluster).
@@ -5,7 +6,7 @@
 #   F8B_MODULES    modules to load first when `module` exists, e.g.
 #                  "cuda/13.0 openmpi/4.1 hdf5/1.10" (default: none)
 #   F8BENCH        the f8bench to run (default: f8bench on PATH, else the
-#                  build in $F8B_BUILD_DIR, default ./_b of the submit dir)
+#                  one in $F8B_BUILD_DIR, the submit dir or its _b/)
 #   F8B_OUT_DIR    where results and reports go (default: the submit dir)
 #   F8B_SRUN_MPI   srun's --mpi= for multi-rank jobs (default: pmix for
 #                  Open MPI when srun has it, else pmi2); "mpiexec" makes
@@ -26,7 +27,10 @@ fi
 
 : "${F8B_OUT_DIR:=${SLURM_SUBMIT_DIR:-$PWD}}"
 if [ -z "${F8BENCH:-}" ]; then
-	F8BENCH=$(command -v f8bench || echo "${F8B_BUILD_DIR:-${SLURM_SUBMIT_DIR:-$PWD}/_b}/f8bench")
+	F8BENCH=$(command -v f8bench || true)
+	for b in ${F8B_BUILD_DIR:+"$F8B_BUILD_DIR"} "${SLURM_SUBMIT_DIR:-$PWD}" "${SLURM_SUBMIT_DIR:-$PWD}/_b"; do
+		[ -z "$F8BENCH" ] && [ -x "$b/f8bench" ] && F8BENCH="$b/f8bench"
+	done
 fi
 if [ ! -x "$F8BENCH" ]; then
 	f8b_log "no f8bench at '$F8BENCH': put it on PATH or set F8BENCH"

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # cluster.sh - starts and stops a one-node Slurm cluster in a temporary
 # directory (sourced by tests/slurm_sweep.sh; usable by hand, as root:
 #   . tests/slurm/cluster.sh; slurm_start /tmp/c && export SLURM_CONF=/tmp/c/slurm.conf
@@ -24,7 +25,7 @@ slurm_free_port() {
 # slurm_start DIR: returns non-zero with a line on stderr when a daemon does
 # not come up (DIR/log has the daemons' logs).
 slurm_start() {
-	local d=$1 host cpus ctld sd i
+	local d=$1 host cpus ctld sd _
 	mkdir -p "$d/state" "$d/spool" "$d/log" "$d/munge" "$d/munge-socket" || return 1
 	host=$(hostname -s)
 	cpus=${F8B_SLURM_CPUS:-8}
@@ -57,7 +58,7 @@ slurm_start() {
 	echo $! >"$d/slurmd.pid.own"
 
 	# The node is up when sinfo shows it idle (bounded: 30 s).
-	for i in $(seq 1 60); do
+	for _ in $(seq 1 60); do
 		if sinfo -h -N -o '%T' 2>/dev/null | grep -qx idle; then
 			return 0
 		fi
@@ -70,12 +71,12 @@ slurm_start() {
 
 # slurm_stop DIR: ends the daemons slurm_start started, by pid.
 slurm_stop() {
-	local d=$1 f pid i
+	local d=$1 f pid _
 	for f in slurmd.pid.own slurmctld.pid.own munged.pid; do
 		[ -s "$d/$f" ] || continue
 		pid=$(cat "$d/$f")
 		kill "$pid" 2>/dev/null || continue
-		for i in $(seq 1 50); do
+		for _ in $(seq 1 50); do
 			kill -0 "$pid" 2>/dev/null || break
 			sleep 0.1
 		done
