@@ -6,7 +6,10 @@
 # install it from NVIDIA; configure finds it in /usr/local/cuda.
 set -e
 pkgs="build-essential autoconf automake pkg-config git mpich libmpich-dev libhdf5-dev hdf5-tools gnuplot-nox"
-[ "${1:-}" = --test ] && pkgs="$pkgs python3-h5py clang-format libxml2-utils"
+# slurm-wlm and munge: tests/slurm_sweep.sh runs the scripts/slurm templates
+# on a one-node Slurm it starts itself; libxml2-utils: xmllint checks the
+# JUnit XML of f8bench compare.
+[ "${1:-}" = --test ] && pkgs="$pkgs python3-h5py clang-format libxml2-utils slurm-wlm munge"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

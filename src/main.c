@@ -8,6 +8,7 @@
 
 #include "harness/bench.h"
 #include "report/compare.h"
+#include "report/merge.h"
 #include "core/options.h"
 #include "harness/provenance.h"
 #include "core/recipe.h"
@@ -26,6 +27,7 @@ static void usage(FILE *f)
 	fprintf(f, "\nTools (no MPI, no GPU):\n"
 	           "  report     plots (gnuplot), CSV and a Markdown summary of results files\n"
 	           "  compare    noise-aware regression gate between two results files\n"
+	           "  merge      join the results files of one benchmark (shards) into one\n"
 	           "  export     write a results file's tables as CSV, or its provenance\n"
 	           "  recipe     show the nine-field long form of a recipe\n\n"
 	           "  --help     this text\n"
@@ -179,9 +181,11 @@ int main(int argc, char **argv)
 		return f8b_report_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "compare"))
 		return f8b_compare_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "merge"))
+		return f8b_merge_main(argc - 1, argv + 1);
 	fprintf(stderr,
 	        "f8bench: error: unknown command '%s' (accepted: gemm, ceilings, report, compare, "
-	        "export, recipe; see f8bench --help)\n",
+	        "merge, export, recipe; see f8bench --help)\n",
 	        cmd);
 	return 2;
 }

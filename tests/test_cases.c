@@ -473,6 +473,60 @@ static void test_split(void)
 	       "cases_of_rank of a rank out of range is 0");
 }
 
+/* --shard I/N: parsing, exactly-once over the shards, balance, and the
+ * composition with the rank split (each shard's list split again). */
+static void test_shard(void)
+{
+	struct f8b_shard sh;
+	tap_ok(f8b_shard_parse("0/1", &sh) == F8B_OK && sh.index == 0 && sh.count == 1,
+	       "shard 0/1 parses");
+	tap_ok(f8b_shard_parse("3/4", &sh) == F8B_OK && sh.index == 3 && sh.count == 4,
+	       "shard 3/4 parses");
+	static const char *const bad[] = {"4/4",  "-1/4", "1/0",  "1",        "1/",   "/4", "a/4",
+	                                  "1/4x", " 1/4", "1/-4", "1/100001", "+1/4", ""};
+	for (size_t b = 0; b < sizeof bad / sizeof *bad; b++) {
+		int rc = f8b_shard_parse(bad[b], &sh);
+		tap_ok(rc == F8B_EINVAL && strstr(f8b_last_error(), "--shard"),
+		       "shard '%s' is refused naming --shard", bad[b]);
+	}
+	static const size_t ns[] = {0, 1, 5, 7, 13, 100};
+	bool once = true, sizes = true, balanced = true, composed = true;
+	for (int count = 1; count <= 6; count++) {
+		for (size_t t = 0; t < sizeof ns / sizeof *ns; t++) {
+			size_t n = ns[t], lo = SIZE_MAX, hi = 0, seen[100] = {0};
+			for (int idx = 0; idx < count; idx++) {
+				struct f8b_shard s = {idx, count};
+				size_t k = 0, per_rank[3] = {0};
+				for (size_t i = 0; i < n; i++)
+					if (f8b_shard_has(&s, i)) {
+						seen[i]++;
+						/* the runner splits the shard's list
+						 * again: its k-th case to one of 3 ranks */
+						per_rank[f8b_case_owner(k++, 3)]++;
+					}
+				for (int r = 0; r < 3; r++)
+					composed &= per_rank[r] == f8b_cases_of_rank(k, r, 3);
+				sizes &= k == f8b_shard_size(&s, n);
+				lo = k < lo ? k : lo;
+				hi = k > hi ? k : hi;
+			}
+			for (size_t i = 0; i < n; i++)
+				once &= seen[i] == 1;
+			balanced &= hi - lo <= 1;
+		}
+	}
+	tap_ok(once, "every case in exactly one shard (N = 1..6, n = 0,1,5,7,13,100)");
+	tap_ok(sizes, "f8b_shard_size counts the cases f8b_shard_has takes");
+	tap_ok(balanced, "shard sizes differ by at most one");
+	tap_ok(composed, "each shard's list splits over 3 ranks as a whole list would");
+	/* Strided, not blocks: of a list ordered by size, shard 0/4 of 8 cases
+	 * takes cases 0 and 4, one small and one large. */
+	struct f8b_shard s04 = {0, 4};
+	tap_ok(f8b_shard_has(&s04, 0) && f8b_shard_has(&s04, 4) && !f8b_shard_has(&s04, 1),
+	       "shard 0/4 takes cases 0 and 4 (strided)");
+	tap_ok(f8b_shard_has(NULL, 7) && f8b_shard_size(NULL, 7) == 7, "no shard takes every case");
+}
+
 int main(void)
 {
 	srcdir = getenv("srcdir");
@@ -486,5 +540,6 @@ int main(void)
 	test_parse_list();
 	test_cross();
 	test_split();
+	test_shard();
 	return tap_done();
 }

@@ -516,3 +516,40 @@ size_t f8b_cases_of_rank(size_t n, int rank, int nranks)
 	size_t r = (size_t)rank, nr = (size_t)nranks;
 	return n / nr + (r < n % nr ? 1 : 0);
 }
+
+int f8b_shard_parse(const char *arg, struct f8b_shard *out)
+{
+	char *end;
+	errno = 0;
+	long i = strtol(arg, &end, 10);
+	long n = -1;
+	if (!errno && end != arg && *end == '/' && end[1] >= '0' && end[1] <= '9') {
+		const char *ns = end + 1;
+		n = strtol(ns, &end, 10);
+		if (errno || *end)
+			n = -1;
+	}
+	if (n < 1 || n > F8B_MAX_SHARDS || arg[0] < '0' || arg[0] > '9' || i < 0 || i >= n)
+		return F8B_ERR(
+		    F8B_EINVAL,
+		    "--shard '%s': expected I/N with 0 <= I < N <= %d (shard I of N, "
+		    "e.g. 0/4; Slurm arrays: $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT)",
+		    arg, F8B_MAX_SHARDS);
+	out->index = (int)i;
+	out->count = (int)n;
+	return F8B_OK;
+}
+
+bool f8b_shard_has(const struct f8b_shard *s, size_t i)
+{
+	if (!s || s->count <= 1)
+		return true;
+	return i % (size_t)s->count == (size_t)s->index;
+}
+
+size_t f8b_shard_size(const struct f8b_shard *s, size_t n)
+{
+	if (!s || s->count <= 1)
+		return n;
+	return f8b_cases_of_rank(n, s->index, s->count);
+}

@@ -54,4 +54,20 @@ size_t f8b_cross_count(const size_t *dims, int ndim); /* 0 if overflow */
 int f8b_case_owner(size_t i, int nranks);
 size_t f8b_cases_of_rank(size_t n, int rank, int nranks);
 
+/* --shard I/N: shard I (0-based) of N takes the cases i with i % N == I,
+ * before the rank split and before --resume's skip.  Strided rather than
+ * in blocks: the case lists run shape by shape in the order of the shape
+ * set (pow2 and square grow by 8x in flops per step), so contiguous blocks
+ * would hand the last shard all the largest shapes; strided, every shard
+ * gets every shape and their run times differ by at most about one case.
+ * {0, 1} (no option) takes every case. */
+struct f8b_shard {
+	int index, count;
+};
+/* Parses "I/N" with 0 <= I < N <= F8B_MAX_SHARDS; errors name --shard. */
+#define F8B_MAX_SHARDS 100000
+int f8b_shard_parse(const char *arg, struct f8b_shard *out);
+bool f8b_shard_has(const struct f8b_shard *s, size_t i);
+size_t f8b_shard_size(const struct f8b_shard *s, size_t n); /* cases of n it takes */
+
 #endif

@@ -92,6 +92,14 @@ int f8b_provenance_collect(struct f8b_provenance *p, const struct f8b_comm *c,
 	f8b_prov_set(p, "nccl_version", "%s", dev->nccl_version[0] ? dev->nccl_version : "n/a");
 	f8b_prov_set(p, "mpi_library", "%s", c->mpi_version);
 	f8b_prov_set(p, "mpi_ranks", "%d", c->size);
+	/* NCCL_* settings (algorithm, protocol, transports) change collective
+	 * bandwidth: rank 0's, space separated ("none" when unset). */
+	extern char **environ;
+	char nccl[1024] = "";
+	for (char **e = environ; e && *e; e++)
+		if (!strncmp(*e, "NCCL_", 5))
+			append_quoted(nccl, sizeof nccl, *e);
+	f8b_prov_set(p, "nccl_env", "%s", nccl[0] ? nccl : "none");
 
 	/* All ranks' devices, one per line. */
 	size_t len = (size_t)c->size * (W + 1) + 1;

@@ -27,6 +27,7 @@ enum {
 	OPT_BATCH,
 	OPT_QUIET,
 	OPT_VERBOSE,
+	OPT_SHARD,
 	OPT_HELP,
 };
 
@@ -52,6 +53,9 @@ static const struct f8b_option common_options[] = {
     {"batch", OPT_BATCH, 0, "N", "time N back-to-back launches per sample (no flush; default off)"},
     {"quiet", OPT_QUIET, 'q', NULL, "no progress lines"},
     {"verbose", OPT_VERBOSE, 'v', NULL, "more detail (algorithm chosen, unmet criteria)"},
+    {"shard", OPT_SHARD, 0, "I/N",
+     "run only shard I of N of the cases (i % N == I), e.g. one per\nSlurm array task; "
+     "--resume skips what the file has of the shard"},
     {"help", OPT_HELP, 0, NULL, "this text"},
     {0},
 };
@@ -137,6 +141,7 @@ static int on_option(void *vctx, int table, int key, const char *arg)
 		return F8B_OK;
 	case OPT_QUIET: c->quiet = true; return F8B_OK;
 	case OPT_VERBOSE: c->verbose = true; return F8B_OK;
+	case OPT_SHARD: return f8b_shard_parse(arg, &c->shard);
 	}
 	return F8B_ERR(F8B_EINTERNAL, "unhandled option key %d", key);
 }
@@ -169,7 +174,7 @@ static void default_output(const char *bench, char *buf, size_t n)
 int f8b_run_options_parse(const struct f8b_bench *b, int argc, char **argv,
                           struct f8b_common_cfg *cc, void **cfg, size_t *ncases)
 {
-	*cc = (struct f8b_common_cfg){.seed = 1, .device = -1};
+	*cc = (struct f8b_common_cfg){.seed = 1, .device = -1, .shard = {0, 1}};
 	f8b_measure_defaults(&cc->m);
 	*cfg = NULL;
 	*ncases = 0;

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "core/cases.h"
 #include "harness/bench.h"
 
 struct f8b_common_cfg {
@@ -14,7 +15,8 @@ struct f8b_common_cfg {
 	long long seed;
 	int device; /* -1: node-local rank modulo the GPU count */
 	struct f8b_measure_opts m;
-	char outbuf[256]; /* the default output name */
+	struct f8b_shard shard; /* --shard I/N: {0, 1} runs every case */
+	char outbuf[256];       /* the default output name */
 };
 
 /* Parses argv: the common options and b's, then b->cfg_finalize (the case

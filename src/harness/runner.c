@@ -275,6 +275,7 @@ static int open_results(struct sweep *sw, int argc, char **argv)
 	if (sw->comm.rank == 0 && rc == F8B_OK) {
 		f8b_prov_set(&sw->prov, "benchmark", "%s", b->name);
 		f8b_prov_set(&sw->prov, "seed", "%lld", cc->seed);
+		f8b_prov_set(&sw->prov, "shard", "%d/%d", cc->shard.index, cc->shard.count);
 		f8b_prov_set(&sw->prov, "measure",
 		             "warmup=%d min_samples=%d max_samples=%d min_time_s=%g "
 		             "max_time_s=%g max_noise=%g flush=%d batch=%d",
@@ -308,7 +309,7 @@ static int plan_rounds(struct sweep *sw)
 		return 1;
 	}
 	for (size_t i = 0; i < sw->ncases; i++)
-		if (!sw->done[i])
+		if (!sw->done[i] && f8b_shard_has(&sw->cc.shard, i))
 			sw->todo[sw->ntodo++] = i;
 	if (sw->comm.rank == 0) {
 		fprintf(stderr, "f8bench %s: %zu cases%s on %d rank(s), backend %s (%s) -> %s\n",
