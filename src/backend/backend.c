@@ -110,6 +110,25 @@ int f8b_check_gran(enum f8b_granularity g, const char *op)
 	return F8B_OK;
 }
 
+int f8b_check_cast(const struct f8b_tensor *x, enum f8b_granularity g, const float *scale,
+                   const struct f8b_tensor *out)
+{
+	F8B_TRY(f8b_check_wide_input(x, "cast"));
+	F8B_TRY(f8b_check_gran(g, "cast"));
+	F8B_TRY(f8b_check_tensor(out, "cast", "output"));
+	if (!f8b_dtype_is_fp8(out->dtype))
+		return F8B_ERR(F8B_EINVAL, "cast: output dtype %s (accepted: e4m3, e5m2)",
+		               f8b_dtype_name(out->dtype));
+	if (out->rows != x->rows || out->cols != x->cols)
+		return F8B_ERR(F8B_EINVAL,
+		               "cast: output shape %lldx%lld differs from input %lldx%lld",
+		               (long long)out->rows, (long long)out->cols, (long long)x->rows,
+		               (long long)x->cols);
+	if (!scale)
+		return F8B_ERR(F8B_EINVAL, "cast: no scale tensor");
+	return F8B_OK;
+}
+
 int f8b_check_gemm_desc(const struct f8b_gemm_desc *d, const char *cfg)
 {
 	const char *sep = cfg ? " " : "", *c = cfg ? cfg : "";

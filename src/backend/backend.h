@@ -219,6 +219,10 @@ int f8b_check_tensor(const struct f8b_tensor *t, const char *op, const char *wha
 /* A high-precision input: a tensor of bf16 or f32. */
 int f8b_check_wide_input(const struct f8b_tensor *x, const char *op);
 int f8b_check_gran(enum f8b_granularity g, const char *op);
+/* The cast op's arguments: x a wide input, g a granularity, out an fp8
+ * tensor of x's shape, a scale tensor present. */
+int f8b_check_cast(const struct f8b_tensor *x, enum f8b_granularity g, const float *scale,
+                   const struct f8b_tensor *out);
 /* What any backend's GEMM takes: positive dims; bf16 x bf16 or an fp8 pair
  * other than e5m2 x e5m2; bf16/f32 output; A tensorwise, axiswise or
  * block1x128, B tensorwise, axiswise or block128x128.  `cfg` (may be NULL)

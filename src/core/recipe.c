@@ -1,5 +1,5 @@
-/* recipe.c - short recipe names, the nine-field long form, its parser,
- * formatter and validity rules.
+/* recipe.c - short recipe names, the nine-field long form, its parser
+ * and formatter; the validity rules are in recipe_rules.c.
  *
  * The expansions follow torchao's float8 training recipes
  * (torchao/float8/config.py: Float8LinearConfig defaults and
@@ -10,6 +10,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "core/recipe.h"
+#include "core/recipe_int.h"
 
 #include <ctype.h>
 #include <stddef.h>
@@ -18,18 +19,10 @@
 #include <string.h>
 #include <strings.h>
 
-enum field_kind { FIELD_CAST, FIELD_GEMM };
-
 /* The nine fields in the order they are formatted.  default_dtype is the
  * target torchao picks for an operand when none is given (e4m3 for input
  * and weight, e5m2 for grad_output: Float8LinearConfig.__post_init__). */
-static const struct field {
-	const char *name;
-	enum field_kind kind;
-	size_t off;
-	enum f8b_dtype default_dtype;
-	bool weight; /* a weight argument: the only one that may be block128x128 */
-} fields[] = {
+static const struct f8b_recipe_field fields[] = {
     {"input", FIELD_CAST, offsetof(struct f8b_recipe, input), F8B_E4M3, false},
     {"weight", FIELD_CAST, offsetof(struct f8b_recipe, weight), F8B_E4M3, true},
     {"grad_output", FIELD_CAST, offsetof(struct f8b_recipe, grad_output), F8B_E5M2, false},
@@ -44,32 +37,19 @@ static const struct field {
     {"grad_weight", FIELD_GEMM, offsetof(struct f8b_recipe, grad_weight), F8B_BF16, false},
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
+_Static_assert(NFIELDS == F8B_RECIPE_NFIELDS, "recipe_int.h counts the fields");
+const struct f8b_recipe_field *const f8b_recipe_fields = fields;
 #define FIELD_LIST                                                                                 \
 	"input, weight, grad_output, input_for_grad_weight, "                                      \
 	"weight_for_grad_input, grad_output_for_grad_weight, output, "                             \
 	"grad_input, grad_weight, pow2"
-
-/* The three GEMMs of a linear layer in the A[M,K] @ B[N,K]^T convention
- * of cases.h; a and b index fields[].
- *   output      = input @ weight^T:        A = input,         B = weight
- *   grad_input  = grad_output @ weight:    A = grad_output,   B = weight^T
- *   grad_weight = grad_output^T @ input:   A = grad_output^T, B = input^T */
-static const struct gemm {
-	const char *name;
-	size_t off;
-	int a, b;
-} gemms[] = {
-    {"output", offsetof(struct f8b_recipe, output), 0, 1},
-    {"grad_input", offsetof(struct f8b_recipe, grad_input), 2, 4},
-    {"grad_weight", offsetof(struct f8b_recipe, grad_weight), 5, 3},
-};
 
 static struct f8b_cast_config *cast_of(struct f8b_recipe *r, int i)
 {
 	return (struct f8b_cast_config *)((char *)r + fields[i].off);
 }
 
-static const struct f8b_cast_config *ccast_of(const struct f8b_recipe *r, int i)
+const struct f8b_cast_config *f8b_recipe_cast_at(const struct f8b_recipe *r, int i)
 {
 	return (const struct f8b_cast_config *)((const char *)r + fields[i].off);
 }
@@ -79,7 +59,7 @@ static struct f8b_gemm_config *gemm_of(struct f8b_recipe *r, int i)
 	return (struct f8b_gemm_config *)((char *)r + fields[i].off);
 }
 
-static const struct f8b_gemm_config *cgemm_of(const struct f8b_recipe *r, size_t off)
+const struct f8b_gemm_config *f8b_recipe_gemm_at(const struct f8b_recipe *r, size_t off)
 {
 	return (const struct f8b_gemm_config *)((const char *)r + off);
 }
@@ -186,10 +166,10 @@ static bool same_fields(const struct f8b_recipe *a, const struct f8b_recipe *b)
 {
 	for (int i = 0; i < (int)NFIELDS; i++) {
 		if (fields[i].kind == FIELD_CAST) {
-			if (!same_cast(ccast_of(a, i), ccast_of(b, i)))
+			if (!same_cast(f8b_recipe_cast_at(a, i), f8b_recipe_cast_at(b, i)))
 				return false;
-		} else if (cgemm_of(a, fields[i].off)->fast_accum !=
-		           cgemm_of(b, fields[i].off)->fast_accum) {
+		} else if (f8b_recipe_gemm_at(a, fields[i].off)->fast_accum !=
+		           f8b_recipe_gemm_at(b, fields[i].off)->fast_accum) {
 			return false;
 		}
 	}
@@ -424,7 +404,7 @@ int f8b_recipe_parse(const char *spec, struct f8b_recipe *out)
 
 /* ---- formatting --------------------------------------------------------- */
 
-static void cast_str(const struct f8b_cast_config *c, char *buf, size_t n)
+void f8b_recipe_cast_str(const struct f8b_cast_config *c, char *buf, size_t n)
 {
 	if (c->type == F8B_SCALING_DISABLED)
 		snprintf(buf, n, "disabled");
@@ -451,131 +431,15 @@ int f8b_recipe_format(const struct f8b_recipe *r, char *buf, size_t n)
 	EMIT("recipe: %s\n", r->name[0] ? r->name : "custom");
 	for (int i = 0; i < (int)NFIELDS; i++) {
 		if (fields[i].kind == FIELD_CAST) {
-			cast_str(ccast_of(r, i), v, sizeof v);
+			f8b_recipe_cast_str(f8b_recipe_cast_at(r, i), v, sizeof v);
 			EMIT("%s: %s\n", fields[i].name, v);
 		} else {
 			EMIT("%s: %s\n", fields[i].name,
-			     cgemm_of(r, fields[i].off)->fast_accum ? "fast_accum"
-			                                            : "no_fast_accum");
+			     f8b_recipe_gemm_at(r, fields[i].off)->fast_accum ? "fast_accum"
+			                                                      : "no_fast_accum");
 		}
 	}
 	EMIT("pow2: %s\n", r->pow2_scales ? "on" : "off");
 #undef EMIT
 	return (int)len;
-}
-
-/* ---- validation --------------------------------------------------------- */
-
-static bool is_block(enum f8b_granularity g)
-{
-	return g == F8B_GRAN_BLOCK1X128 || g == F8B_GRAN_BLOCK128X128;
-}
-
-/* Each argument on its own. */
-static int validate_casts(const struct f8b_recipe *r, const char *rn)
-{
-	for (int i = 0; i < (int)NFIELDS; i++) {
-		if (fields[i].kind != FIELD_CAST)
-			continue;
-		const struct f8b_cast_config *c = ccast_of(r, i);
-		const char *f = fields[i].name;
-		if ((unsigned)c->type >= F8B_SCALING_TYPE_COUNT)
-			return F8B_ERR(F8B_EINVAL, "recipe %s: %s has no valid scaling type (%d)",
-			               rn, f, (int)c->type);
-		if (c->type == F8B_SCALING_DISABLED)
-			continue;
-		if ((unsigned)c->gran >= F8B_GRAN_COUNT)
-			return F8B_ERR(F8B_EINVAL, "recipe %s: %s has no valid granularity (%d)",
-			               rn, f, (int)c->gran);
-		if (!f8b_dtype_is_fp8(c->dtype))
-			return F8B_ERR(
-			    F8B_EINVAL,
-			    "recipe %s: %s targets %s, not an fp8 dtype (accepted: e4m3, "
-			    "e5m2, or the argument disabled)",
-			    rn, f, f8b_dtype_name(c->dtype));
-		/* One amax history per tensor is what delayed scaling keeps
-		 * (torchao's CastConfig allows only dynamic for axiswise too). */
-		if (c->type == F8B_SCALING_DELAYED && c->gran != F8B_GRAN_TENSORWISE)
-			return F8B_ERR(
-			    F8B_EINVAL,
-			    "recipe %s: %s uses delayed scaling with %s granularity "
-			    "(accepted: delayed only with tensorwise; dynamic otherwise)",
-			    rn, f, f8b_granularity_name(c->gran));
-		/* 128x128 blocks are cuBLASLt's B-operand (weight) mode and
-		 * 1x128 tiles its activation mode (scaling.h table). */
-		if (c->gran == F8B_GRAN_BLOCK128X128 && !fields[i].weight)
-			return F8B_ERR(
-			    F8B_EINVAL,
-			    "recipe %s: %s cannot be block128x128, which is for weight and "
-			    "weight_for_grad_input only (accepted here: tensorwise, "
-			    "axiswise, block1x128)",
-			    rn, f);
-		if (c->gran == F8B_GRAN_BLOCK1X128 && fields[i].weight)
-			return F8B_ERR(
-			    F8B_EINVAL,
-			    "recipe %s: %s cannot be block1x128, which is for activations "
-			    "and gradients (accepted here: tensorwise, axiswise, "
-			    "block128x128)",
-			    rn, f);
-	}
-	return F8B_OK;
-}
-
-/* Each GEMM: its two arguments together. */
-static int validate_gemms(const struct f8b_recipe *r, const char *rn)
-{
-	char va[64], vb[64];
-
-	for (size_t g = 0; g < sizeof gemms / sizeof gemms[0]; g++) {
-		const struct gemm *gm = &gemms[g];
-		const struct f8b_cast_config *a = ccast_of(r, gm->a), *b = ccast_of(r, gm->b);
-		const char *an = fields[gm->a].name, *bn = fields[gm->b].name;
-		bool ad = a->type == F8B_SCALING_DISABLED, bd = b->type == F8B_SCALING_DISABLED;
-		cast_str(a, va, sizeof va);
-		cast_str(b, vb, sizeof vb);
-
-		/* A GEMM is either fp8 x fp8 or bf16 x bf16 (as in torchao);
-		 * no kernel here takes one operand of each. */
-		if (ad != bd)
-			return F8B_ERR(F8B_EINVAL,
-			               "recipe %s: GEMM %s has %s %s but %s %s (accepted: both "
-			               "arguments fp8, or both disabled to run the GEMM in bf16)",
-			               rn, gm->name, an, va, bn, vb);
-		if (ad) {
-			if (cgemm_of(r, gm->off)->fast_accum)
-				return F8B_ERR(
-				    F8B_EINVAL,
-				    "recipe %s: GEMM %s runs in bf16 (both arguments "
-				    "disabled) but asks for fast_accum, an fp8-only mode "
-				    "(accepted: no_fast_accum)",
-				    rn, gm->name);
-			continue;
-		}
-		/* cuBLASLt's fp8 matmul takes e4m3 x e4m3, e4m3 x e5m2 and
-		 * e5m2 x e4m3, never e5m2 x e5m2 (nor does torch._scaled_mm). */
-		if (a->dtype == F8B_E5M2 && b->dtype == F8B_E5M2)
-			return F8B_ERR(
-			    F8B_EINVAL,
-			    "recipe %s: GEMM %s has both %s and %s in e5m2, which the fp8 "
-			    "GEMMs (cuBLASLt) do not take (accepted: at least one of them e4m3)",
-			    rn, gm->name, an, bn);
-		/* Block scales are applied per 128-wide K block inside the
-		 * GEMM; cuBLASLt pairs them only with block scales. */
-		if (is_block(a->gran) != is_block(b->gran))
-			return F8B_ERR(
-			    F8B_EINVAL,
-			    "recipe %s: GEMM %s mixes block and non-block scaling (%s %s, "
-			    "%s %s) (accepted: both block-scaled, or both tensorwise/"
-			    "axiswise)",
-			    rn, gm->name, an, va, bn, vb);
-	}
-	return F8B_OK;
-}
-
-int f8b_recipe_validate(const struct f8b_recipe *r)
-{
-	const char *rn = r->name[0] ? r->name : "custom";
-
-	F8B_TRY(validate_casts(r, rn));
-	return validate_gemms(r, rn);
 }
