@@ -13,6 +13,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "backend/backend.h"
+#include "backend/lls_ops.h"
 
 #include <dlfcn.h>
 #include <stdio.h>
@@ -954,4 +955,13 @@ const struct f8b_backend_ops f8b_backend_cuda = {
     .bw_write = cuda_bw_write,
     .bw_copy = cuda_bw_copy,
     .launch_empty = cuda_launch_empty,
+    .layernorm_fwd = f8b_cuda_layernorm_fwd,
+    .layernorm_bwd = f8b_cuda_layernorm_bwd,
+    .sigmoid_fwd = f8b_cuda_sigmoid_fwd,
+    .sigmoid_bwd = f8b_cuda_sigmoid_bwd,
+    .amax_t = f8b_cuda_amax_t,
+    .cast_transpose = f8b_cuda_cast_transpose,
+    .layernorm_fwd_cast = f8b_cuda_layernorm_fwd_cast,
+    .sigmoid_bwd_cast = f8b_cuda_sigmoid_bwd_cast,
+    .cast_fused = f8b_cuda_cast_fused,
 };
