@@ -97,8 +97,9 @@ static __global__ void __launch_bounds__(F8B_K_THREADS) tile_kernel(S src, struc
 			const int len = (int)min((int64_t)8, C - c);
 			float v[8];
 			src.get(r, c, len, v);
-			for (int j = 0; j < len; j++)
-				m = max(m, f8b_d_abs_bits(v[j]));
+			for (int j = 0; j < 8; j++)
+				if (j < len)
+					m = max(m, f8b_d_abs_bits(v[j]));
 			if (out) {
 				float s = !p.fp8 ? 1.0f
 				          : dyn  ? sdyn
@@ -109,16 +110,19 @@ static __global__ void __launch_bounds__(F8B_K_THREADS) tile_kernel(S src, struc
 				if (p.vec_o)
 					st8(out + r * C + c, w);
 				else
-					for (int j = 0; j < len; j++)
-						out[r * C + c + j] = w[j];
+					for (int j = 0; j < 8; j++)
+						if (j < len)
+							out[r * C + c + j] = w[j];
 			}
 			if (out_t) {
-				for (int j = 0; j < len; j++) {
-					float s = !p.fp8 ? 1.0f
-					          : dyn  ? sdyn
-					                 : scale_at(p.sgt, p.scale_t, c + j, r);
-					tile[lr][lc + j] = conv<TO>(v[j], s, p.sp.e5m2);
-				}
+				for (int j = 0; j < 8; j++)
+					if (j < len) {
+						float s =
+						    !p.fp8 ? 1.0f
+						    : dyn  ? sdyn
+						           : scale_at(p.sgt, p.scale_t, c + j, r);
+						tile[lr][lc + j] = conv<TO>(v[j], s, p.sp.e5m2);
+					}
 			}
 		}
 		if (!out_t)
@@ -139,8 +143,9 @@ static __global__ void __launch_bounds__(F8B_K_THREADS) tile_kernel(S src, struc
 					w[j] = tile[lr + j][lc];
 				st8(dst, w);
 			} else {
-				for (int j = 0; j < len; j++)
-					dst[j] = tile[lr + j][lc];
+				for (int j = 0; j < 8; j++)
+					if (j < len)
+						dst[j] = tile[lr + j][lc];
 			}
 		}
 		__syncthreads(); /* the next tile reuses the shared tile */

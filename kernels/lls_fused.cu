@@ -52,8 +52,9 @@ static __device__ __forceinline__ void st_q(uint8_t *p, int len, bool vec, const
 		                             (uint32_t)w[6] << 16 | (uint32_t)w[7] << 24);
 		return;
 	}
-	for (int j = 0; j < len; j++)
-		p[j] = w[j];
+	for (int j = 0; j < 8; j++)
+		if (j < len)
+			p[j] = w[j];
 }
 
 /* mean, rstd of the row in v (len[j] valid per chunk) and v replaced by

@@ -100,8 +100,9 @@ static __device__ __forceinline__ void f8b_lls_st(uint16_t *p, int len, bool vec
 		*(uint4 *)p = make_uint4(u[0], u[1], u[2], u[3]);
 		return;
 	}
-	for (int j = 0; j < len; j++)
-		p[j] = f8b_d_f32_to_bf16(v[j]);
+	for (int j = 0; j < 8; j++)
+		if (j < len)
+			p[j] = f8b_d_f32_to_bf16(v[j]);
 }
 
 /* Value sources: v for a chunk of 8 elements of row r from column c

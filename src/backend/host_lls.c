@@ -249,26 +249,23 @@ int f8b_host_cast_transpose(struct f8b_backend *be, const struct f8b_tensor *x,
 
 /* The quantisation of backend.h's fused casts, on the values v (rows x
  * cols fp32, each a widened bf16): amax, scales, q and q_t. */
-static void quantise(const float *v, int64_t rows, int64_t cols, const struct f8b_cast_spec *cs)
+static int quantise(const float *v, int64_t rows, int64_t cols, const struct f8b_cast_spec *cs,
+                    const char *op)
 {
 	int64_t ns = f8b_scale_count(cs->gran, rows, cols);
+	float *s = alloc_f32(ns, op);
 
+	if (!s)
+		return F8B_ENOMEM;
 	f8b_amax_f32(v, rows, cols, cs->gran, cs->amax);
-	float *s = malloc((size_t)ns * sizeof *s);
-	float given = cs->scale ? cs->scale[0] : 0.0f;
 	for (int64_t i = 0; i < ns; i++) {
-		float si = cs->scale ? given : f8b_amax_to_scale(cs->amax[i], cs->dtype, &cs->opts);
-		cs->scale_inv[i] = isnan(si) ? si : 1.0f / si;
-		if (s)
-			s[i] = si;
+		s[i] =
+		    cs->scale ? cs->scale[0] : f8b_amax_to_scale(cs->amax[i], cs->dtype, &cs->opts);
+		cs->scale_inv[i] = isnan(s[i]) ? s[i] : 1.0f / s[i];
 	}
 	for (int64_t r = 0; r < rows; r++) {
 		for (int64_t c = 0; c < cols; c++) {
-			int64_t b = scale_slot(cs->gran, rows, cols, r, c);
-			float si = s ? s[b]
-			           : cs->scale
-			               ? given
-			               : f8b_amax_to_scale(cs->amax[b], cs->dtype, &cs->opts);
+			float si = s[scale_slot(cs->gran, rows, cols, r, c)];
 			uint8_t q = f8b_f32_to_fp8(v[r * cols + c] * si, cs->dtype);
 			if (cs->q)
 				((uint8_t *)cs->q->data)[r * cols + c] = q;
@@ -277,6 +274,7 @@ static void quantise(const float *v, int64_t rows, int64_t cols, const struct f8
 		}
 	}
 	free(s);
+	return F8B_OK;
 }
 
 int f8b_host_layernorm_fwd_cast(struct f8b_backend *be, const struct f8b_tensor *x, float eps,
@@ -294,9 +292,9 @@ int f8b_host_layernorm_fwd_cast(struct f8b_backend *be, const struct f8b_tensor 
 	layernorm_rows(x, eps, mean, rstd, v);
 	if (y)
 		store_bf16(v, y);
-	quantise(v, x->rows, x->cols, cast);
+	int rc = quantise(v, x->rows, x->cols, cast, op);
 	free(v);
-	return F8B_OK;
+	return rc;
 }
 
 int f8b_host_sigmoid_bwd_cast(struct f8b_backend *be, const struct f8b_tensor *y,
@@ -314,9 +312,9 @@ int f8b_host_sigmoid_bwd_cast(struct f8b_backend *be, const struct f8b_tensor *y
 	sigmoid_bwd_values(y, dy, v);
 	if (dz)
 		store_bf16(v, dz);
-	quantise(v, y->rows, y->cols, cast);
+	int rc = quantise(v, y->rows, y->cols, cast, op);
 	free(v);
-	return F8B_OK;
+	return rc;
 }
 
 int f8b_host_cast_fused(struct f8b_backend *be, const struct f8b_tensor *x,
@@ -332,7 +330,7 @@ int f8b_host_cast_fused(struct f8b_backend *be, const struct f8b_tensor *x,
 	if (!v)
 		return F8B_ENOMEM;
 	f8b_to_f32(x->data, F8B_BF16, v, (size_t)n);
-	quantise(v, x->rows, x->cols, cast);
+	int rc = quantise(v, x->rows, x->cols, cast, op);
 	free(v);
-	return F8B_OK;
+	return rc;
 }
