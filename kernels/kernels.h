@@ -62,6 +62,51 @@ int f8b_k_bw_copy(void *dst, const void *src, int64_t bytes, int passes, cudaStr
 /* bandwidth.cu: one launch of an empty <<<1, 1>>> kernel. */
 int f8b_k_empty(cudaStream_t stream);
 
+/* ---- The lls kernels (doc/kernels.md "lls kernels"); semantics are the
+ * ops of the same names in backend.h.  Tensors are bf16 unless named.  The
+ * row-wise kernels (LayerNorm, and axiswise / block1x128 fused casts) take
+ * rows of at most F8B_LLS_ROW_MAX_COLS columns (cudaErrorInvalidValue
+ * beyond). */
+
+/* What a fused cast writes: backend.h's struct f8b_cast_spec with plain
+ * pointers (gran, dtype: enum values; scale: given tensorwise scale or
+ * NULL; q, q_t fp8 or NULL; amax and scale_inv required). */
+struct f8b_k_qspec {
+	int gran, dtype;
+	float margin;
+	int pow2;
+	const float *scale;
+	void *q, *q_t;
+	float *amax, *scale_inv;
+};
+
+/* lls_fused.cu: LayerNorm forward of x [rows, cols] (mean, rstd written;
+ * y written when not NULL), then the fused cast qs (NULL: none, y
+ * required). */
+int f8b_k_layernorm_fwd(const void *x, int64_t rows, int64_t cols, float eps, void *y, float *mean,
+                        float *rstd, const struct f8b_k_qspec *qs, cudaStream_t stream);
+/* lls_fused.cu: sigmoid backward (dz written when not NULL) + fused cast. */
+int f8b_k_sigmoid_bwd_cast(const void *y, const void *dy, void *dz, int64_t rows, int64_t cols,
+                           const struct f8b_k_qspec *qs, cudaStream_t stream);
+/* lls_fused.cu: the fused cast of x itself. */
+int f8b_k_cast_fused(const void *x, int64_t rows, int64_t cols, const struct f8b_k_qspec *qs,
+                     cudaStream_t stream);
+/* layernorm.cu: LayerNorm backward. */
+int f8b_k_layernorm_bwd(const void *dy, const void *x, const float *mean, const float *rstd,
+                        void *dx, int64_t rows, int64_t cols, cudaStream_t stream);
+/* sigmoid.cu: n elements. */
+int f8b_k_sigmoid_fwd(const void *z, void *y, int64_t n, cudaStream_t stream);
+int f8b_k_sigmoid_bwd(const void *y, const void *dy, void *dz, int64_t n, cudaStream_t stream);
+/* amax_t.cu: amax per block (gran) of the [cols, rows] transpose of x (bf16
+ * or f32 [rows, cols]) at f8b_scale_index(gran, cols, rows, ...). */
+int f8b_k_amax_t(const void *x, int dtype, int64_t rows, int64_t cols, int gran, float *amax,
+                 cudaStream_t stream);
+/* cast_transpose.cu: out / out_t (either may be NULL) of x (bf16 or f32),
+ * out_dtype e4m3, e5m2 or bf16 (no scales). */
+int f8b_k_cast_transpose(const void *x, int dtype, int64_t rows, int64_t cols, int gran,
+                         const float *scale, const float *scale_t, void *out, void *out_t,
+                         int out_dtype, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

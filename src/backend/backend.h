@@ -108,6 +108,22 @@ struct f8b_clock_state { /* from the driver's management library, if present */
 	bool throttled; /* reasons other than idle / application clocks setting */
 };
 
+/* What a fused cast writes (the lls ops at the end of the table). */
+struct f8b_cast_spec {
+	enum f8b_granularity gran;  /* tensorwise, axiswise or block1x128, of [R,C] */
+	enum f8b_dtype dtype;       /* e4m3 or e5m2 */
+	struct f8b_scale_opts opts; /* margin, pow2 (dynamic scaling) */
+	const float *scale;         /* tensorwise delayed: the given scale; NULL = dynamic */
+	struct f8b_tensor *q;       /* fp8 [R,C] or NULL */
+	struct f8b_tensor *q_t;     /* fp8 [C,R] (tensorwise only) or NULL */
+	float *amax;                /* out: amax per block (delayed: for the history) */
+	float *scale_inv;           /* out: 1 / scale per block, what the GEMM reads */
+};
+
+/* Longest row the cuda backend's row-wise lls kernels take (a row lives
+ * in the registers of one 256-thread block, 64 floats per thread). */
+#define F8B_LLS_ROW_MAX_COLS 16384
+
 struct f8b_backend_ops {
 	const char *name; /* "host" or "cuda" */
 
@@ -186,6 +202,80 @@ struct f8b_backend_ops {
 	/* Memory that alloc() can still hand out and its total, in bytes
 	 * (host: MemAvailable / MemTotal; cuda: cudaMemGetInfo). */
 	int (*mem_info)(struct f8b_backend *be, size_t *free_bytes, size_t *total_bytes);
+
+	/* ---- The lls benchmark's kernels (doc/kernels.md "lls kernels").
+	 * Enqueue-only like gemm.  Every tensor is row-major and contiguous;
+	 * "[R,C]" is rows x cols.  bf16 values are computed in fp32 and
+	 * rounded to nearest even once, at the store.  A backend that cannot
+	 * run a shape returns F8B_EUNSUPPORTED with a message (cuda: rows of
+	 * more than F8B_LLS_ROW_MAX_COLS columns in the row-wise kernels). */
+
+	/* LayerNorm over each row of x (bf16 [M,K]), no affine parameters:
+	 *   mean[m] = sum_k x / K,  var[m] = sum_k (x - mean)^2 / K  (f32 out)
+	 *   rstd[m] = 1 / sqrt(var + eps)                            (f32 out)
+	 *   y[m,k]  = bf16((x - mean) * rstd)      (fp32 sub, fp32 mul)
+	 * y bf16 [M,K]; mean, rstd: backend memory, M floats each. */
+	int (*layernorm_fwd)(struct f8b_backend *be, const struct f8b_tensor *x, float eps,
+	                     struct f8b_tensor *y, float *mean, float *rstd);
+	/* Its input gradient from dy (bf16 [M,K]), x and the forward's mean and
+	 * rstd, with xh = (x - mean) * rstd in fp32:
+	 *   a = sum_k dy / K,  b = sum_k dy * xh / K
+	 *   dx = bf16(rstd * ((dy - a) - xh * b))                 (bf16 [M,K]) */
+	int (*layernorm_bwd)(struct f8b_backend *be, const struct f8b_tensor *dy,
+	                     const struct f8b_tensor *x, const float *mean, const float *rstd,
+	                     struct f8b_tensor *dx);
+	/* y = bf16(1 / (1 + exp(-z))), z and y bf16 of one shape. */
+	int (*sigmoid_fwd)(struct f8b_backend *be, const struct f8b_tensor *z,
+	                   struct f8b_tensor *y);
+	/* dz = bf16(dy * (y * (1 - y))), each fp32 operation rounded in that
+	 * order (bit-exact on every backend); y, dy, dz bf16 of one shape. */
+	int (*sigmoid_bwd)(struct f8b_backend *be, const struct f8b_tensor *y,
+	                   const struct f8b_tensor *dy, struct f8b_tensor *dz);
+	/* amax per block of x^T: the amax op applied to the [C,R] transpose of
+	 * x (bf16 or f32 [R,C]) without forming it; amax has
+	 * f8b_scale_count(g, C, R) floats at f8b_scale_index(g, C, R, ...).
+	 * axiswise = one amax per column of x; block1x128 = 128x1 strips of x. */
+	int (*amax_t)(struct f8b_backend *be, const struct f8b_tensor *x, enum f8b_granularity g,
+	              float *amax);
+	/* Cast and/or transpose x (bf16 or f32 [R,C]); out, out_t may each be
+	 * NULL (not both).  fp8 outputs (e4m3/e5m2, both of one dtype):
+	 *   out[r,c]   = sat_cast(x[r,c] * scale[block of (r,c) in [R,C], g])
+	 *   out_t[c,r] = sat_cast(x[r,c] * scale_t[block of (c,r) in [C,R], g])
+	 * i.e. scale is laid out for x and scale_t for x^T (f8b_scale_index
+	 * with rows/cols swapped); tensorwise may pass one pointer for both.
+	 * A bf16 output is the value rounded to bf16, scales ignored (NULL):
+	 * the plain transposes the bf16 recipe's backward GEMMs need. */
+	int (*cast_transpose)(struct f8b_backend *be, const struct f8b_tensor *x,
+	                      enum f8b_granularity g, const float *scale, const float *scale_t,
+	                      struct f8b_tensor *out, struct f8b_tensor *out_t);
+	/* The fused casts below share one output description: the value v of
+	 * each element (a bf16 value widened to fp32) is quantised as
+	 *   amax[b]      = max |v| over block b (gran of [R,C])
+	 *   s[b]         = f8b_amax_to_scale(amax[b], dtype, &opts), or, with
+	 *                  a given scale (delayed scaling, tensorwise only),
+	 *                  s = scale[0]
+	 *   scale_inv[b] = 1 / s[b]    (NaN s: canonical NaN, as scales())
+	 *   q[r,c]       = sat_cast(v[r,c] * s[block]),   q_t[c,r] = q[r,c]
+	 * exactly as amax + scales + cast of v would (bit for bit).  gran is
+	 * tensorwise, axiswise or block1x128; q_t only with tensorwise (other
+	 * granularities run along the other axis in x^T: amax_t + scales +
+	 * cast_transpose).  q or q_t may be NULL, not both; amax and scale_inv
+	 * (backend memory, f8b_scale_count(gran, R, C) floats) are required. */
+	/* LayerNorm forward as layernorm_fwd (mean, rstd written; y written
+	 * when not NULL), then v = y's bf16 values quantised per `cast`. */
+	int (*layernorm_fwd_cast)(struct f8b_backend *be, const struct f8b_tensor *x, float eps,
+	                          struct f8b_tensor *y, float *mean, float *rstd,
+	                          const struct f8b_cast_spec *cast);
+	/* sigmoid_bwd (dz written when not NULL), then v = dz's bf16 values
+	 * quantised per `cast` (e5m2 for the gradient in torchao's recipes). */
+	int (*sigmoid_bwd_cast)(struct f8b_backend *be, const struct f8b_tensor *y,
+	                        const struct f8b_tensor *dy, struct f8b_tensor *dz,
+	                        const struct f8b_cast_spec *cast);
+	/* v = x (bf16 [R,C]) quantised per `cast` in the fewest passes: one
+	 * for axiswise / block1x128 rows and for a given scale, two for
+	 * dynamic tensorwise (the amax must be complete before any cast). */
+	int (*cast_fused)(struct f8b_backend *be, const struct f8b_tensor *x,
+	                  const struct f8b_cast_spec *cast);
 };
 /* Entries of bw_read's partial-sum buffer (one per GPU thread block). */
 #define F8B_BW_PARTIALS 4096

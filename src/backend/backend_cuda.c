@@ -8,6 +8,7 @@
  * non-blocking stream does not order against the legacy default stream,
  * so a plain cudaMemcpy could overtake queued kernels).
  */
+#include "backend/lls_ops.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -391,4 +392,13 @@ const struct f8b_backend_ops f8b_backend_cuda = {
     .hold = cuda_hold,
     .release = cuda_release,
     .mem_info = cuda_mem_info,
+    .layernorm_fwd = f8b_cuda_layernorm_fwd,
+    .layernorm_bwd = f8b_cuda_layernorm_bwd,
+    .sigmoid_fwd = f8b_cuda_sigmoid_fwd,
+    .sigmoid_bwd = f8b_cuda_sigmoid_bwd,
+    .amax_t = f8b_cuda_amax_t,
+    .cast_transpose = f8b_cuda_cast_transpose,
+    .layernorm_fwd_cast = f8b_cuda_layernorm_fwd_cast,
+    .sigmoid_bwd_cast = f8b_cuda_sigmoid_bwd_cast,
+    .cast_fused = f8b_cuda_cast_fused,
 };

@@ -20,6 +20,7 @@
 #endif
 
 #include "backend/backend.h"
+#include "backend/lls_ops.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -514,4 +515,13 @@ const struct f8b_backend_ops f8b_backend_host = {
     .bw_copy = host_bw_copy,
     .launch_empty = host_launch_empty,
     .mem_info = host_mem_info,
+    .layernorm_fwd = f8b_host_layernorm_fwd,
+    .layernorm_bwd = f8b_host_layernorm_bwd,
+    .sigmoid_fwd = f8b_host_sigmoid_fwd,
+    .sigmoid_bwd = f8b_host_sigmoid_bwd,
+    .amax_t = f8b_host_amax_t,
+    .cast_transpose = f8b_host_cast_transpose,
+    .layernorm_fwd_cast = f8b_host_layernorm_fwd_cast,
+    .sigmoid_bwd_cast = f8b_host_sigmoid_bwd_cast,
+    .cast_fused = f8b_host_cast_fused,
 };

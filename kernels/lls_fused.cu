@@ -1,0 +1,353 @@
+/* lls_fused.cu - the row kernel (LayerNorm forward, and the row-scaled
+ * fused casts) and the launchers of the fused casts of backend.h:
+ * layernorm_fwd(_cast), sigmoid_bwd_cast, cast_fused.
+ *
+ * Row kernel: one 256-thread block per row (grid-stride over rows); the
+ * row lives in registers, NCH chunks of 8 per thread (NCH = 1, 2, 4, 8 for
+ * rows up to 2048, 4096, 8192, 16384 columns), chunk j of thread t at
+ * columns 8 * (t + 256 j): a warp's loads are 512 contiguous bytes.  With
+ * the row on chip, everything after the load is free of DRAM traffic:
+ *   LayerNorm: block sums for mean and variance (two-pass, on the register
+ *     copy), mean/rstd stored, v = bf16((x - mean) * rstd);
+ *   mode NONE: store v as bf16 (layernorm_fwd);
+ *   mode AMAX: tensorwise amax of v, atomicMax per block (pass 1 of the
+ *     dynamic tensorwise cast: the scale needs every row first);
+ *   mode AXIS: one amax per row (block max), scale, q, scale_inv: one pass;
+ *   mode B1X128: one amax per 128 columns = 16 consecutive chunks = 16
+ *     consecutive lanes (a 16-lane shuffle max), scale, q: one pass.
+ * Tensorwise with the scale unknown until the whole tensor is seen takes
+ * a second pass: the tile kernel of cast_transpose.cu re-reads the input,
+ * recomputes v bit-identically (same fp32 operations from the stored
+ * mean/rstd) and writes q and q^T.
+ */
+#include "lls_internal.cuh"
+
+#include <string.h>
+
+enum { ROW_NONE = 0, ROW_AMAX, ROW_AXIS, ROW_B1X128 };
+
+struct row_p {
+	int64_t rows, cols;
+	float eps;
+	float *mean, *rstd; /* LayerNorm */
+	uint16_t *y;        /* bf16 v, or NULL */
+	int mode;
+	struct f8b_lls_sp sp;
+	struct f8b_k_sgeom sg; /* of q's scales */
+	uint8_t *q;
+	float *amax, *scale_inv;
+	bool vec_y, vec_q;
+};
+
+static __device__ __forceinline__ void st_q(uint8_t *p, int len, bool vec, const float v[8],
+                                            float s, int e5m2)
+{
+	uint8_t w[8];
+	for (int j = 0; j < 8; j++)
+		w[j] = f8b_lls_q(v[j], s, e5m2);
+	if (vec) {
+		*(uint2 *)p = make_uint2((uint32_t)w[0] | (uint32_t)w[1] << 8 |
+		                             (uint32_t)w[2] << 16 | (uint32_t)w[3] << 24,
+		                         (uint32_t)w[4] | (uint32_t)w[5] << 8 |
+		                             (uint32_t)w[6] << 16 | (uint32_t)w[7] << 24);
+		return;
+	}
+	for (int j = 0; j < 8; j++)
+		if (j < len)
+			p[j] = w[j];
+}
+
+/* mean, rstd of the row in v (len[j] valid per chunk) and v replaced by
+ * bf16((x - mean) * rstd); thread 0 stores the statistics. */
+template <int NCH>
+static __device__ __forceinline__ void ln_row(float (&v)[NCH][8], const int (&len)[NCH], int64_t r,
+                                              const struct row_p &p, float *fsm)
+{
+	float s = 0.0f, q = 0.0f;
+	const float n = (float)p.cols;
+
+#pragma unroll
+	for (int j = 0; j < NCH; j++)
+		for (int e = 0; e < 8; e++)
+			s += v[j][e]; /* invalid entries are 0 */
+	const float mu = __fdiv_rn(f8b_lls_block_sum(s, fsm), n);
+#pragma unroll
+	for (int j = 0; j < NCH; j++)
+		for (int e = 0; e < 8; e++) {
+			float d = __fsub_rn(v[j][e], mu);
+			q += e < len[j] ? __fmul_rn(d, d) : 0.0f;
+		}
+	const float var = __fdiv_rn(f8b_lls_block_sum(q, fsm), n);
+	const float rs = __fdiv_rn(1.0f, __fsqrt_rn(__fadd_rn(var, p.eps)));
+	if (threadIdx.x == 0) {
+		p.mean[r] = mu;
+		p.rstd[r] = rs;
+	}
+#pragma unroll
+	for (int j = 0; j < NCH; j++)
+		for (int e = 0; e < 8; e++)
+			v[j][e] = f8b_lls_bf16r(__fmul_rn(__fsub_rn(v[j][e], mu), rs));
+}
+
+template <int NCH, class S, bool LN>
+static __global__ void __launch_bounds__(F8B_K_THREADS) row_kernel(S src, struct row_p p)
+{
+	__shared__ float fsm[F8B_K_THREADS / 32];
+	__shared__ uint32_t usm[F8B_K_THREADS / 32];
+	const int64_t C = p.cols;
+
+	for (int64_t r = blockIdx.x; r < p.rows; r += gridDim.x) {
+		float v[NCH][8];
+		int len[NCH];
+#pragma unroll
+		for (int j = 0; j < NCH; j++) {
+			int64_t c = ((int64_t)threadIdx.x + j * F8B_K_THREADS) * 8;
+			len[j] = c < C ? (int)min((int64_t)8, C - c) : 0;
+			if (len[j] > 0)
+				src.get(r, c, len[j], v[j]);
+			else
+				for (int e = 0; e < 8; e++)
+					v[j][e] = 0.0f;
+		}
+		if (LN)
+			ln_row<NCH>(v, len, r, p, fsm);
+
+		uint32_t m = 0;
+#pragma unroll
+		for (int j = 0; j < NCH; j++) {
+			int64_t off = r * C + ((int64_t)threadIdx.x + j * F8B_K_THREADS) * 8;
+			if (p.y && len[j] > 0)
+				f8b_lls_st(p.y + off, len[j], p.vec_y, v[j]);
+			uint32_t mj = 0;
+			for (int e = 0; e < 8; e++)
+				mj = max(mj, e < len[j] ? f8b_d_abs_bits(v[j][e]) : 0u);
+			m = max(m, mj);
+			if (p.mode == ROW_B1X128) {
+				/* lanes 16k..16k+15 hold one 128-column block */
+				mj = f8b_d_group_max(mj, 16, usm);
+				float s = f8b_lls_scale(__uint_as_float(mj), p.sp);
+				if (len[j] > 0) {
+					st_q(p.q + off, len[j], p.vec_q, v[j], s, p.sp.e5m2);
+					if ((threadIdx.x & 15) == 0) {
+						int64_t bc = (off - r * C) / F8B_BLOCK;
+						int64_t i = f8b_d_scale_index(p.sg, r, bc);
+						p.amax[i] = __uint_as_float(mj);
+						p.scale_inv[i] = f8b_lls_inv(s);
+					}
+				}
+			}
+		}
+		if (p.mode == ROW_AMAX || p.mode == ROW_AXIS)
+			m = f8b_d_group_max(m, F8B_K_THREADS, usm);
+		if (p.mode == ROW_AMAX && threadIdx.x == 0 && m)
+			atomicMax((unsigned int *)p.amax, m);
+		if (p.mode == ROW_AXIS) {
+			float s = f8b_lls_scale(__uint_as_float(m), p.sp);
+#pragma unroll
+			for (int j = 0; j < NCH; j++) {
+				int64_t off =
+				    r * C + ((int64_t)threadIdx.x + j * F8B_K_THREADS) * 8;
+				if (len[j] > 0)
+					st_q(p.q + off, len[j], p.vec_q, v[j], s, p.sp.e5m2);
+			}
+			if (threadIdx.x == 0) {
+				p.amax[r] = __uint_as_float(m);
+				p.scale_inv[r] = f8b_lls_inv(s);
+			}
+		}
+		__syncthreads(); /* usm / fsm are reused by the next row */
+	}
+}
+
+template <int NCH, class S, bool LN>
+static int launch_rows_n(S src, const struct row_p &p, cudaStream_t stream)
+{
+	unsigned grid;
+	/* a block per row; more than 8 resident blocks per SM would not fit
+	 * the registers of the larger NCH anyway */
+	int e = f8b_k_grid(p.rows, 8, &grid);
+
+	if (e != cudaSuccess)
+		return e;
+	row_kernel<NCH, S, LN><<<grid, F8B_K_THREADS, 0, stream>>>(src, p);
+	return (int)cudaGetLastError();
+}
+
+template <class S, bool LN> static int launch_rows(S src, const struct row_p &p, cudaStream_t s)
+{
+	const int64_t per = (int64_t)F8B_K_THREADS * 8; /* columns per chunk sweep */
+
+	if (p.cols <= per)
+		return launch_rows_n<1, S, LN>(src, p, s);
+	if (p.cols <= 2 * per)
+		return launch_rows_n<2, S, LN>(src, p, s);
+	if (p.cols <= 4 * per)
+		return launch_rows_n<4, S, LN>(src, p, s);
+	if (p.cols <= 8 * per)
+		return launch_rows_n<8, S, LN>(src, p, s);
+	return (int)cudaErrorInvalidValue;
+}
+
+/* ------------------------------------------------------------ launchers */
+
+static bool qspec_ok(const struct f8b_k_qspec *qs)
+{
+	if (!qs)
+		return true;
+	if ((qs->dtype != F8B_E4M3 && qs->dtype != F8B_E5M2) || !qs->amax || !qs->scale_inv ||
+	    (!qs->q && !qs->q_t))
+		return false;
+	if (qs->gran == F8B_GRAN_TENSORWISE)
+		return true;
+	/* row-scaled: dynamic, no transposed copy (backend.h) */
+	return (qs->gran == F8B_GRAN_AXISWISE || qs->gran == F8B_GRAN_BLOCK1X128) && qs->q &&
+	       !qs->q_t && !qs->scale;
+}
+
+static struct row_p row_params(int64_t rows, int64_t cols, void *y, const struct f8b_k_qspec *qs)
+{
+	struct row_p p;
+
+	memset(&p, 0, sizeof p);
+	p.rows = rows;
+	p.cols = cols;
+	p.y = (uint16_t *)y;
+	p.vec_y = y && cols % 8 == 0 && f8b_k_aligned(y, 16);
+	p.mode = ROW_NONE;
+	if (qs) {
+		p.sp = f8b_lls_make_sp(qs->dtype, qs->margin, qs->pow2);
+		p.sg = f8b_k_scale_geom(qs->gran, rows, cols);
+		p.q = (uint8_t *)qs->q;
+		p.vec_q = qs->q && cols % 8 == 0 && f8b_k_aligned(qs->q, 8);
+		p.amax = qs->amax;
+		p.scale_inv = qs->scale_inv;
+		p.mode = qs->gran == F8B_GRAN_AXISWISE     ? ROW_AXIS
+		         : qs->gran == F8B_GRAN_BLOCK1X128 ? ROW_B1X128
+		                                           : ROW_AMAX;
+	}
+	return p;
+}
+
+/* Pass 2 of a tensorwise cast (or the only pass with a given scale):
+ * q / q_t of the values of src, scale from the amax (dynamic) or given. */
+static int tensorwise_pass(struct f8b_k_tile_args *a, const struct f8b_k_qspec *qs,
+                           bool record_amax, cudaStream_t stream)
+{
+	a->gran = F8B_GRAN_TENSORWISE;
+	a->sp = f8b_lls_make_sp(qs->dtype, qs->margin, qs->pow2);
+	a->scale = a->scale_t = qs->scale;
+	a->dyn_amax = qs->scale ? NULL : qs->amax;
+	a->scale_inv = qs->scale_inv;
+	a->out = qs->q;
+	a->out_t = qs->q_t;
+	a->out_dtype = qs->dtype;
+	a->amax_acc = record_amax ? qs->amax : NULL;
+	if (record_amax) {
+		cudaError_t e = cudaMemsetAsync(qs->amax, 0, sizeof(float), stream);
+		if (e != cudaSuccess)
+			return (int)e;
+	}
+	return f8b_k_tile_pass(a, stream);
+}
+
+extern "C" int f8b_k_layernorm_fwd(const void *x, int64_t rows, int64_t cols, float eps, void *y,
+                                   float *mean, float *rstd, const struct f8b_k_qspec *qs,
+                                   cudaStream_t stream)
+{
+	if (!x || !mean || !rstd || (!qs && !y) || !qspec_ok(qs) || rows <= 0 || cols <= 0 ||
+	    cols > F8B_LLS_ROW_MAX_COLS)
+		return (int)cudaErrorInvalidValue;
+	struct row_p p = row_params(rows, cols, y, qs);
+	struct f8b_src_bf16 src = {(const uint16_t *)x, cols,
+	                           f8b_k_aligned(x, 16) && cols % 8 == 0};
+	p.eps = eps;
+	p.mean = mean;
+	p.rstd = rstd;
+	if (p.mode == ROW_AMAX) {
+		cudaError_t e = cudaMemsetAsync(qs->amax, 0, sizeof(float), stream);
+		if (e != cudaSuccess)
+			return (int)e;
+	}
+	int rc = launch_rows<struct f8b_src_bf16, true>(src, p, stream);
+	if (rc != cudaSuccess || p.mode != ROW_AMAX)
+		return rc;
+	struct f8b_k_tile_args a;
+	memset(&a, 0, sizeof a);
+	a.src = F8B_SRC_LN;
+	a.x = x;
+	a.mean = mean;
+	a.rstd = rstd;
+	a.rows = rows;
+	a.cols = cols;
+	return tensorwise_pass(&a, qs, false, stream);
+}
+
+extern "C" int f8b_k_sigmoid_bwd_cast(const void *y, const void *dy, void *dz, int64_t rows,
+                                      int64_t cols, const struct f8b_k_qspec *qs,
+                                      cudaStream_t stream)
+{
+	if (!y || !dy || !qs || !qspec_ok(qs) || rows <= 0 || cols <= 0)
+		return (int)cudaErrorInvalidValue;
+	struct f8b_k_tile_args a;
+	memset(&a, 0, sizeof a);
+	a.src = F8B_SRC_SIGBWD;
+	a.x = y;
+	a.x2 = dy;
+	a.rows = rows;
+	a.cols = cols;
+	if (qs->gran != F8B_GRAN_TENSORWISE) {
+		if (cols > F8B_LLS_ROW_MAX_COLS)
+			return (int)cudaErrorInvalidValue;
+		bool al = f8b_k_aligned(y, 16) && f8b_k_aligned(dy, 16) && cols % 8 == 0;
+		struct f8b_src_sigbwd src = {(const uint16_t *)y, (const uint16_t *)dy, cols, al};
+		return launch_rows<struct f8b_src_sigbwd, false>(
+		    src, row_params(rows, cols, dz, qs), stream);
+	}
+	if (qs->scale) { /* delayed: dz (if wanted) first, then one pass */
+		if (dz) {
+			int rc = f8b_k_sigmoid_bwd(y, dy, dz, rows * cols, stream);
+			if (rc != cudaSuccess)
+				return rc;
+		}
+		return tensorwise_pass(&a, qs, true, stream);
+	}
+	/* dynamic: pass 1 = amax (and dz), pass 2 = the cast */
+	cudaError_t e = cudaMemsetAsync(qs->amax, 0, sizeof(float), stream);
+	if (e != cudaSuccess)
+		return (int)e;
+	a.out = dz;
+	a.out_dtype = F8B_BF16;
+	a.amax_acc = qs->amax;
+	int rc = f8b_k_tile_pass(&a, stream);
+	if (rc != cudaSuccess)
+		return rc;
+	a.out = NULL;
+	return tensorwise_pass(&a, qs, false, stream);
+}
+
+extern "C" int f8b_k_cast_fused(const void *x, int64_t rows, int64_t cols,
+                                const struct f8b_k_qspec *qs, cudaStream_t stream)
+{
+	if (!x || !qs || !qspec_ok(qs) || rows <= 0 || cols <= 0)
+		return (int)cudaErrorInvalidValue;
+	bool al = f8b_k_aligned(x, 16) && cols % 8 == 0;
+	if (qs->gran != F8B_GRAN_TENSORWISE) {
+		if (cols > F8B_LLS_ROW_MAX_COLS)
+			return (int)cudaErrorInvalidValue;
+		struct f8b_src_bf16 src = {(const uint16_t *)x, cols, al};
+		return launch_rows<struct f8b_src_bf16, false>(
+		    src, row_params(rows, cols, NULL, qs), stream);
+	}
+	struct f8b_k_tile_args a;
+	memset(&a, 0, sizeof a);
+	a.src = F8B_SRC_BF16;
+	a.x = x;
+	a.rows = rows;
+	a.cols = cols;
+	if (!qs->scale) {
+		int rc = f8b_k_amax(x, F8B_BF16, rows, cols, F8B_GRAN_TENSORWISE, qs->amax, stream);
+		if (rc != cudaSuccess)
+			return rc;
+	}
+	return tensorwise_pass(&a, qs, qs->scale != NULL, stream);
+}

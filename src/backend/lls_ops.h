@@ -1,0 +1,79 @@
+/* lls_ops.h - the lls ops of backend.h (LayerNorm, sigmoid, transposed and
+ * fused casts) as the two backends define them, and the argument checks
+ * both make the same way.  Included by the two ops-table initialisers
+ * (backend_host.c, backend_cuda.c) and by the files that define the ops:
+ * host_lls.c (the golden twins) and cuda_lls.c (kernels/ wiring).
+ */
+#ifndef F8B_LLS_OPS_H
+#define F8B_LLS_OPS_H
+
+#include "backend/backend.h"
+
+/* host_lls.c */
+int f8b_host_layernorm_fwd(struct f8b_backend *be, const struct f8b_tensor *x, float eps,
+                           struct f8b_tensor *y, float *mean, float *rstd);
+int f8b_host_layernorm_bwd(struct f8b_backend *be, const struct f8b_tensor *dy,
+                           const struct f8b_tensor *x, const float *mean, const float *rstd,
+                           struct f8b_tensor *dx);
+int f8b_host_sigmoid_fwd(struct f8b_backend *be, const struct f8b_tensor *z, struct f8b_tensor *y);
+int f8b_host_sigmoid_bwd(struct f8b_backend *be, const struct f8b_tensor *y,
+                         const struct f8b_tensor *dy, struct f8b_tensor *dz);
+int f8b_host_amax_t(struct f8b_backend *be, const struct f8b_tensor *x, enum f8b_granularity g,
+                    float *amax);
+int f8b_host_cast_transpose(struct f8b_backend *be, const struct f8b_tensor *x,
+                            enum f8b_granularity g, const float *scale, const float *scale_t,
+                            struct f8b_tensor *out, struct f8b_tensor *out_t);
+int f8b_host_layernorm_fwd_cast(struct f8b_backend *be, const struct f8b_tensor *x, float eps,
+                                struct f8b_tensor *y, float *mean, float *rstd,
+                                const struct f8b_cast_spec *cast);
+int f8b_host_sigmoid_bwd_cast(struct f8b_backend *be, const struct f8b_tensor *y,
+                              const struct f8b_tensor *dy, struct f8b_tensor *dz,
+                              const struct f8b_cast_spec *cast);
+int f8b_host_cast_fused(struct f8b_backend *be, const struct f8b_tensor *x,
+                        const struct f8b_cast_spec *cast);
+
+#ifdef F8B_HAVE_CUDA
+/* cuda_lls.c */
+int f8b_cuda_layernorm_fwd(struct f8b_backend *be, const struct f8b_tensor *x, float eps,
+                           struct f8b_tensor *y, float *mean, float *rstd);
+int f8b_cuda_layernorm_bwd(struct f8b_backend *be, const struct f8b_tensor *dy,
+                           const struct f8b_tensor *x, const float *mean, const float *rstd,
+                           struct f8b_tensor *dx);
+int f8b_cuda_sigmoid_fwd(struct f8b_backend *be, const struct f8b_tensor *z, struct f8b_tensor *y);
+int f8b_cuda_sigmoid_bwd(struct f8b_backend *be, const struct f8b_tensor *y,
+                         const struct f8b_tensor *dy, struct f8b_tensor *dz);
+int f8b_cuda_amax_t(struct f8b_backend *be, const struct f8b_tensor *x, enum f8b_granularity g,
+                    float *amax);
+int f8b_cuda_cast_transpose(struct f8b_backend *be, const struct f8b_tensor *x,
+                            enum f8b_granularity g, const float *scale, const float *scale_t,
+                            struct f8b_tensor *out, struct f8b_tensor *out_t);
+int f8b_cuda_layernorm_fwd_cast(struct f8b_backend *be, const struct f8b_tensor *x, float eps,
+                                struct f8b_tensor *y, float *mean, float *rstd,
+                                const struct f8b_cast_spec *cast);
+int f8b_cuda_sigmoid_bwd_cast(struct f8b_backend *be, const struct f8b_tensor *y,
+                              const struct f8b_tensor *dy, struct f8b_tensor *dz,
+                              const struct f8b_cast_spec *cast);
+int f8b_cuda_cast_fused(struct f8b_backend *be, const struct f8b_tensor *x,
+                        const struct f8b_cast_spec *cast);
+#endif
+
+/* lls_check.c: every backend checks the lls ops' arguments with these, so a
+ * bad call fails with the same message everywhere (F8B_EINVAL). */
+/* t present, of dtype dt and shape rows x cols; `what` names it. */
+int f8b_lls_check_shape(const struct f8b_tensor *t, enum f8b_dtype dt, int64_t rows, int64_t cols,
+                        const char *op, const char *what);
+int f8b_lls_check_layernorm(const struct f8b_tensor *x, float eps, const struct f8b_tensor *y,
+                            bool y_optional, const float *mean, const float *rstd, const char *op);
+int f8b_lls_check_layernorm_bwd(const struct f8b_tensor *dy, const struct f8b_tensor *x,
+                                const float *mean, const float *rstd, const struct f8b_tensor *dx);
+/* a (and b when not NULL, and out unless out_optional) bf16 of a's shape. */
+int f8b_lls_check_elementwise(const struct f8b_tensor *a, const struct f8b_tensor *b,
+                              const struct f8b_tensor *out, bool out_optional, const char *op);
+int f8b_lls_check_cast_transpose(const struct f8b_tensor *x, enum f8b_granularity g,
+                                 const float *scale, const float *scale_t,
+                                 const struct f8b_tensor *out, const struct f8b_tensor *out_t);
+/* The cast spec of a fused cast of an [rows, cols] value tensor. */
+int f8b_lls_check_cast_spec(const struct f8b_cast_spec *cs, int64_t rows, int64_t cols,
+                            const char *op);
+
+#endif
