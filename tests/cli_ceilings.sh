@@ -6,7 +6,7 @@
 . "${srcdir:-.}/tests/tap.sh"
 cd "$tmp" || exit 1
 Q="--min-time 0 --min-samples 3 --max-samples 5 --warmup 1 -q"
-SWEEP="--sizes 4K:64K --launch-bytes 256K --gemm-shapes 64x128x32 --launches 50"
+SWEEP="--sizes 4K:64K --launch-bytes 256K --gemm-shapes 64x128x32 --gemm-algos 1 --launches 50"
 
 "$F8BENCH" --help 2>&1 | grep -q "ceilings"
 ok $? "f8bench --help lists ceilings"
@@ -174,7 +174,7 @@ fi
 if grep -q "no usable GPU\|built without CUDA" gerr.txt; then
 	skip "cuda backend sweep: $(head -1 gerr.txt)"
 else
-	"$F8BENCH" ceilings --backend cuda $Q --sizes 1M,256M --launch-bytes 64M \
+	"$F8BENCH" ceilings --backend cuda $Q --sizes 1M,256M --launch-bytes 64M --gemm-algos 1 \
 		--gemm-shapes 1024x1024x1024 --launches 100 -o g.h5 >/dev/null 2>gerr.txt
 	rc=$?
 	ok $rc "cuda sweep exits 0"

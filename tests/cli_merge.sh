@@ -70,20 +70,29 @@ ok $? "merged cases = the unsharded run's cases"
 ok $? "every case exactly once in the merged file"
 ! ls | grep -q "\.merge\."
 ok $? "no temporary file left"
-h5ls m.h5/runs >runs.txt 2>&1
-[ "$(grep -c Group runs.txt)" = 4 ]
-ok $? "the merged file has /runs/0 (the merge) and one run per shard"
+if command -v h5ls >/dev/null 2>&1; then
+	h5ls m.h5/runs >runs.txt 2>&1
+	[ "$(grep -c Group runs.txt)" = 4 ]
+	ok $? "the merged file has /runs/0 (the merge) and one run per shard"
+else
+	skip "no h5ls (hdf5-tools) here"
+fi
 rid=$(head -1 m.h5.csv | tr ',' '\n' | grep -nx run_id | cut -d: -f1)
 [ "$(tail -n +2 m.h5.csv | cut -d, -f"$rid" | sort -u | paste -sd' ' -)" = "1 2 3" ]
 ok $? "rows point at runs 1, 2 and 3"
-h5dump -a /runs/2/shard m.h5 2>/dev/null | grep -q '"1/3"'
-ok $? "run 2 is shard 1/3's provenance"
-h5dump -a /runs/2/merged_from m.h5 2>/dev/null | grep -q 's1.h5:/runs/0'
-ok $? "run 2 says where it came from"
-h5dump -a /merged_from m.h5 2>/dev/null | grep -q 's2.h5'
-ok $? "the root lists the merged files"
-"$F8BENCH" report m.h5 -o rep >/dev/null 2>&1
-ok $? "report reads the merged file"
+if command -v h5dump >/dev/null 2>&1; then
+	h5dump -a /runs/2/shard m.h5 2>/dev/null | grep -q '"1/3"'
+	ok $? "run 2 is shard 1/3's provenance"
+	h5dump -a /runs/2/merged_from m.h5 2>/dev/null | grep -q 's1.h5:/runs/0'
+	ok $? "run 2 says where it came from"
+	h5dump -a /merged_from m.h5 2>/dev/null | grep -q 's2.h5'
+	ok $? "the root lists the merged files"
+else
+	for i in 1 2 3; do skip "no h5dump (hdf5-tools) here"; done
+fi
+GNUPLOT=/nonexistent "$F8BENCH" report m.h5 -o rep >/dev/null 2>&1
+rc=$?
+ok "$([ $rc -le 1 ] && [ -s rep/report.md ] && echo 0 || echo 1)" "report reads the merged file (exit $rc, report.md written)"
 
 # ---- --resume inside a shard: the first shape's cases keep their indices
 head -1 two.txt >first.txt

@@ -139,8 +139,9 @@ struct ceil_state {
 /* The string column helpers every part uses. */
 static inline void setstr(char *dst, size_t n, const char *s)
 {
-	memset(dst, 0, n);
-	snprintf(dst, n, "%s", s);
+	size_t len = strnlen(s, n - 1); /* cut to the column, NUL-padded */
+	memcpy(dst, s, len);
+	memset(dst + len, 0, n - len);
 }
 
 /* ceilings_cfg.c */
