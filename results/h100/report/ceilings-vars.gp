@@ -1,0 +1,5 @@
+# f8bench report: what roofline/bandwidth.gp and collectives.gp plot.
+c_gpu = "NVIDIA H100 80GB HBM3"
+c_date = "2026-11-21 to 2026-11-22"
+c_l2_bytes = 52428800
+c_hbm_gbs = 2810.16568
