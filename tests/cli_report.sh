@@ -3,6 +3,7 @@
 # files, report.md and (where gnuplot is installed) PNG and SVG plots; the
 # missing-gnuplot path; argument errors; the H100 reference results.
 . "${srcdir:-.}/tests/tap.sh"
+top=$(cd "${srcdir:-.}" && pwd)
 cd "$tmp" || exit 1
 unset GNUPLOT
 
@@ -173,7 +174,7 @@ else
 fi
 
 # The H100 reference results (written before the roofline columns existed).
-h100="$srcdir/results/h100/gemm-sweep.h5"
+h100="$top/results/h100/gemm-sweep.h5"
 if [ -f "$h100" ]; then
 	GNUPLOT=/nonexistent "$F8BENCH" report "$h100" -o h100 >/dev/null 2>h100.err
 	rc=$?
