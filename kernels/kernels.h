@@ -34,6 +34,11 @@ int f8b_k_amax(const void *x, int dtype, int64_t rows, int64_t cols, int gran, f
 int f8b_k_scales(const float *amax, int64_t n, int target_dtype, float margin, int pow2,
                  float *scale, float *scale_inv, cudaStream_t stream);
 
+/* scale.cu: delayed scaling's history step (backend.h history_scale):
+ * hist moves one place, hist[0] = amax[0], scale[0] from max(hist). */
+int f8b_k_history_scale(float *hist, int len, const float *amax, int target_dtype, float margin,
+                        int pow2, float *scale, cudaStream_t stream);
+
 /* cast.cu: out[r,c] = sat_cast_to_out_dtype(x[r,c] * scale[block(r,c)])
  * for x bf16 or f32, out e4m3 or e5m2 (fp32 multiply, then the
  * __NV_SATFINITE conversion). */

@@ -82,3 +82,40 @@ extern "C" int f8b_k_scales(const float *amax, int64_t n, int target_dtype, floa
 	scales_kernel<<<grid, F8B_K_THREADS, 0, stream>>>(amax, n, p, scale, scale_inv);
 	return (int)cudaGetLastError();
 }
+
+/* Delayed scaling's history step (backend.h history_scale): one thread,
+ * len <= 1024 floats.  The max is taken newest first with a NaN sticking,
+ * as the host twin does, so both give the same scale bit for bit. */
+static __global__ void history_kernel(float *hist, int len, const float *amax,
+                                      struct scale_params p, float *scale)
+{
+	if (threadIdx.x != 0 || blockIdx.x != 0)
+		return;
+	for (int i = len - 1; i > 0; i--)
+		hist[i] = hist[i - 1];
+	hist[0] = amax[0];
+	float m = 0.0f;
+	for (int i = 0; i < len; i++) {
+		float h = hist[i];
+		if (isnan(h) || isnan(m))
+			m = canonical_nan();
+		else if (h > m)
+			m = h;
+	}
+	scale[0] = amax_to_scale(m, p);
+}
+
+extern "C" int f8b_k_history_scale(float *hist, int len, const float *amax, int target_dtype,
+                                   float margin, int pow2, float *scale, cudaStream_t stream)
+{
+	if ((target_dtype != F8B_E4M3 && target_dtype != F8B_E5M2) || len < 1 || len > 1024 ||
+	    !hist || !amax || !scale)
+		return (int)cudaErrorInvalidValue;
+	struct scale_params p;
+	p.fp8_max = f8b_dtype_max((enum f8b_dtype)target_dtype);
+	p.use_div = margin != 0.0f;
+	p.div = p.use_div ? exp2f(margin) : 1.0f;
+	p.pow2 = pow2 != 0;
+	history_kernel<<<1, 32, 0, stream>>>(hist, len, amax, p, scale);
+	return (int)cudaGetLastError();
+}

@@ -156,6 +156,11 @@ int f8b_check_gemm_desc(const struct f8b_gemm_desc *d, const char *cfg)
 		               sep, c, f8b_dtype_name(d->out_dtype));
 	if (!fp8)
 		return F8B_OK;
+	if (d->a_t || d->b_t)
+		return F8B_ERR(F8B_EUNSUPPORTED,
+		               "gemm%s%s: a transposed fp8 operand (fp8 GEMMs take K-major A [M,K] "
+		               "and B [N,K] only; make a transposed copy with cast_transpose)",
+		               sep, c);
 	if (d->a_gran != F8B_GRAN_TENSORWISE && d->a_gran != F8B_GRAN_AXISWISE &&
 	    d->a_gran != F8B_GRAN_BLOCK1X128)
 		return F8B_ERR(
@@ -164,10 +169,10 @@ int f8b_check_gemm_desc(const struct f8b_gemm_desc *d, const char *cfg)
 		    "block1x128)",
 		    sep, c, f8b_granularity_name(d->a_gran));
 	if (d->b_gran != F8B_GRAN_TENSORWISE && d->b_gran != F8B_GRAN_AXISWISE &&
-	    d->b_gran != F8B_GRAN_BLOCK128X128)
+	    d->b_gran != F8B_GRAN_BLOCK128X128 && d->b_gran != F8B_GRAN_BLOCK1X128)
 		return F8B_ERR(F8B_EUNSUPPORTED,
 		               "gemm%s%s: B (weight) granularity %s (accepted: tensorwise, "
-		               "axiswise, block128x128)",
+		               "axiswise, block128x128, block1x128)",
 		               sep, c, f8b_granularity_name(d->b_gran));
 	return F8B_OK;
 }

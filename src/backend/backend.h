@@ -28,6 +28,7 @@ extern "C" {
 struct f8b_backend; /* opaque, one per process (one GPU per rank) */
 struct f8b_event;
 struct f8b_gemm_plan;
+struct f8b_graph; /* a captured sequence of ops, replayed by graph_launch */
 
 struct f8b_tensor {
 	void *data; /* backend memory */
@@ -93,6 +94,12 @@ struct f8b_gemm_desc {
 	enum f8b_dtype a_dtype, b_dtype, out_dtype; /* bf16/bf16/bf16 = baseline */
 	enum f8b_granularity a_gran, b_gran;        /* ignored for bf16 operands */
 	bool fast_accum;
+	/* bf16 only: the operand is stored transposed - A as [K,M], B as
+	 * [K,N], row-major - so a backward GEMM reads the forward's tensors
+	 * as they are (grad_input = dz @ W, grad_weight = dz^T @ x).  fp8
+	 * GEMMs take K-major operands only (Hopper's fp8 tensor cores): a
+	 * transposed fp8 copy is made by cast_transpose. */
+	bool a_t, b_t;
 };
 
 struct f8b_gemm_args {
@@ -276,6 +283,23 @@ struct f8b_backend_ops {
 	 * dynamic tensorwise (the amax must be complete before any cast). */
 	int (*cast_fused)(struct f8b_backend *be, const struct f8b_tensor *x,
 	                  const struct f8b_cast_spec *cast);
+	/* Delayed scaling's history (tensorwise), one step: the history
+	 * hist[0..len-1] (newest first) moves one place (hist[i] = hist[i-1],
+	 * the oldest dropped), hist[0] = amax[0], and
+	 *   scale[0] = f8b_amax_to_scale(max_i hist[i], dtype, opts)
+	 * is the scale the next step casts with.  1 <= len <= 1024. */
+	int (*history_scale)(struct f8b_backend *be, float *hist, int len, const float *amax,
+	                     enum f8b_dtype dtype, const struct f8b_scale_opts *opts, float *scale);
+
+	/* ---- Graphs: fn(arg) enqueues a sequence of ops; graph_capture
+	 * records it once (cuda: stream capture into a CUDA graph, nothing
+	 * runs), graph_launch enqueues all of it as one launch.  The host
+	 * backend, which has no launch cost, replays fn(arg).  fn must not
+	 * sync, allocate, or move data between host and device. */
+	int (*graph_capture)(struct f8b_backend *be, int (*fn)(void *arg), void *arg,
+	                     struct f8b_graph **graph);
+	int (*graph_launch)(struct f8b_backend *be, struct f8b_graph *graph);
+	void (*graph_free)(struct f8b_backend *be, struct f8b_graph *graph);
 };
 /* Entries of bw_read's partial-sum buffer (one per GPU thread block). */
 #define F8B_BW_PARTIALS 4096

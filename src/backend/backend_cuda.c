@@ -401,4 +401,8 @@ const struct f8b_backend_ops f8b_backend_cuda = {
     .layernorm_fwd_cast = f8b_cuda_layernorm_fwd_cast,
     .sigmoid_bwd_cast = f8b_cuda_sigmoid_bwd_cast,
     .cast_fused = f8b_cuda_cast_fused,
+    .history_scale = f8b_cuda_history_scale,
+    .graph_capture = f8b_cuda_graph_capture,
+    .graph_launch = f8b_cuda_graph_launch,
+    .graph_free = f8b_cuda_graph_free,
 };

@@ -524,4 +524,8 @@ const struct f8b_backend_ops f8b_backend_host = {
     .layernorm_fwd_cast = f8b_host_layernorm_fwd_cast,
     .sigmoid_bwd_cast = f8b_host_sigmoid_bwd_cast,
     .cast_fused = f8b_host_cast_fused,
+    .history_scale = f8b_host_history_scale,
+    .graph_capture = f8b_host_graph_capture,
+    .graph_launch = f8b_host_graph_launch,
+    .graph_free = f8b_host_graph_free,
 };

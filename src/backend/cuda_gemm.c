@@ -100,13 +100,18 @@ void f8b_cuda_gemm_plan_free(struct f8b_backend *be, struct f8b_gemm_plan *p)
 static int build_descriptors(struct f8b_backend *be, struct f8b_gemm_plan *p)
 {
 	const struct f8b_gemm_desc *d = &p->d;
-	int32_t op_t = CUBLAS_OP_T, op_n = CUBLAS_OP_N;
+	/* A stored-transposed operand (bf16 only: d->b_t, d->a_t) is read
+	 * with the other op: our B stored [K,N] is cuBLASLt's A as N x K
+	 * column-major (ld N) without a transpose, our A stored [K,M] is its
+	 * B as M x K (ld M) transposed. */
+	int32_t op_a = d->b_t ? CUBLAS_OP_N : CUBLAS_OP_T;
+	int32_t op_b = d->a_t ? CUBLAS_OP_T : CUBLAS_OP_N;
 
 	F8B_LT_TRY(cublasLtMatmulDescCreate(&p->op, CUBLAS_COMPUTE_32F, CUDA_R_32F));
 	F8B_LT_TRY(
-	    cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSA, &op_t, sizeof op_t));
+	    cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSA, &op_a, sizeof op_a));
 	F8B_LT_TRY(
-	    cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSB, &op_n, sizeof op_n));
+	    cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSB, &op_b, sizeof op_b));
 	if (p->fp8) {
 		int8_t fast = d->fast_accum ? 1 : 0;
 		int32_t mode_a = scale_mode(d->b_gran); /* cuBLASLt A = our B */
@@ -128,10 +133,18 @@ static int build_descriptors(struct f8b_backend *be, struct f8b_gemm_plan *p)
 		    p->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &placeholder, sizeof placeholder));
 		p->bound_a_scale = p->bound_b_scale = placeholder;
 	}
-	F8B_LT_TRY(cublasLtMatrixLayoutCreate(&p->lay_a, cuda_dtype(d->b_dtype), (uint64_t)d->k,
-	                                      (uint64_t)d->n, d->k));
-	F8B_LT_TRY(cublasLtMatrixLayoutCreate(&p->lay_b, cuda_dtype(d->a_dtype), (uint64_t)d->k,
-	                                      (uint64_t)d->m, d->k));
+	if (d->b_t)
+		F8B_LT_TRY(cublasLtMatrixLayoutCreate(&p->lay_a, cuda_dtype(d->b_dtype),
+		                                      (uint64_t)d->n, (uint64_t)d->k, d->n));
+	else
+		F8B_LT_TRY(cublasLtMatrixLayoutCreate(&p->lay_a, cuda_dtype(d->b_dtype),
+		                                      (uint64_t)d->k, (uint64_t)d->n, d->k));
+	if (d->a_t)
+		F8B_LT_TRY(cublasLtMatrixLayoutCreate(&p->lay_b, cuda_dtype(d->a_dtype),
+		                                      (uint64_t)d->m, (uint64_t)d->k, d->m));
+	else
+		F8B_LT_TRY(cublasLtMatrixLayoutCreate(&p->lay_b, cuda_dtype(d->a_dtype),
+		                                      (uint64_t)d->k, (uint64_t)d->m, d->k));
 	F8B_LT_TRY(cublasLtMatrixLayoutCreate(&p->lay_d, cuda_dtype(d->out_dtype), (uint64_t)d->n,
 	                                      (uint64_t)d->m, d->n));
 	return F8B_OK;

@@ -129,12 +129,18 @@ void f8b_host_gemm_plan_free(struct f8b_backend *be, struct f8b_gemm_plan *p)
 	free(p);
 }
 
-/* Decode A [M,K] into a32 rows and B [N,K] into NR-column panels. */
+/* Decode A [M,K] into a32 rows and B [N,K] into NR-column panels (either
+ * stored transposed when the plan says so). */
 static void gemm_decode(struct f8b_gemm_plan *p, const void *a, const void *b)
 {
 	const int64_t m = p->d.m, n = p->d.n, k = p->d.k;
 
-	if (p->d.a_dtype == F8B_BF16) {
+	if (p->d.a_t) { /* bf16 A stored [K,M] */
+		const uint16_t *src = a;
+		for (int64_t r = 0; r < m; r++)
+			for (int64_t c = 0; c < k; c++)
+				p->a32[r * k + c] = f8b_bf16_to_f32(src[c * m + r]);
+	} else if (p->d.a_dtype == F8B_BF16) {
 		f8b_to_f32(a, F8B_BF16, p->a32, (size_t)(m * k));
 	} else {
 		const uint8_t *q = a;
@@ -143,7 +149,11 @@ static void gemm_decode(struct f8b_gemm_plan *p, const void *a, const void *b)
 	}
 	for (int64_t r = 0; r < n; r++) {
 		float *dst = p->b32 + (r / GEMM_NR) * k * GEMM_NR + r % GEMM_NR;
-		if (p->d.b_dtype == F8B_BF16) {
+		if (p->d.b_t) { /* bf16 B stored [K,N] */
+			const uint16_t *src = (const uint16_t *)b + r;
+			for (int64_t c = 0; c < k; c++)
+				dst[c * GEMM_NR] = f8b_bf16_to_f32(src[c * n]);
+		} else if (p->d.b_dtype == F8B_BF16) {
 			const uint16_t *src = (const uint16_t *)b + r * k;
 			for (int64_t c = 0; c < k; c++)
 				dst[c * GEMM_NR] = f8b_bf16_to_f32(src[c]);

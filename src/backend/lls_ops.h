@@ -32,6 +32,16 @@ int f8b_host_sigmoid_bwd_cast(struct f8b_backend *be, const struct f8b_tensor *y
 int f8b_host_cast_fused(struct f8b_backend *be, const struct f8b_tensor *x,
                         const struct f8b_cast_spec *cast);
 
+/* host_graph.c: delayed scaling's history step and graphs (replays). */
+#define F8B_HISTORY_MAX 1024
+int f8b_check_history(float *hist, int len, const float *amax, enum f8b_dtype dtype, float *scale);
+int f8b_host_history_scale(struct f8b_backend *be, float *hist, int len, const float *amax,
+                           enum f8b_dtype dtype, const struct f8b_scale_opts *opts, float *scale);
+int f8b_host_graph_capture(struct f8b_backend *be, int (*fn)(void *arg), void *arg,
+                           struct f8b_graph **graph);
+int f8b_host_graph_launch(struct f8b_backend *be, struct f8b_graph *graph);
+void f8b_host_graph_free(struct f8b_backend *be, struct f8b_graph *graph);
+
 #ifdef F8B_HAVE_CUDA
 /* cuda_lls.c */
 int f8b_cuda_layernorm_fwd(struct f8b_backend *be, const struct f8b_tensor *x, float eps,
@@ -55,6 +65,13 @@ int f8b_cuda_sigmoid_bwd_cast(struct f8b_backend *be, const struct f8b_tensor *y
                               const struct f8b_cast_spec *cast);
 int f8b_cuda_cast_fused(struct f8b_backend *be, const struct f8b_tensor *x,
                         const struct f8b_cast_spec *cast);
+/* cuda_graph.c */
+int f8b_cuda_history_scale(struct f8b_backend *be, float *hist, int len, const float *amax,
+                           enum f8b_dtype dtype, const struct f8b_scale_opts *opts, float *scale);
+int f8b_cuda_graph_capture(struct f8b_backend *be, int (*fn)(void *arg), void *arg,
+                           struct f8b_graph **graph);
+int f8b_cuda_graph_launch(struct f8b_backend *be, struct f8b_graph *graph);
+void f8b_cuda_graph_free(struct f8b_backend *be, struct f8b_graph *graph);
 #endif
 
 /* lls_check.c: every backend checks the lls ops' arguments with these, so a

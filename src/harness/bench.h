@@ -75,6 +75,14 @@ struct f8b_bench {
 	/* Fills derived columns (TFLOP/s, speedup...) from the measurement. */
 	int (*finish)(void *state, const struct f8b_measure_result *m, void *row);
 	void (*teardown)(void *state);
+	/* Optional detail table (lls: one row per kernel of a case's step):
+	 * after finish, with the case still set up, detail fills at most
+	 * detail_max zeroed rows of detail_schema and returns how many; they
+	 * go to that table of the same file, beside the case's row (run_id
+	 * set by the writer).  Independent cases only. */
+	const struct f8b_table_schema *detail_schema;
+	size_t detail_max;
+	size_t (*detail)(void *state, const void *row, void *rows);
 
 	/* After the run: compare, report and merge work on finished files and
 	 * know a benchmark only through these.  Every table also has the
@@ -93,6 +101,7 @@ struct f8b_bench {
 
 extern const struct f8b_bench f8b_bench_gemm;
 extern const struct f8b_bench f8b_bench_ceilings;
+extern const struct f8b_bench f8b_bench_lls;
 /* Every benchmark, NULL-terminated (bench/registry.c): the command's
  * subcommands, and the tables compare, report and merge recognise. */
 extern const struct f8b_bench *const f8b_benches[];

@@ -153,7 +153,8 @@ static void set_column(const struct f8b_table_schema *s, void *row, const char *
 
 /* One case: the memory check, setup, one checked launch, then measurement if it was right.
  * Returns a status only for failures that end the sweep (device lost). */
-static int run_case(const struct f8b_bench *b, struct f8b_run *run, size_t i, void *row)
+static int run_case(const struct f8b_bench *b, struct f8b_run *run, size_t i, void *row,
+                    void *detail, uint32_t *ndetail)
 {
 	const size_t ss = F8B_STR, ms = F8B_MSG; /* every table's status/message */
 	void *state = NULL;
@@ -188,6 +189,10 @@ static int run_case(const struct f8b_bench *b, struct f8b_run *run, size_t i, vo
 		rc = f8b_measure(run->ops, run->be, b->launch, state, &run->mopts, &m, NULL);
 		if (rc == F8B_OK)
 			rc = b->finish(state, &m, row);
+		if (rc == F8B_OK && b->detail && detail) {
+			size_t nd = b->detail(state, row, detail);
+			*ndetail = (uint32_t)(nd < b->detail_max ? nd : b->detail_max);
+		}
 	}
 	if (state)
 		b->teardown(state);
@@ -215,8 +220,12 @@ struct sweep {
 	size_t written;      /* rows this run appended (rank 0) */
 	unsigned char *done; /* [ncases]: already in the file (--resume) */
 	size_t *todo;        /* [ntodo]: the cases to run, in order */
-	unsigned char *row;  /* this rank's row of a round, then a "has a row" byte */
-	unsigned char *all;  /* rank 0: every rank's row + byte */
+	/* this rank's part of a round: its row, a "has a row" byte, the
+	 * number of detail rows (uint32) and the detail rows */
+	unsigned char *row;
+	unsigned char *all; /* rank 0: every rank's part */
+	size_t part;        /* bytes of one part (a multiple of 16) */
+	size_t doff;        /* where its detail rows start (16-byte aligned) */
 	struct f8b_progress prog;
 	struct tally t;
 	int fatal; /* a failure that ends the sweep (device lost, write failed) */
@@ -287,6 +296,8 @@ static int open_results(struct sweep *sw, int argc, char **argv)
 		if (rc == F8B_OK)
 			rc = f8b_results_open(cc->output, cc->append, b->schema, &sw->prov,
 			                      &sw->res, &sw->run.run_id);
+		if (rc == F8B_OK && b->detail_schema && !b->collective)
+			rc = f8b_results_add_table(sw->res, b->detail_schema);
 	}
 	if (any_rank_failed(b, rc))
 		return 2;
@@ -300,10 +311,14 @@ static int plan_rounds(struct sweep *sw)
 {
 	const struct f8b_bench *b = sw->b;
 	const size_t rs = b->schema->row_size;
+	sw->doff = (rs + 1 + sizeof(uint32_t) + 15) / 16 * 16;
+	sw->part = sw->doff;
+	if (b->detail_schema && !b->collective)
+		sw->part += (b->detail_max * b->detail_schema->row_size + 15) / 16 * 16;
 	sw->todo = malloc(sizeof *sw->todo * (sw->ncases ? sw->ncases : 1));
-	sw->row = calloc(1, rs + 1);
+	sw->row = calloc(1, sw->part);
 	if (sw->comm.rank == 0)
-		sw->all = calloc((size_t)sw->comm.size, rs + 1);
+		sw->all = calloc((size_t)sw->comm.size, sw->part);
 	if (!sw->todo || !sw->row || (sw->comm.rank == 0 && !sw->all)) {
 		fprintf(stderr, "f8bench: error: out of host memory for the case list\n");
 		return 1;
@@ -334,16 +349,20 @@ static bool run_round(struct sweep *sw, size_t r)
 	const struct f8b_bench *b = sw->b;
 	const size_t rs = b->schema->row_size;
 	size_t k = b->collective ? r : r * (size_t)sw->comm.size + (size_t)sw->comm.rank;
-	memset(sw->row, 0, rs + 1);
+	memset(sw->row, 0, sw->part);
 	if (k < sw->ntodo && !sw->fatal) {
+		uint32_t nd = 0;
+		void *detail = sw->part > sw->doff ? sw->row + sw->doff : NULL;
 		sw->row[rs] = !b->collective || sw->comm.rank == 0; /* a row this round */
-		if (run_case(b, &sw->run, sw->todo[k], sw->row) != F8B_OK) {
+		int rc = run_case(b, &sw->run, sw->todo[k], sw->row, detail, &nd);
+		memcpy(sw->row + rs + 1, &nd, sizeof nd);
+		if (rc != F8B_OK) {
 			fprintf(stderr, "f8bench %s: error: %s (stopping)\n", b->name,
 			        f8b_last_error());
 			sw->fatal = 1;
 		}
 	}
-	if (f8b_comm_gather(sw->row, sw->all, rs + 1) != F8B_OK) {
+	if (f8b_comm_gather(sw->row, sw->all, sw->part) != F8B_OK) {
 		fprintf(stderr, "f8bench: error: %s\n", f8b_last_error());
 		return false;
 	}
@@ -382,10 +401,17 @@ static void write_rows(struct sweep *sw)
 	if (sw->comm.rank != 0)
 		return;
 	for (int p = 0; p < sw->comm.size; p++) {
-		unsigned char *row = sw->all + (size_t)p * (rs + 1);
+		unsigned char *row = sw->all + (size_t)p * sw->part;
+		uint32_t nd;
 		if (!row[rs])
 			continue;
-		if (f8b_results_append(sw->res, row, 1) != F8B_OK) {
+		memcpy(&nd, row + rs + 1, sizeof nd);
+		/* the detail rows first: a kill between the two leaves the case
+		 * absent from the main table, so --resume runs it again */
+		int rc = nd ? f8b_results_append_extra(sw->res, row + sw->doff, nd) : F8B_OK;
+		if (rc == F8B_OK)
+			rc = f8b_results_append(sw->res, row, 1);
+		if (rc != F8B_OK) {
 			fprintf(stderr, "f8bench: error: %s\n", f8b_last_error());
 			sw->fatal = 1;
 			break;

@@ -63,6 +63,13 @@ struct f8b_results;
 int f8b_results_open(const char *path, bool append, const struct f8b_table_schema *schema,
                      const struct f8b_provenance *prov, struct f8b_results **out, int *run_id);
 int f8b_results_append(struct f8b_results *r, const void *rows, size_t n);
+/* A second table in the same file (a benchmark's detail table, e.g.
+ * lls_kernels): made, or checked like the first when the file has it.
+ * Call once, right after open. */
+int f8b_results_add_table(struct f8b_results *r, const struct f8b_table_schema *schema);
+/* Appends rows to that second table (its run_id column set like the
+ * first's) and flushes. */
+int f8b_results_append_extra(struct f8b_results *r, const void *rows, size_t n);
 int f8b_results_close(struct f8b_results *r); /* flushes, closes */
 /* Closes and, for a file this run created, removes it (used when the run
  * failed before writing any row).  */

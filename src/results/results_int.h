@@ -34,6 +34,13 @@ struct f8b_results {
 	size_t *sizes;          /* as H5TBappend_records wants them */
 	int run_id_col;         /* index of an I32 column "run_id", -1 if none */
 	unsigned char *scratch; /* F8B_BLOCK_ROWS rows */
+	/* A second table of the same file (a benchmark's detail table,
+	 * f8b_results_add_table), NULL when none. */
+	const struct f8b_table_schema *extra;
+	size_t *extra_offsets, *extra_sizes;
+	int extra_run_id_col;
+	bool created_extra;
+	unsigned char *extra_scratch;
 	/* A new file lives at this temporary name until its first rows are
 	 * flushed (or it is closed): a run killed before it recorded anything
 	 * leaves no results file, only this (NULL once published). */

@@ -305,8 +305,13 @@ static int open_existing(struct f8b_results *r, const struct f8b_provenance *pro
 	return rc;
 }
 
+static int column_layout(const struct f8b_table_schema *s, size_t *offsets, size_t *sizes);
+
 static void results_free(struct f8b_results *r)
 {
+	free(r->extra_offsets);
+	free(r->extra_sizes);
+	free(r->extra_scratch);
 	free(r->path);
 	free(r->offsets);
 	free(r->sizes);
@@ -352,13 +357,7 @@ int f8b_results_open(const char *path, bool append, const struct f8b_table_schem
 		results_free(r);
 		return F8B_ERR(F8B_ENOMEM, "no memory to open results file '%s'", path);
 	}
-	for (size_t i = 0; i < schema->nfields; i++) {
-		r->offsets[i] = schema->fields[i].offset;
-		r->sizes[i] = schema->fields[i].size;
-		if (schema->fields[i].type == F8B_FT_I32 &&
-		    strcmp(schema->fields[i].name, "run_id") == 0)
-			r->run_id_col = (int)i;
-	}
+	r->run_id_col = column_layout(schema, r->offsets, r->sizes);
 
 	rc = exists ? open_existing(r, prov) : create_file(r, prov);
 	if (rc != F8B_OK) {
@@ -380,10 +379,9 @@ int f8b_results_open(const char *path, bool append, const struct f8b_table_schem
  * so stale bytes behind a short string would show up in h5py), and the
  * run_id column set to this run's id, so every row points at its /runs
  * group. */
-static void clean_row(const struct f8b_results *r, unsigned char *row)
+static void clean_row(const struct f8b_results *r, const struct f8b_table_schema *s, int run_id_col,
+                      unsigned char *row)
 {
-	const struct f8b_table_schema *s = r->schema;
-
 	for (size_t i = 0; i < s->nfields; i++) {
 		const struct f8b_field *f = &s->fields[i];
 		if (f->type != F8B_FT_STR)
@@ -393,31 +391,46 @@ static void clean_row(const struct f8b_results *r, unsigned char *row)
 		size_t len = strlen(str);
 		memset(str + len, 0, f->size - len);
 	}
-	if (r->run_id_col >= 0) {
+	if (run_id_col >= 0) {
 		int32_t id = r->run_id;
-		memcpy(row + s->fields[r->run_id_col].offset, &id, sizeof id);
+		memcpy(row + s->fields[run_id_col].offset, &id, sizeof id);
 	}
 }
 
-int f8b_results_append(struct f8b_results *r, const void *rows, size_t n)
+/* The column index of an I32 column "run_id", -1 if none; fills the
+ * offsets and sizes H5TBappend_records wants. */
+static int column_layout(const struct f8b_table_schema *s, size_t *offsets, size_t *sizes)
 {
-	const struct f8b_table_schema *s;
+	int col = -1;
+	for (size_t i = 0; i < s->nfields; i++) {
+		offsets[i] = s->fields[i].offset;
+		sizes[i] = s->fields[i].size;
+		if (s->fields[i].type == F8B_FT_I32 && strcmp(s->fields[i].name, "run_id") == 0)
+			col = (int)i;
+	}
+	return col;
+}
+
+static int append_rows(struct f8b_results *r, const struct f8b_table_schema *s,
+                       const size_t *offsets, const size_t *sizes, int run_id_col,
+                       unsigned char *scratch, const void *rows, size_t n)
+{
 	const unsigned char *src = rows;
 
 	if (!r || (n > 0 && !rows))
 		return F8B_ERR(F8B_EINTERNAL, "append of %zu rows: no open results file or no rows",
 		               n);
 	f8b_h5_quiet();
-	s = r->schema;
 	while (n > 0) {
 		size_t k = n < F8B_BLOCK_ROWS ? n : F8B_BLOCK_ROWS;
-		memcpy(r->scratch, src, k * s->row_size);
+		memcpy(scratch, src, k * s->row_size);
 		for (size_t i = 0; i < k; i++)
-			clean_row(r, r->scratch + i * s->row_size);
-		if (H5TBappend_records(r->file, s->name, k, s->row_size, r->offsets, r->sizes,
-		                       r->scratch) < 0)
+			clean_row(r, s, run_id_col, scratch + i * s->row_size);
+		if (H5TBappend_records(r->file, s->name, k, s->row_size, offsets, sizes, scratch) <
+		    0)
 			return H5_ERR(r->path, "append %zu rows to table '%s'", k, s->name);
-		r->appended += k;
+		if (s == r->schema)
+			r->appended += k;
 		src += k * s->row_size;
 		n -= k;
 	}
@@ -426,6 +439,49 @@ int f8b_results_append(struct f8b_results *r, const void *rows, size_t n)
 	if (H5Fflush(r->file, H5F_SCOPE_LOCAL) < 0)
 		return H5_ERR(r->path, "flush rows to disk");
 	return publish_now(r);
+}
+
+int f8b_results_append(struct f8b_results *r, const void *rows, size_t n)
+{
+	if (!r)
+		return append_rows(r, NULL, NULL, NULL, -1, NULL, rows, n);
+	return append_rows(r, r->schema, r->offsets, r->sizes, r->run_id_col, r->scratch, rows, n);
+}
+
+int f8b_results_append_extra(struct f8b_results *r, const void *rows, size_t n)
+{
+	if (!r || !r->extra)
+		return F8B_ERR(F8B_EINTERNAL, "append of %zu detail rows: no second table", n);
+	return append_rows(r, r->extra, r->extra_offsets, r->extra_sizes, r->extra_run_id_col,
+	                   r->extra_scratch, rows, n);
+}
+
+int f8b_results_add_table(struct f8b_results *r, const struct f8b_table_schema *s)
+{
+	if (!r || !s || r->extra)
+		return F8B_ERR(F8B_EINTERNAL, "add_table: no results file, no schema, or a second "
+		                              "table already");
+	f8b_h5_quiet();
+	F8B_TRY(f8b_h5_check_schema(s));
+	r->extra_offsets = calloc(s->nfields, sizeof *r->extra_offsets);
+	r->extra_sizes = calloc(s->nfields, sizeof *r->extra_sizes);
+	r->extra_scratch = malloc(F8B_BLOCK_ROWS * s->row_size);
+	if (!r->extra_offsets || !r->extra_sizes || !r->extra_scratch)
+		return F8B_ERR(F8B_ENOMEM, "no memory for table '%s' of '%s'", s->name, r->path);
+	r->extra_run_id_col = column_layout(s, r->extra_offsets, r->extra_sizes);
+	htri_t have = H5Lexists(r->file, s->name, H5P_DEFAULT);
+	if (have < 0)
+		return H5_ERR(r->path, "look for table '%s'", s->name);
+	if (have) {
+		F8B_TRY(f8b_h5_check_table_columns(r->file, r->path, s));
+	} else {
+		F8B_TRY(make_table(r->file, r->path, s));
+		r->created_extra = true;
+	}
+	r->extra = s;
+	if (H5Fflush(r->file, H5F_SCOPE_LOCAL) < 0)
+		return H5_ERR(r->path, "flush");
+	return F8B_OK;
 }
 
 int f8b_results_close(struct f8b_results *r)
@@ -464,6 +520,8 @@ void f8b_results_abandon(struct f8b_results *r)
 		H5Ldelete(r->file, name, H5P_DEFAULT);
 		if (r->created_table)
 			H5Ldelete(r->file, r->schema->name, H5P_DEFAULT);
+		if (r->created_extra)
+			H5Ldelete(r->file, r->extra->name, H5P_DEFAULT);
 	}
 	/* abandon is a cleanup path: its own failures have nowhere to go. */
 	f8b_results_close(r);

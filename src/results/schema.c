@@ -174,3 +174,125 @@ const struct f8b_table_schema f8b_ceilings_schema = {
     .fields = ceilings_fields,
     .nfields = sizeof ceilings_fields / sizeof ceilings_fields[0],
 };
+
+/* ---- lls ---------------------------------------------------------------- */
+
+#define F8B_LLS_COLUMNS(X, S)                                                                      \
+	X(S, m, I64, "")                                                                           \
+	X(S, k, I64, "")                                                                           \
+	X(S, n, I64, "")                                                                           \
+	X(S, label, STR, "")                                                                       \
+	X(S, recipe, STR, "")                                                                      \
+	X(S, recipe_long, STR, "")                                                                 \
+	X(S, graph, I32, "")                                                                       \
+	X(S, backend, STR, "")                                                                     \
+	X(S, status, STR, "")                                                                      \
+	X(S, time_median_s, F64, "s")                                                              \
+	X(S, time_min_s, F64, "s")                                                                 \
+	X(S, time_max_s, F64, "s")                                                                 \
+	X(S, time_noise, F64, "")                                                                  \
+	X(S, samples, I32, "")                                                                     \
+	X(S, converged, I32, "")                                                                   \
+	X(S, throttled, I32, "")                                                                   \
+	X(S, launches, I32, "")                                                                    \
+	X(S, throttle_reasons, I64, "")                                                            \
+	X(S, sm_mhz_min, I32, "MHz")                                                               \
+	X(S, sm_mhz_max, I32, "MHz")                                                               \
+	X(S, bf16_time_median_s, F64, "s")                                                         \
+	X(S, speedup_vs_bf16, F64, "")                                                             \
+	X(S, kernels_time_s, F64, "s")                                                             \
+	X(S, gemm_time_s, F64, "s")                                                                \
+	X(S, predicted_time_s, F64, "s")                                                           \
+	X(S, pct_of_roofline, F64, "%")                                                            \
+	X(S, roofline_source, STR, "")                                                             \
+	X(S, step_flops, F64, "flop")                                                              \
+	X(S, step_bytes, F64, "bytes")                                                             \
+	X(S, sqnr_y_db, F64, "dB")                                                                 \
+	X(S, sqnr_grad_x_db, F64, "dB")                                                            \
+	X(S, sqnr_grad_w_db, F64, "dB")                                                            \
+	X(S, sqnr_min_db, F64, "dB")                                                               \
+	X(S, reference, STR, "")                                                                   \
+	X(S, casts_checked, I32, "")                                                               \
+	X(S, history_len, I32, "")                                                                 \
+	X(S, scale_staleness, F64, "")                                                             \
+	X(S, peak_mem_bytes, I64, "bytes")                                                         \
+	X(S, saved_bytes, I64, "bytes")                                                            \
+	X(S, device_mem_bytes, I64, "bytes")                                                       \
+	X(S, seed, I64, "")                                                                        \
+	X(S, run_id, I32, "")                                                                      \
+	X(S, rank, I32, "")                                                                        \
+	X(S, device, I32, "")                                                                      \
+	X(S, gpu, STR, "")                                                                         \
+	X(S, message, STR, "")
+
+F8B_LLS_COLUMNS(F8B_CHECK_TYPE, struct f8b_lls_row)
+
+struct f8b_lls_row_mirror {
+	F8B_LLS_COLUMNS(F8B_MIRROR, struct f8b_lls_row)
+};
+#define F8B_CHECK_LLS_OFFSET(S, m, t, unit)                                                        \
+	F8B_CHECK_OFFSET(struct f8b_lls_row_mirror, S, m, t, unit)
+F8B_LLS_COLUMNS(F8B_CHECK_LLS_OFFSET, struct f8b_lls_row)
+_Static_assert(sizeof(struct f8b_lls_row_mirror) == sizeof(struct f8b_lls_row),
+               "struct f8b_lls_row has a member that F8B_LLS_COLUMNS does not list");
+
+static const struct f8b_field lls_fields[] = {F8B_LLS_COLUMNS(F8B_FIELD, struct f8b_lls_row)};
+
+const struct f8b_table_schema f8b_lls_schema = {
+    .name = "lls",
+    .title = "f8bench lls: one row per shape x recipe: the LayerNorm -> Linear -> Sigmoid training "
+             "step, forward and backward",
+    .row_size = sizeof(struct f8b_lls_row),
+    .fields = lls_fields,
+    .nfields = sizeof lls_fields / sizeof lls_fields[0],
+};
+
+/* ---- lls_kernels: the lls table's detail ---------------------------------- */
+
+#define F8B_LLS_KERNEL_COLUMNS(X, S)                                                               \
+	X(S, m, I64, "")                                                                           \
+	X(S, k, I64, "")                                                                           \
+	X(S, n, I64, "")                                                                           \
+	X(S, recipe, STR, "")                                                                      \
+	X(S, index, I32, "")                                                                       \
+	X(S, kernel, STR, "")                                                                      \
+	X(S, tensor, STR, "")                                                                      \
+	X(S, pass, STR, "")                                                                        \
+	X(S, fuses, STR, "")                                                                       \
+	X(S, dtype, STR, "")                                                                       \
+	X(S, bytes, F64, "bytes")                                                                  \
+	X(S, flops, F64, "flop")                                                                   \
+	X(S, time_median_s, F64, "s")                                                              \
+	X(S, time_noise, F64, "")                                                                  \
+	X(S, gbps, F64, "GB/s")                                                                    \
+	X(S, pct_of_bw, F64, "%")                                                                  \
+	X(S, tflops, F64, "TFLOP/s")                                                               \
+	X(S, predicted_time_s, F64, "s")                                                           \
+	X(S, pct_of_roofline, F64, "%")                                                            \
+	X(S, status, STR, "")                                                                      \
+	X(S, run_id, I32, "")                                                                      \
+	X(S, rank, I32, "")                                                                        \
+	X(S, gpu, STR, "")                                                                         \
+	X(S, message, STR, "")
+
+F8B_LLS_KERNEL_COLUMNS(F8B_CHECK_TYPE, struct f8b_lls_kernel_row)
+
+struct f8b_lls_kernel_row_mirror {
+	F8B_LLS_KERNEL_COLUMNS(F8B_MIRROR, struct f8b_lls_kernel_row)
+};
+#define F8B_CHECK_LLS_KERNEL_OFFSET(S, m, t, unit)                                                 \
+	F8B_CHECK_OFFSET(struct f8b_lls_kernel_row_mirror, S, m, t, unit)
+F8B_LLS_KERNEL_COLUMNS(F8B_CHECK_LLS_KERNEL_OFFSET, struct f8b_lls_kernel_row)
+_Static_assert(sizeof(struct f8b_lls_kernel_row_mirror) == sizeof(struct f8b_lls_kernel_row),
+               "struct f8b_lls_kernel_row has a member that F8B_LLS_KERNEL_COLUMNS does not list");
+
+static const struct f8b_field lls_kernel_fields[] = {
+    F8B_LLS_KERNEL_COLUMNS(F8B_FIELD, struct f8b_lls_kernel_row)};
+
+const struct f8b_table_schema f8b_lls_kernel_schema = {
+    .name = "lls_kernels",
+    .title = "f8bench lls: one row per kernel of each case's step, timed alone",
+    .row_size = sizeof(struct f8b_lls_kernel_row),
+    .fields = lls_kernel_fields,
+    .nfields = sizeof lls_kernel_fields / sizeof lls_kernel_fields[0],
+};

@@ -83,4 +83,76 @@ struct f8b_ceilings_row {
 
 extern const struct f8b_table_schema f8b_ceilings_schema;
 
+/* f8bench lls: one row per shape x recipe, the whole training step of
+ * y = sigmoid(layernorm(x) @ W^T), forward and backward (doc/lls.md). */
+struct f8b_lls_row {
+	int64_t m, k, n;
+	char label[48];
+	char recipe[32];       /* short name, or "custom" */
+	char recipe_long[320]; /* the nine fields, "field=value,..." */
+	int32_t graph;         /* 1: the step ran as one graph */
+	char backend[F8B_STR];
+	char status[F8B_STR];
+	double time_median_s, time_min_s, time_max_s; /* one step, forward + backward */
+	double time_noise;
+	int32_t samples, converged, throttled;
+	int32_t launches; /* kernels (ops) in one step */
+	int64_t throttle_reasons;
+	int32_t sm_mhz_min, sm_mhz_max;
+	double bf16_time_median_s; /* the bf16 step of this shape, this process */
+	double speedup_vs_bf16;
+	double kernels_time_s;   /* sum of the step's kernels timed alone */
+	double gemm_time_s;      /* of which the three GEMMs */
+	double predicted_time_s; /* roofline: GEMMs at the GEMM peak, the rest at bandwidth */
+	double pct_of_roofline;  /* 100 * predicted / measured */
+	char roofline_source[F8B_STR];
+	double step_flops; /* 2MNK per GEMM, three GEMMs */
+	double step_bytes; /* bytes the step's kernels move (cost model) */
+	double sqnr_y_db, sqnr_grad_x_db, sqnr_grad_w_db; /* vs the reference */
+	double sqnr_min_db;                               /* the smallest of the three (gated) */
+	char reference[F8B_STR];  /* "host-f64" (every element) or "host-f64-rows" */
+	int32_t casts_checked;    /* cast kernels checked bit-exact against the host */
+	int32_t history_len;      /* delayed scaling's amax history; 0 none */
+	double scale_staleness;   /* delayed: max over tensors of scale used / scale of this
+	                             step's amax (1 = current; > 1 saturates); NaN none */
+	int64_t peak_mem_bytes;   /* most bytes live at once in the step (buffers live from
+	                             their first write to their last read) */
+	int64_t saved_bytes;      /* activations kept from forward for backward */
+	int64_t device_mem_bytes; /* what the step's buffers took from the device (measured) */
+	int64_t seed;
+	int32_t run_id, rank, device;
+	char gpu[48];
+	char message[F8B_MSG];
+};
+
+extern const struct f8b_table_schema f8b_lls_schema;
+
+/* f8bench lls, where the time goes: one row per kernel of each case's
+ * step, timed alone (the lls table's detail). */
+struct f8b_lls_kernel_row {
+	int64_t m, k, n;
+	char recipe[32];
+	int32_t index;        /* position in the step */
+	char kernel[32];      /* the op: layernorm_fwd_cast, gemm, ... */
+	char tensor[F8B_STR]; /* what it works on: x_ln, W, dz, output, ... */
+	char pass[F8B_STR];   /* fwd or bwd */
+	char fuses[64];       /* what it does in one kernel, e.g. "layernorm+amax+cast+T" */
+	char dtype[F8B_STR];  /* the output / GEMM operand dtype */
+	double bytes;         /* moved, as implemented (cost model) */
+	double flops;
+	double time_median_s; /* timed alone */
+	double time_noise;
+	double gbps;      /* bytes / time / 1e9 */
+	double pct_of_bw; /* of the bandwidth ceiling; NaN unknown */
+	double tflops;    /* GEMMs: flops / time / 1e12 */
+	double predicted_time_s;
+	double pct_of_roofline;
+	char status[F8B_STR];
+	int32_t run_id, rank;
+	char gpu[48];
+	char message[F8B_MSG];
+};
+
+extern const struct f8b_table_schema f8b_lls_kernel_schema;
+
 #endif

@@ -1,0 +1,305 @@
+/* lls.c - the LayerNorm -> Linear -> Sigmoid training step, forward and
+ * backward, in every recipe, beside the bf16 step of the same shape in the
+ * same process (doc/lls.md).
+ *
+ * A case: plan the step's kernels for the recipe (lls_step.c), allocate
+ * and fill, plan the three GEMMs, run the step eagerly once (and the
+ * history's steps for delayed scaling), capture it as a graph (--graph
+ * on), then the harness launches it once, the check (lls_check.c) runs it
+ * again keeping every intermediate and compares, and the step is timed.
+ * finish() then times each kernel alone for the lls_kernels table and
+ * places the step against the roofline: the GEMMs at the GEMM peak of
+ * their dtype, every other kernel at the memory bandwidth.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/lls_int.h"
+
+static int launch(void *vs)
+{
+	struct lls_state *s = vs;
+	if (s->graph)
+		return s->run->ops->graph_launch(s->run->be, s->graph);
+	return f8b_lls_run_step(s);
+}
+
+static void teardown(void *vs)
+{
+	struct lls_state *s = vs;
+	if (!s)
+		return;
+	f8b_lls_free(s);
+	free(s);
+}
+
+/* The roofline the step is placed against, once per process. */
+static int load_roofline(struct f8b_run *run, struct lls_cfg *c)
+{
+	f8b_peaks_lookup(&run->dev, &c->peaks);
+	struct f8b_ceilings sheet;
+	f8b_ceilings_datasheet(&c->peaks, &sheet);
+	c->ceilings = sheet;
+	if (c->ceilings_path)
+		F8B_TRY(f8b_ceilings_read(c->ceilings_path, &sheet, &c->ceilings));
+	if (run->rank == 0)
+		fprintf(stderr, "f8bench lls: roofline ceilings: %s (%s)\n", c->ceilings.source,
+		        c->ceilings.detail);
+	c->roof_done = true;
+	return F8B_OK;
+}
+
+static struct lls_baseline *find_baseline(struct lls_cfg *c, int64_t m, int64_t k, int64_t n)
+{
+	for (size_t i = 0; i < c->nbase; i++)
+		if (c->base[i].m == m && c->base[i].k == k && c->base[i].n == n)
+			return &c->base[i];
+	return NULL;
+}
+
+/* Everything of a step up to the graph; `recipe` may be the bf16 one. */
+static int make_step(struct f8b_run *run, struct lls_cfg *c, const struct f8b_shape *sh,
+                     const struct f8b_recipe *recipe, struct lls_state **out)
+{
+	struct lls_state *s = calloc(1, sizeof *s);
+	if (!s)
+		return F8B_ERR(F8B_ENOMEM, "lls state");
+	*out = s;
+	s->run = run;
+	s->cfg = c;
+	s->recipe = recipe;
+	s->m = sh->m;
+	s->k = sh->k;
+	s->n = sh->n;
+	s->staleness = NAN;
+	for (int o = 0; o < NOPND; o++)
+		s->op[o].alias = -1;
+	F8B_TRY(f8b_lls_plan(s));
+	F8B_TRY(f8b_lls_alloc(s));
+	/* One eager step (libraries initialise lazily, never during capture),
+	 * then the rest of the history so delayed scales are warm. */
+	int warm = 1 + (s->history > 1 ? s->history - 1 : 0);
+	for (int i = 0; i < warm; i++)
+		F8B_TRY(f8b_lls_run_step(s));
+	F8B_TRY(run->ops->sync(run->be));
+	if (c->graph)
+		F8B_TRY(run->ops->graph_capture(run->be, f8b_lls_run_step, s, &s->graph));
+	return F8B_OK;
+}
+
+/* The bf16 step of this shape, measured in this process: taken from its
+ * own case when that ran here, else set up, checked and timed now. */
+static int measure_baseline(struct f8b_run *run, struct lls_cfg *c, const struct f8b_shape *sh)
+{
+	static struct f8b_recipe bf16;
+	if (f8b_recipe_parse("bf16", &bf16) != F8B_OK)
+		return F8B_ERR(F8B_EINTERNAL, "lls: the bf16 recipe: %s", f8b_last_error());
+	struct lls_state *b = NULL;
+	struct f8b_lls_row row = {0};
+	bool ok = false;
+	struct f8b_measure_result m;
+	int rc = make_step(run, c, sh, &bf16, &b);
+	if (rc == F8B_OK)
+		rc = launch(b);
+	if (rc == F8B_OK)
+		rc = run->ops->sync(run->be);
+	if (rc == F8B_OK)
+		rc = f8b_lls_check(b, &row, &ok);
+	if (rc == F8B_OK && ok)
+		rc = f8b_measure(run->ops, run->be, launch, b, &run->mopts, &m, NULL);
+	teardown(b);
+	F8B_TRY(rc);
+	if (!ok)
+		return F8B_ERR(F8B_EDEVICE, "the bf16 step of %lldx%lldx%lld was wrong: %s",
+		               (long long)sh->m, (long long)sh->k, (long long)sh->n, row.message);
+	c->base[c->nbase++] = (struct lls_baseline){sh->m, sh->k, sh->n, m.median_s};
+	return F8B_OK;
+}
+
+static int setup(struct f8b_run *run, size_t i, void *vrow, void **state)
+{
+	struct lls_cfg *c = run->cfg;
+	struct f8b_lls_row *row = vrow;
+	const struct lls_case *lc = &c->cases[i];
+	const struct f8b_shape *sh = &c->shapes.v[lc->shape];
+	const struct f8b_recipe *r = &c->recipes[lc->recipe];
+	*state = NULL;
+	f8b_lls_setstr(row->backend, sizeof row->backend, run->ops->name);
+	f8b_lls_setstr(row->gpu, sizeof row->gpu, run->dev.name);
+	row->seed = (int64_t)run->seed;
+	row->rank = run->rank;
+	row->device = run->dev.device;
+	if (!c->roof_done)
+		F8B_TRY(load_roofline(run, c));
+	if (sh->k > F8B_LLS_ROW_MAX_COLS && !strcmp(run->ops->name, "cuda"))
+		return F8B_ERR(F8B_EUNSUPPORTED,
+		               "K=%lld: the LayerNorm row kernels take rows of at most %d columns",
+		               (long long)sh->k, F8B_LLS_ROW_MAX_COLS);
+	bool is_bf16 = !strcmp(r->name, "bf16");
+	/* The baseline first, so the two never hold device memory together. */
+	if (!is_bf16 && !find_baseline(c, sh->m, sh->k, sh->n))
+		F8B_TRY(measure_baseline(run, c, sh));
+	struct lls_state *s = NULL;
+	int rc = make_step(run, c, sh, r, &s);
+	*state = s;
+	if (s) {
+		row->history_len = s->history;
+		row->launches = s->nst;
+		row->device_mem_bytes = s->allocated;
+		f8b_lls_memory(s, &row->peak_mem_bytes, &row->saved_bytes);
+	}
+	return rc;
+}
+
+static int check(void *vs, void *vrow, bool *ok)
+{
+	return f8b_lls_check(vs, vrow, ok);
+}
+
+/* finish's launch for one kernel alone. */
+static int launch_single(void *vs)
+{
+	struct lls_state *s = vs;
+	return f8b_lls_run_stage(s, s->single);
+}
+
+static int finish(void *vs, const struct f8b_measure_result *m, void *vrow)
+{
+	struct lls_state *s = vs;
+	struct f8b_lls_row *row = vrow;
+	struct lls_cfg *c = s->cfg;
+	row->time_median_s = m->median_s;
+	row->time_min_s = m->min_s;
+	row->time_max_s = m->max_s;
+	row->time_noise = m->noise;
+	row->samples = m->samples;
+	row->converged = m->converged;
+	row->throttled = m->throttled;
+	row->throttle_reasons = (int64_t)m->throttle_reasons;
+	row->sm_mhz_min = (int32_t)m->sm_mhz_min;
+	row->sm_mhz_max = (int32_t)m->sm_mhz_max;
+	if (!strcmp(s->recipe->name, "bf16")) {
+		struct lls_baseline *b = find_baseline(c, s->m, s->k, s->n);
+		if (b)
+			b->median_s = m->median_s;
+		else
+			c->base[c->nbase++] = (struct lls_baseline){s->m, s->k, s->n, m->median_s};
+	}
+	struct lls_baseline *b = find_baseline(c, s->m, s->k, s->n);
+	row->bf16_time_median_s = b ? b->median_s : NAN;
+	row->speedup_vs_bf16 = row->bf16_time_median_s / m->median_s;
+	/* Each kernel alone, then the roofline's sum. */
+	double pred = 0, ksum = 0, gsum = 0, flops = 0, bytes = 0;
+	for (int i = 0; i < s->nst; i++) {
+		struct lls_stage *st = &s->st[i];
+		struct f8b_measure_result km;
+		s->single = i;
+		F8B_TRY(f8b_measure(s->run->ops, s->run->be, launch_single, s, &s->run->mopts, &km,
+		                    NULL));
+		st->time_s = km.median_s;
+		st->noise = km.noise;
+		ksum += km.median_s;
+		if (st->kind == K_GEMM)
+			gsum += km.median_s;
+		pred += f8b_roofline_time(&st->cost, &c->ceilings, st->compute);
+		flops += st->cost.flops * (st->kind == K_GEMM);
+		bytes += f8b_cost_bytes(&st->cost);
+	}
+	row->kernels_time_s = ksum;
+	row->gemm_time_s = gsum;
+	row->step_flops = flops;
+	row->step_bytes = bytes;
+	/* A graph pays one launch, not one per kernel. */
+	if (s->graph && isfinite(pred))
+		pred -= (s->nst - 1) * c->ceilings.launch_s;
+	row->predicted_time_s = pred;
+	row->pct_of_roofline = f8b_pct_of_roofline(pred, m->median_s);
+	f8b_lls_setstr(row->roofline_source, sizeof row->roofline_source, c->ceilings.source);
+	if (!m->converged && !row->message[0])
+		snprintf(row->message, sizeof row->message, "timing not converged: %.70s",
+		         m->unmet);
+	return F8B_OK;
+}
+
+static size_t detail(void *vs, const void *vrow, void *vrows)
+{
+	struct lls_state *s = vs;
+	const struct f8b_lls_row *row = vrow;
+	struct f8b_lls_kernel_row *k = vrows;
+	const struct f8b_ceilings *ceil = &s->cfg->ceilings;
+	for (int i = 0; i < s->nst; i++) {
+		const struct lls_stage *st = &s->st[i];
+		struct f8b_lls_kernel_row *r = &k[i];
+		r->m = s->m;
+		r->k = s->k;
+		r->n = s->n;
+		f8b_lls_setstr(r->recipe, sizeof r->recipe, row->recipe);
+		r->index = i;
+		f8b_lls_setstr(r->kernel, sizeof r->kernel, f8b_lls_kind_name(st->kind));
+		f8b_lls_setstr(r->tensor, sizeof r->tensor, st->tensor);
+		f8b_lls_setstr(r->pass, sizeof r->pass, st->bwd ? "bwd" : "fwd");
+		f8b_lls_setstr(r->fuses, sizeof r->fuses, st->fuses);
+		f8b_lls_setstr(r->dtype, sizeof r->dtype, f8b_dtype_name(st->dtype));
+		r->bytes = f8b_cost_bytes(&st->cost);
+		r->flops = st->cost.flops;
+		r->time_median_s = st->time_s;
+		r->time_noise = st->noise;
+		r->gbps = r->bytes / st->time_s / 1e9;
+		r->pct_of_bw = 100.0 * r->bytes / st->time_s / ceil->hbm_bytes_per_s;
+		r->tflops = st->kind == K_GEMM ? r->flops / st->time_s / 1e12 : NAN;
+		r->predicted_time_s = f8b_roofline_time(&st->cost, ceil, st->compute);
+		r->pct_of_roofline = f8b_pct_of_roofline(r->predicted_time_s, st->time_s);
+		f8b_lls_setstr(r->status, sizeof r->status, "ok");
+		r->rank = row->rank;
+		f8b_lls_setstr(r->gpu, sizeof r->gpu, row->gpu);
+	}
+	return (size_t)s->nst;
+}
+
+static const char *const lls_key_columns[] = {
+    "m", "k", "n", "label", "recipe", "recipe_long", "graph", NULL,
+};
+/* The accuracy compare gates: the step's worst SQNR against the reference. */
+static const struct f8b_gate_column lls_accuracy[] = {
+    {"sqnr_min_db", +1},
+    {0},
+};
+
+const struct f8b_bench f8b_bench_lls = {
+    .name = "lls",
+    .summary = "LayerNorm -> Linear -> Sigmoid training step in fp8, every recipe, beside bf16\n"
+               "Runs y = sigmoid(layernorm(x) @ W^T) forward and backward with our own fused\n"
+               "cast kernels and cuBLASLt's GEMMs, checks every cast bit for bit and the\n"
+               "step against a double-precision reference, then times the step (as one CUDA\n"
+               "graph) and each of its kernels alone beside the roofline's prediction.",
+    .schema = &f8b_lls_schema,
+    .options = f8b_lls_options,
+    .cfg_new = f8b_lls_cfg_new,
+    .cfg_option = f8b_lls_cfg_option,
+    .cfg_finalize = f8b_lls_cfg_finalize,
+    .cfg_free = f8b_lls_cfg_free,
+    .case_key = f8b_lls_case_key,
+    .same_case = f8b_lls_same_case,
+    .describe = f8b_lls_describe,
+    .summarize = f8b_lls_summarize,
+    .off_status = offsetof(struct f8b_lls_row, status),
+    .off_message = offsetof(struct f8b_lls_row, message),
+    .off_run_id = offsetof(struct f8b_lls_row, run_id),
+    .case_bytes = f8b_lls_case_bytes,
+    .setup = setup,
+    .launch = launch,
+    .check = check,
+    .finish = finish,
+    .teardown = teardown,
+    .detail_schema = &f8b_lls_kernel_schema,
+    .detail_max = LLS_MAX_STAGES,
+    .detail = detail,
+    .key_columns = lls_key_columns,
+    .time_column = "time_median_s",
+    .noise_column = "time_noise",
+    .throttled_column = "throttled",
+    .accuracy = lls_accuracy,
+    .report = NULL, /* set by the report module */
+};

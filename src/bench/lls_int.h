@@ -1,0 +1,196 @@
+/* lls_int.h - what the lls benchmark's files share (doc/lls.md):
+ * configuration and cases (lls_cfg.c), the step - its buffers, its list
+ * of kernels and how a recipe picks them (lls_step.c) - the checks and
+ * the host reference (lls_check.c), and the driver (lls.c).
+ *
+ * The step of y = sigmoid(layernorm(x) @ W^T), x [M,K], W [N,K]:
+ *   forward   x_ln = layernorm(x); z = x_ln @ W^T; y = sigmoid(z)
+ *   backward  dz = dy * y * (1 - y); dx_ln = dz @ W; dW = dz^T @ x_ln;
+ *             dx = layernorm_bwd(dx_ln)
+ * Each GEMM argument is cast as the recipe says; a GEMM whose two
+ * arguments are not both fp8 runs in bf16 on the bf16 tensors.
+ */
+#ifndef F8B_LLS_INT_H
+#define F8B_LLS_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "harness/bench.h"
+#include "core/cases.h"
+#include "core/recipe.h"
+#include "model/peaks.h"
+#include "model/roofline.h"
+#include "results/schema.h"
+
+#define LLS_EPS        1e-5f /* LayerNorm epsilon */
+#define LLS_MAX_STAGES 32    /* kernels in one step, at most */
+#define LLS_HISTORY    16    /* default delayed-scaling amax history */
+
+/* The step's tensors. */
+enum lls_buf {
+	B_X,    /* input x [M,K] bf16 */
+	B_W,    /* weight [N,K] bf16 */
+	B_DY,   /* grad of y [M,N] bf16 (seeded) */
+	B_XLN,  /* layernorm(x) [M,K] bf16, when a kernel reads it */
+	B_Z,    /* x_ln @ W^T [M,N] */
+	B_Y,    /* sigmoid(z) [M,N] */
+	B_DZ,   /* [M,N] bf16, when a kernel reads it */
+	B_DXLN, /* dz @ W [M,K] */
+	B_DX,   /* [M,K] */
+	B_DW,   /* dz^T @ x_ln [N,K] */
+	B_MEAN, /* LayerNorm statistics, M floats each (as [1,M] f32) */
+	B_RSTD,
+	NBUF
+};
+
+/* The six fp8 GEMM operands (the recipe's six cast fields). */
+enum lls_opnd {
+	O_XLN,  /* x_ln [M,K]      output's A      (recipe input) */
+	O_W,    /* W [N,K]         output's B      (weight) */
+	O_DZ,   /* dz [M,N]        grad_input's A  (grad_output) */
+	O_WT,   /* W^T [K,N]       grad_input's B  (weight_for_grad_input) */
+	O_DZT,  /* dz^T [N,M]      grad_weight's A (grad_output_for_grad_weight) */
+	O_XLNT, /* x_ln^T [K,M]    grad_weight's B (input_for_grad_weight) */
+	NOPND
+};
+
+struct lls_operand {
+	bool used;
+	struct f8b_cast_config cfg;
+	int src;             /* B_XLN, B_W or B_DZ */
+	bool transposed;     /* of src */
+	int64_t rows, cols;  /* of the fp8 tensor */
+	struct f8b_tensor q; /* fp8 */
+	int64_t ns;          /* scale count */
+	float *amax, *scale, *sinv;
+	int alias;            /* -1, or the operand whose cast also writes this one
+	                         (q and q^T of one tensorwise cast share its scale) */
+	float *dscale, *hist; /* delayed: the scale cast with, the amax history */
+	float dscale_host;    /* check: the scale the checked step used */
+};
+
+enum lls_kind {
+	K_LN_FWD,
+	K_LN_FWD_CAST,
+	K_SIG_FWD,
+	K_SIG_BWD,
+	K_SIG_BWD_CAST,
+	K_CAST_FUSED,
+	K_AMAX,
+	K_AMAX_T,
+	K_SCALES,
+	K_CAST,
+	K_CAST_T,
+	K_HISTORY,
+	K_GEMM,
+	K_LN_BWD,
+};
+
+struct lls_stage {
+	enum lls_kind kind;
+	bool bwd;
+	int src;         /* the tensor read (casts), B_* */
+	int hp_out;      /* bf16 written beside a fused cast (B_XLN / B_DZ), -1 none */
+	int q, qt;       /* operands written (-1 none); amax/scales of `q`, else `qt` */
+	int gemm;        /* K_GEMM: 0 output, 1 grad_input, 2 grad_weight */
+	char tensor[16]; /* for the kernels table */
+	char fuses[64];
+	enum f8b_dtype dtype;
+	struct f8b_cost cost;
+	enum f8b_dtype compute; /* GEMM dtype; F8B_F32: memory-bound */
+	double time_s, noise;   /* timed alone (finish) */
+};
+
+struct lls_gemm {
+	struct f8b_gemm_desc desc;
+	struct f8b_gemm_args args;
+	struct f8b_gemm_plan *plan;
+	struct f8b_algo_info info;
+};
+
+struct lls_case {
+	size_t shape;
+	size_t recipe; /* into cfg->recipes */
+};
+
+struct lls_baseline {
+	int64_t m, k, n;
+	double median_s;
+};
+
+struct lls_cfg {
+	const char *shapes_spec, *recipe_spec, *ceilings_path;
+	bool graph;
+	int history;
+	struct f8b_shapes shapes;
+	struct f8b_recipe *recipes;
+	size_t nrecipes;
+	struct lls_case *cases;
+	size_t ncases;
+	struct lls_baseline *base;
+	size_t nbase;
+	struct f8b_peaks peaks;
+	struct f8b_ceilings ceilings;
+	bool roof_done;
+};
+
+struct lls_state {
+	struct f8b_run *run;
+	struct lls_cfg *cfg;
+	const struct f8b_recipe *recipe;
+	int64_t m, k, n;
+	struct f8b_tensor buf[NBUF];
+	struct lls_operand op[NOPND];
+	struct lls_gemm g[3];
+	struct lls_stage st[LLS_MAX_STAGES];
+	int nst;
+	int history;              /* delayed scaling's history length, 0 none */
+	struct f8b_scale_opts so; /* the recipe's scale options */
+	struct f8b_graph *graph;
+	bool force_hp;     /* check: fused casts also write their bf16 value */
+	int64_t allocated; /* bytes of backend memory the step holds */
+	int single;        /* finish: the stage timed alone */
+	int casts_checked;
+	double staleness;
+};
+
+extern const struct f8b_option f8b_lls_options[];
+
+/* lls_cfg.c */
+int f8b_lls_cfg_new(void **cfg);
+void f8b_lls_cfg_free(void *cfg);
+int f8b_lls_cfg_option(void *cfg, int key, const char *arg);
+int f8b_lls_cfg_finalize(void *cfg, size_t *ncases);
+void f8b_lls_case_key(const void *cfg, size_t i, void *row);
+bool f8b_lls_same_case(const void *a, const void *b);
+void f8b_lls_describe(const void *row, char *buf, size_t n);
+void f8b_lls_summarize(const void *row, char *buf, size_t n);
+int64_t f8b_lls_case_bytes(const void *cfg, size_t i);
+void f8b_lls_setstr(char *dst, size_t n, const char *s);
+/* The recipe in one line, "input=tensorwise:e4m3:dynamic,...". */
+void f8b_lls_recipe_line(const struct f8b_recipe *r, char *buf, size_t n);
+
+/* lls_step.c */
+/* Plans the step of s->recipe: operands, stages, GEMM descriptions and
+ * their costs.  No backend call. */
+int f8b_lls_plan(struct lls_state *s);
+/* Allocates and fills the buffers, plans the GEMMs. */
+int f8b_lls_alloc(struct lls_state *s);
+void f8b_lls_free(struct lls_state *s);
+/* Enqueues stage i / the whole step. */
+int f8b_lls_run_stage(struct lls_state *s, int i);
+int f8b_lls_run_step(void *state);
+/* Live-buffer model: the most bytes live at once, and the bytes kept
+ * from the forward for the backward. */
+void f8b_lls_memory(const struct lls_state *s, int64_t *peak, int64_t *saved);
+const char *f8b_lls_kind_name(enum lls_kind k);
+
+/* lls_check.c */
+/* Runs the step once more with every intermediate kept and checks it:
+ * the casts bit for bit against the host backend, y / grad_x / grad_W
+ * against the host reference (SQNRs into row).  *ok false when wrong. */
+int f8b_lls_check(struct lls_state *s, struct f8b_lls_row *row, bool *ok);
+
+#endif
