@@ -39,6 +39,9 @@ int f8b_k_scales(const float *amax, int64_t n, int target_dtype, float margin, i
 int f8b_k_history_scale(float *hist, int len, const float *amax, int target_dtype, float margin,
                         int pow2, float *scale, cudaStream_t stream);
 
+/* scale.cu: dst[i] = src[0], i < n (a tensorwise scale as a vector). */
+int f8b_k_broadcast(const float *src, float *dst, int64_t n, cudaStream_t stream);
+
 /* cast.cu: out[r,c] = sat_cast_to_out_dtype(x[r,c] * scale[block(r,c)])
  * for x bf16 or f32, out e4m3 or e5m2 (fp32 multiply, then the
  * __NV_SATFINITE conversion). */

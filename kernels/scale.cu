@@ -119,3 +119,25 @@ extern "C" int f8b_k_history_scale(float *hist, int len, const float *amax, int 
 	history_kernel<<<1, 32, 0, stream>>>(hist, len, amax, p, scale);
 	return (int)cudaGetLastError();
 }
+
+/* dst[i] = src[0] for i < n: a tensorwise scale as an outer vector, for a
+ * GEMM whose other operand is axiswise (cuda_gemm.c). */
+static __global__ void broadcast_kernel(const float *src, float *dst, int64_t n)
+{
+	float v = src[0];
+	int64_t stride = (int64_t)gridDim.x * blockDim.x;
+	for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+		dst[i] = v;
+}
+
+extern "C" int f8b_k_broadcast(const float *src, float *dst, int64_t n, cudaStream_t stream)
+{
+	if (!src || !dst || n < 1)
+		return (int)cudaErrorInvalidValue;
+	unsigned grid;
+	int e = f8b_k_grid((n + F8B_K_THREADS - 1) / F8B_K_THREADS, 8, &grid);
+	if (e != cudaSuccess)
+		return e;
+	broadcast_kernel<<<grid, F8B_K_THREADS, 0, stream>>>(src, dst, n);
+	return (int)cudaGetLastError();
+}

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "backend/cuda_internal.h"
+#include "kernels/kernels.h"
 
 /* The heuristic is asked for this many algorithms; --autotune times them. */
 #define HEURISTIC_MAX 16
@@ -24,6 +25,12 @@ struct f8b_gemm_plan {
 	cublasLtMatmulAlgo_t algo;
 	/* Scale pointers currently set on op (our A's, our B's). */
 	const void *bound_a_scale, *bound_b_scale;
+	/* Axiswise x tensorwise, which cuBLASLt has no mode for: the
+	 * tensorwise operand's one scale is broadcast into a vector (one per
+	 * row of that operand) before each call and read as an outer vector,
+	 * as torchao expands a tensorwise scale for torch._scaled_mm. */
+	float *bcast;
+	bool bcast_a; /* our A's scale is broadcast (else our B's) */
 };
 
 static cudaDataType_t cuda_dtype(enum f8b_dtype t)
@@ -90,6 +97,8 @@ void f8b_cuda_gemm_plan_free(struct f8b_backend *be, struct f8b_gemm_plan *p)
 		(void)cublasLtMatrixLayoutDestroy(p->lay_d);
 	if (p->op)
 		(void)cublasLtMatmulDescDestroy(p->op);
+	if (p->bcast)
+		(void)cudaFree(p->bcast);
 	free(p);
 }
 
@@ -114,8 +123,10 @@ static int build_descriptors(struct f8b_backend *be, struct f8b_gemm_plan *p)
 	    cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSB, &op_b, sizeof op_b));
 	if (p->fp8) {
 		int8_t fast = d->fast_accum ? 1 : 0;
-		int32_t mode_a = scale_mode(d->b_gran); /* cuBLASLt A = our B */
-		int32_t mode_b = scale_mode(d->a_gran); /* cuBLASLt B = our A */
+		enum f8b_granularity ga = p->bcast && p->bcast_a ? F8B_GRAN_AXISWISE : d->a_gran;
+		enum f8b_granularity gb = p->bcast && !p->bcast_a ? F8B_GRAN_AXISWISE : d->b_gran;
+		int32_t mode_a = scale_mode(gb); /* cuBLASLt A = our B */
+		int32_t mode_b = scale_mode(ga); /* cuBLASLt B = our A */
 		/* The real scale pointers are bound per call in f8b_cuda_gemm();
 		 * until then any device address stands in, so the heuristic
 		 * sees a scaled problem exactly as it will run. */
@@ -222,7 +233,16 @@ int f8b_cuda_gemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, in
 	p->d = *d;
 	p->fp8 = f8b_dtype_is_fp8(d->a_dtype);
 	memset(res, 0, sizeof res);
-	rc = build_descriptors(be, p);
+	rc = F8B_OK;
+	if (p->fp8 && ((d->a_gran == F8B_GRAN_AXISWISE && d->b_gran == F8B_GRAN_TENSORWISE) ||
+	               (d->a_gran == F8B_GRAN_TENSORWISE && d->b_gran == F8B_GRAN_AXISWISE))) {
+		p->bcast_a = d->a_gran == F8B_GRAN_TENSORWISE;
+		int64_t len = p->bcast_a ? d->m : d->n;
+		rc = f8b_cuda_malloc(be, sizeof(float) * (size_t)len, (void **)&p->bcast,
+		                     "gemm: the broadcast tensorwise scale");
+	}
+	if (rc == F8B_OK)
+		rc = build_descriptors(be, p);
 	if (rc == F8B_OK)
 		rc = run_heuristic(be, p, cfg, res, &returned);
 	if (rc == F8B_OK && candidate >= returned)
@@ -271,17 +291,25 @@ int f8b_cuda_gemm(struct f8b_backend *be, struct f8b_gemm_plan *p, const struct 
 		if (!a->a_scale_inv || !a->b_scale_inv)
 			return F8B_ERR(F8B_EINVAL,
 			               "gemm: fp8 operands need both scale_inv tensors");
-		if ((const void *)a->b_scale_inv != p->bound_b_scale) {
-			F8B_LT_TRY(cublasLtMatmulDescSetAttribute(
-			    p->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &a->b_scale_inv,
-			    sizeof a->b_scale_inv));
-			p->bound_b_scale = a->b_scale_inv;
+		const float *sa = a->a_scale_inv, *sb = a->b_scale_inv;
+		if (p->bcast) {
+			int64_t len = p->bcast_a ? p->d.m : p->d.n;
+			F8B_KERNEL_TRY(
+			    f8b_k_broadcast(p->bcast_a ? sa : sb, p->bcast, len, be->stream));
+			if (p->bcast_a)
+				sa = p->bcast;
+			else
+				sb = p->bcast;
 		}
-		if ((const void *)a->a_scale_inv != p->bound_a_scale) {
+		if ((const void *)sb != p->bound_b_scale) {
 			F8B_LT_TRY(cublasLtMatmulDescSetAttribute(
-			    p->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &a->a_scale_inv,
-			    sizeof a->a_scale_inv));
-			p->bound_a_scale = a->a_scale_inv;
+			    p->op, CUBLASLT_MATMUL_DESC_A_SCALE_POINTER, &sb, sizeof sb));
+			p->bound_b_scale = sb;
+		}
+		if ((const void *)sa != p->bound_a_scale) {
+			F8B_LT_TRY(cublasLtMatmulDescSetAttribute(
+			    p->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &sa, sizeof sa));
+			p->bound_a_scale = sa;
 		}
 	}
 	F8B_LT_TRY(cublasLtMatmul(be->lt, p->op, &one, a->b, p->lay_a, a->a, p->lay_b, &zero, a->d,
