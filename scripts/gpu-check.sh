@@ -82,6 +82,11 @@ say "== quick benchmark"
 	>"$logs/quick.log" 2>&1 || status=1
 cat "$logs/quick.log" >>"$summary"
 tail -16 "$logs/quick.log"
+say "== quick lls benchmark"
+"$f8b" lls --shapes 4096x4096x4096 --min-time 0.2 -o "$out/quick-lls.h5" \
+	>"$logs/quick-lls.log" 2>&1 || status=1
+cat "$logs/quick-lls.log" >>"$summary"
+tail -8 "$logs/quick-lls.log"
 
 for part in $sweep; do
 	"$src/scripts/gpu-sweep.sh" "$f8b" "$out" "$part" >"$logs/sweep-$part.log" 2>&1 || status=1
@@ -103,6 +108,21 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
 		else
 			say "compute-sanitizer memcheck $t: ERRORS"
 			grep -m 20 '=========' "$logs/sanitizer-$t.log" >>"$summary"
+			status=1
+		fi
+	done
+	# The lls step end to end (every recipe, eager and as a graph).
+	for g in off on; do
+		(cd "$build" && timeout 300 compute-sanitizer --tool memcheck --leak-check full \
+			--report-api-errors no ./f8bench lls --shapes 256x512x384 --graph $g --min-time 0 \
+			--min-samples 1 --max-samples 2 --warmup 0 -q -o "$logs/sanitizer-lls-$g.h5") \
+			>"$logs/sanitizer-lls-$g.log" 2>&1
+		if grep -q 'ERROR SUMMARY: 0 errors' "$logs/sanitizer-lls-$g.log" &&
+			grep -q ' 0 wrong, .* 0 error' "$logs/sanitizer-lls-$g.log"; then
+			say "compute-sanitizer memcheck f8bench lls --graph $g: clean ($(grep -o 'wrote.*' "$logs/sanitizer-lls-$g.log"))"
+		else
+			say "compute-sanitizer memcheck f8bench lls --graph $g: ERRORS"
+			grep -m 20 -E '=========|error' "$logs/sanitizer-lls-$g.log" >>"$summary"
 			status=1
 		fi
 	done

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gpu-sweep.sh - the reference GEMM sweeps kept under results/ (one GPU).
 #
-#   scripts/gpu-sweep.sh F8BENCH OUTDIR ceilings|collectives|main|extra|repeat|autotune|outliers
+#   scripts/gpu-sweep.sh F8BENCH OUTDIR ceilings|collectives|main|lls|extra|repeat|autotune|outliers
 #
 # ceilings: f8bench ceilings (bandwidth sweep, GEMM peaks, launch) -> OUTDIR/ceilings.h5
 # collectives: NCCL all-gather / all-reduce bus bandwidth over every GPU of
@@ -14,6 +14,8 @@
 # autotune: --autotune 8 over pow2 + model shapes (tensorwise and axiswise,
 #           fast_accum on) -> OUTDIR/gemm-autotune.h5
 # outliers: every granularity on inputs with outliers -> gemm-outliers.h5
+# lls:   f8bench lls, every recipe on the pow2 shapes (1024..16384), each
+#        beside its bf16 step -> OUTDIR/lls-sweep.h5 ($CEILINGS as for main)
 # extra:    repeat, autotune and outliers
 # Every command is echoed, so the log holds exactly what produced each file.
 set -uo pipefail
@@ -55,10 +57,14 @@ main)
 	run gemm --shapes $models --scaling tensorwise,axiswise,blockwise --fast-accum on,off \
 		--dtypes e4m3:e4m3,e4m3:e5m2 ${CEILINGS:+--ceilings "$CEILINGS"} -o "$out/gemm-sweep.h5"
 	;;
+lls)
+	run lls --shapes pow2 --min-time 0.2 --max-time 2 ${CEILINGS:+--ceilings "$CEILINGS"} \
+		-o "$out/lls-sweep.h5"
+	;;
 repeat | autotune | outliers) $part ;;
 extra) repeat; autotune; outliers ;;
 *)
-	echo "gpu-sweep.sh: unknown part '$part' (accepted: ceilings, collectives, main, extra, repeat, autotune, outliers)" >&2
+	echo "gpu-sweep.sh: unknown part '$part' (accepted: ceilings, collectives, main, lls, extra, repeat, autotune, outliers)" >&2
 	exit 2
 	;;
 esac

@@ -1,0 +1,163 @@
+#!/bin/sh
+# f8bench lls end to end: bad input, every recipe on the host backend (its
+# lls table and lls_kernels detail, the checks' figures), --graph off,
+# --resume, mpiexec -n 2, and on a machine with a GPU the same on the cuda
+# backend (every cast checked bit for bit against the host there).
+. "${srcdir:-.}/tests/tap.sh"
+cd "$tmp" || exit 1
+PY=
+for p in /usr/bin/python3 python3; do command -v "$p" >/dev/null 2>&1 && PY=$p && break; done
+[ -n "$PY" ] || skip_all "no python3 to read the CSV"
+Q="--min-time 0 --min-samples 3 --max-samples 5 --warmup 1"
+SH="--shapes 128x256x192,256x128x64"
+ALL=bf16,tensorwise,tensorwise-delayed,axiswise,lw-axiswise-gw-hp,blockwise
+
+"$F8BENCH" lls --help >help.txt 2>&1
+ok $? "lls --help exits 0"
+for opt in --shapes --recipe --graph --history --ceilings --backend --resume --shard; do
+	grep -q -- "$opt" help.txt
+	ok $? "lls --help documents $opt"
+done
+
+# Bad input: exit 2, one line naming what is accepted, no file.
+bad() {
+	"$F8BENCH" lls --backend host $Q "$@" -o bad.h5 >/dev/null 2>err.txt
+	rc=$?
+	ok "$([ $rc = 2 ] && [ ! -e bad.h5 ] && grep -q "$EXPECT" err.txt && echo 0 || echo 1)" \
+		"refused with exit 2 and no file: $* ($(head -c 150 err.txt))"
+}
+EXPECT="accepted" bad --recipe nonsense
+EXPECT="on, off" bad --graph maybe
+EXPECT="1..1024" bad --history 0
+EXPECT="multiple of 16" bad --shapes 100x256x256
+EXPECT="unknown recipe field" bad --recipe "tensorwise,bogus=1"
+EXPECT="listed twice" bad --recipe tensorwise,tensorwise
+
+# Python reads the tables (quoted fields hold commas).
+cat >rd.py <<'EOF'
+import csv, sys, math
+def rows(path):
+    return list(csv.DictReader(open(path)))
+EOF
+
+"$F8BENCH" lls --backend host $Q $SH --recipe $ALL -o r.h5 >out.txt 2>err.txt
+rc=$?
+ok $rc "host: every recipe on two shapes exits 0"
+[ $rc = 0 ] || diag "$(tail -5 err.txt)"
+"$F8BENCH" export r.h5 --table lls >r.csv && "$F8BENCH" export r.h5 --table lls_kernels >k.csv
+ok $? "export --csv of the lls and lls_kernels tables"
+check() { # description, then a python expression over r (lls rows) and k (kernel rows)
+	d=$1; shift
+	"$PY" - "$@" <<EOF
+import csv, math
+r = list(csv.DictReader(open("r.csv")))
+k = list(csv.DictReader(open("k.csv")))
+f = lambda x: float(x)
+fp8 = [x for x in r if x["recipe"] != "bf16"]
+by = lambda name, m="128": [x for x in r if x["recipe"] == name and x["m"] == m][0]
+import sys
+sys.exit(0 if ($*) else 1)
+EOF
+	ok $? "$d"
+}
+check "12 rows, every one ok" 'len(r) == 12 and all(x["status"] == "ok" for x in r)'
+check "every row's kernels are in lls_kernels, numbered 0..launches-1" \
+	'all(sorted(int(y["index"]) for y in k if (y["m"], y["recipe"]) == (x["m"], x["recipe"])) == list(range(int(x["launches"]))) for x in r)'
+check "bf16 steps: no cast, three bf16 GEMMs read the tensors as stored" \
+	'all(x["casts_checked"] == "0" for x in r if x["recipe"] == "bf16") and sum(1 for y in k if y["recipe"] == "bf16" and y["kernel"] == "gemm" and y["dtype"] == "bf16") == 6 and not any(y["kernel"] == "cast_transpose" for y in k if y["recipe"] == "bf16")'
+check "fp8 steps: every cast checked against the host codec" \
+	'all(int(x["casts_checked"]) >= 2 for x in fp8)'
+check "SQNR: bf16 above 40 dB, fp8 between 15 and 45 dB (y, grad_x, grad_W)" \
+	'all(f(x[c]) > 40 for x in r if x["recipe"] == "bf16" for c in ("sqnr_y_db","sqnr_grad_x_db","sqnr_grad_w_db")) and all(15 < f(x[c]) < 45 for x in fp8 for c in ("sqnr_y_db","sqnr_grad_x_db","sqnr_grad_w_db"))'
+check "lw-axiswise-gw-hp: grad_W in bf16 is 5 dB better than axiswise's" \
+	'f(by("lw-axiswise-gw-hp")["sqnr_grad_w_db"]) > f(by("axiswise")["sqnr_grad_w_db"]) + 5'
+check "tensorwise: one fused kernel casts x_ln and x_ln^T (layernorm+amax+cast+T)" \
+	'any(y["recipe"] == "tensorwise" and y["kernel"] == "layernorm_fwd_cast" and "+T" in y["fuses"] for y in k)'
+check "axiswise: transposed operands by amax_t + scales + cast_transpose" \
+	'sum(1 for y in k if y["recipe"] == "axiswise" and y["m"] == "128" and y["kernel"] == "cast_transpose") == 3'
+check "tensorwise-delayed: history 16, its history steps, the scale current (staleness 1)" \
+	'by("tensorwise-delayed")["history_len"] == "16" and f(by("tensorwise-delayed")["scale_staleness"]) == 1.0 and any(y["kernel"] == "history_scale" for y in k)'
+check "dynamic recipes: no history, staleness NaN" \
+	'by("tensorwise")["history_len"] == "0" and math.isnan(f(by("tensorwise")["scale_staleness"]))'
+check "tensorwise keeps fewer bytes for the backward than bf16 when M > N (x_ln^T in fp8, plus W^T)" \
+	'0 < int(by("tensorwise", "256")["saved_bytes"]) < int(by("bf16", "256")["saved_bytes"])'
+check "peak memory at most what the step allocates, and above its inputs" \
+	'all(int(x["peak_mem_bytes"]) <= int(x["device_mem_bytes"]) and int(x["peak_mem_bytes"]) > 2 * int(x["m"]) * int(x["k"]) for x in r)'
+check "speedup over the same-process bf16 step on every row" \
+	'all(abs(f(x["speedup_vs_bf16"]) * f(x["time_median_s"]) - f(by("bf16", x["m"])["time_median_s"])) < 1e-9 for x in r)'
+check "kernel rows: bytes, time and GB/s agree" \
+	'all(abs(f(y["gbps"]) - f(y["bytes"]) / f(y["time_median_s"]) / 1e9) < 1e-6 * f(y["gbps"]) for y in k)'
+check "reference: every element on these shapes (host-f64)" 'all(x["reference"] == "host-f64" for x in r)'
+
+# --graph off computes the same numbers.
+"$F8BENCH" lls --backend host $Q --shapes 128x256x192 --recipe tensorwise,blockwise --graph off -o g.h5 2>/dev/null
+ok $? "--graph off runs"
+"$F8BENCH" export g.h5 --table lls >g.csv
+"$PY" - <<'EOF'
+import csv, sys
+a = {x["recipe"]: x for x in csv.DictReader(open("r.csv")) if x["m"] == "128"}
+b = {x["recipe"]: x for x in csv.DictReader(open("g.csv"))}
+sys.exit(0 if all(b[n]["graph"] == "0" and b[n]["sqnr_min_db"] == a[n]["sqnr_min_db"] for n in b) else 1)
+EOF
+ok $? "--graph off: graph 0 in the row, the same SQNRs as with the graph"
+
+# A long form runs as its own case.
+"$F8BENCH" lls --backend host $Q --shapes 128x256x192 --recipe "tensorwise,grad_output=tensorwise:e4m3" -o c.h5 2>/dev/null
+ok $? "a long-form recipe runs"
+"$F8BENCH" export c.h5 --table lls | grep -q "grad_output=tensorwise:e4m3:dynamic"
+ok $? "its recipe_long column holds the override"
+
+# --resume: nothing run twice, the detail table kept.
+nk=$(($(wc -l <k.csv) - 1))
+"$F8BENCH" lls --backend host $Q $SH --recipe $ALL -o r.h5 --resume >/dev/null 2>res.txt
+ok $? "--resume of a finished sweep exits 0"
+grep -q "0 cases left" res.txt
+ok $? "--resume finds every case done"
+"$F8BENCH" export r.h5 --table lls_kernels >k2.csv
+ok "$([ $(($(wc -l <k2.csv) - 1)) = "$nk" ] && echo 0 || echo 1)" "the kernels table untouched ($nk rows)"
+
+# mpiexec -n 2: every case once, every case's kernels.
+if [ -n "$MPIEXEC" ]; then
+	extra=
+	if $MPIEXEC --version 2>&1 | grep -qE "Open MPI|OpenRTE"; then extra="--oversubscribe"; [ "$(id -u)" = 0 ] && extra="$extra --allow-run-as-root"; fi
+	$MPIEXEC $extra -n 2 "$F8BENCH" lls --backend host $Q $SH --recipe $ALL -q -o m.h5 2>merr.txt
+	ok $? "mpiexec -n 2 f8bench lls"
+	"$F8BENCH" export m.h5 --table lls >m.csv && "$F8BENCH" export m.h5 --table lls_kernels >mk.csv
+	"$PY" - <<'EOF'
+import csv, sys
+r = list(csv.DictReader(open("m.csv"))); k = list(csv.DictReader(open("mk.csv")))
+s = list(csv.DictReader(open("r.csv")))
+key = lambda x: (x["m"], x["recipe"])
+same = sorted((key(x), x["sqnr_min_db"]) for x in r) == sorted((key(x), x["sqnr_min_db"]) for x in s)
+ranks = {x["rank"] for x in r}
+kern = all(sum(1 for y in k if key(y) == key(x)) == int(x["launches"]) for x in r)
+sys.exit(0 if same and ranks == {"0", "1"} and kern else 1)
+EOF
+	ok $? "2 ranks: the same cases and SQNRs as one rank, both ranks ran cases, every case's kernels"
+else
+	skip "no mpiexec found by configure"
+fi
+
+# The cuda backend, where there is a GPU.
+cp r.csv host.csv
+"$F8BENCH" lls --backend cuda $Q --shapes 128x256x192,256x128x64 --recipe $ALL -o cu.h5 >/dev/null 2>cerr.txt
+rc=$?
+if [ $rc = 2 ] && grep -qE "no usable GPU|without CUDA" cerr.txt; then
+	skip "no GPU: the cuda backend's lls runs on GPU machines ($(head -c 100 cerr.txt))"
+else
+	ok $rc "cuda: every recipe on two shapes exits 0"
+	[ $rc = 0 ] || diag "$(tail -5 cerr.txt)"
+	"$F8BENCH" export cu.h5 --table lls >r.csv && "$F8BENCH" export cu.h5 --table lls_kernels >k.csv
+	check "cuda: every row ok (casts bit-exact with the host, SQNRs above their floors)" \
+		'len(r) == 12 and all(x["status"] == "ok" for x in r)'
+	"$PY" - <<'EOF2'
+import csv, sys
+g = {(x["m"], x["recipe"]): float(x["sqnr_min_db"]) for x in csv.DictReader(open("r.csv"))}
+h = {(x["m"], x["recipe"]): float(x["sqnr_min_db"]) for x in csv.DictReader(open("host.csv"))}
+sys.exit(0 if g.keys() == h.keys() and all(abs(g[c] - h[c]) < 1.0 for c in g) else 1)
+EOF2
+	ok $? "cuda: each case's worst SQNR within 1 dB of the host backend's"
+	"$F8BENCH" lls --backend cuda $Q --shapes 256x256x256 --recipe tensorwise-delayed,axiswise --graph off -o cg.h5 >/dev/null 2>&1
+	ok $? "cuda: --graph off"
+fi
+done_testing
