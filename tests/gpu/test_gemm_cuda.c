@@ -706,7 +706,7 @@ static void test_refusals(void)
 	d.b_gran = F8B_GRAN_BLOCK1X128;
 	rc = ops->gemm_plan(be, &d, 0, &plan, &info);
 	tap_ok(rc == F8B_EUNSUPPORTED && strstr(f8b_last_error(), "block1x128") && !plan,
-	       "B (weight) block1x128 is refused: %s", f8b_last_error());
+	       "B (weight) block1x128 beside a tensorwise A is refused: %s", f8b_last_error());
 
 	d = base;
 	rc = ops->gemm_plan(be, &d, -1, &plan, &info);
