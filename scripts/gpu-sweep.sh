@@ -15,7 +15,8 @@
 #           fast_accum on) -> OUTDIR/gemm-autotune.h5
 # outliers: every granularity on inputs with outliers -> gemm-outliers.h5
 # lls:   f8bench lls, every recipe on the pow2 shapes (1024..16384), each
-#        beside its bf16 step -> OUTDIR/lls-sweep.h5 ($CEILINGS as for main)
+#        beside its bf16 step, as CUDA graphs; then tensorwise with --graph
+#        off -> OUTDIR/lls-sweep.h5 ($CEILINGS as for main)
 # extra:    repeat, autotune and outliers
 # Every command is echoed, so the log holds exactly what produced each file.
 set -uo pipefail
@@ -60,6 +61,9 @@ main)
 lls)
 	run lls --shapes pow2 --min-time 0.2 --max-time 2 ${CEILINGS:+--ceilings "$CEILINGS"} \
 		-o "$out/lls-sweep.h5"
+	# The same step launched kernel by kernel (no graph), for one recipe.
+	run lls --shapes pow2 --recipe tensorwise --graph off --min-time 0.2 --max-time 2 \
+		${CEILINGS:+--ceilings "$CEILINGS"} -o "$out/lls-sweep.h5" --append
 	;;
 repeat | autotune | outliers) $part ;;
 extra) repeat; autotune; outliers ;;

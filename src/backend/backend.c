@@ -174,18 +174,6 @@ int f8b_check_gemm_desc(const struct f8b_gemm_desc *d, const char *cfg)
 		               "gemm%s%s: B (weight) granularity %s (accepted: tensorwise, "
 		               "axiswise, block128x128, block1x128)",
 		               sep, c, f8b_granularity_name(d->b_gran));
-	/* cuBLASLt's 128-element scale modes pair only with each other: A
-	 * 1x128 with B 1x128 or 128x128; a tensorwise or axiswise operand
-	 * beside a blockwise one has no kernel. */
-	bool ablk = d->a_gran == F8B_GRAN_BLOCK1X128;
-	bool bblk = d->b_gran == F8B_GRAN_BLOCK1X128 || d->b_gran == F8B_GRAN_BLOCK128X128;
-	if (ablk != bblk)
-		return F8B_ERR(F8B_EUNSUPPORTED,
-		               "gemm%s%s: granularities %s x %s (a blockwise operand needs a "
-		               "blockwise partner: block1x128 x block1x128 or block1x128 x "
-		               "block128x128)",
-		               sep, c, f8b_granularity_name(d->a_gran),
-		               f8b_granularity_name(d->b_gran));
 	return F8B_OK;
 }
 

@@ -223,6 +223,18 @@ int f8b_cuda_gemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, in
 		               "gemm %s: fp8 GEMM dimensions must be multiples of 16 (16-byte "
 		               "aligned rows for the fp8 tensor cores)",
 		               cfg);
+	/* cuBLASLt's 128-element scale modes are used here only in the pairs
+	 * DeepSeek-style recipes need (A 1x128 with B 1x128 or 128x128); a
+	 * tensorwise or axiswise operand beside a blockwise one is refused
+	 * (the host backend computes any pair, for its tests). */
+	bool ablk = d->a_gran == F8B_GRAN_BLOCK1X128;
+	bool bblk = d->b_gran == F8B_GRAN_BLOCK1X128 || d->b_gran == F8B_GRAN_BLOCK128X128;
+	if (f8b_dtype_is_fp8(d->a_dtype) && ablk != bblk)
+		return F8B_ERR(F8B_EUNSUPPORTED,
+		               "gemm %s: granularities %s x %s (the cuda backend pairs a blockwise "
+		               "operand only with a blockwise one: block1x128 x block1x128 or "
+		               "block1x128 x block128x128)",
+		               cfg, f8b_granularity_name(d->a_gran), f8b_granularity_name(d->b_gran));
 	if (candidate < 0)
 		return F8B_ERR(F8B_EINVAL, "gemm %s: algorithm candidate %d (must be >= 0)", cfg,
 		               candidate);
