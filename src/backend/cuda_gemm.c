@@ -234,7 +234,8 @@ int f8b_cuda_gemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, in
 		               "gemm %s: granularities %s x %s (the cuda backend pairs a blockwise "
 		               "operand only with a blockwise one: block1x128 x block1x128 or "
 		               "block1x128 x block128x128)",
-		               cfg, f8b_granularity_name(d->a_gran), f8b_granularity_name(d->b_gran));
+		               cfg, f8b_granularity_name(d->a_gran),
+		               f8b_granularity_name(d->b_gran));
 	if (candidate < 0)
 		return F8B_ERR(F8B_EINVAL, "gemm %s: algorithm candidate %d (must be >= 0)", cfg,
 		               candidate);
