@@ -13,8 +13,12 @@
  * 8-element store into out_t's row.
  *
  * Bytes: bf16 -> fp8 + fp8^T reads 2 B and writes 2 B per element.  The
- * shared tile rows are padded by 16 bytes so the column gathers of a warp
- * (4 columns x 8 row groups) spread over banks.
+ * shared tile rows are padded by one element (65 B for fp8, 130 B for
+ * bf16) so the column gathers of a warp (4 columns x 8 row groups, 8 rows
+ * apart) land in distinct banks: with a pitch of P bytes, row groups are
+ * 2P words apart, 130 = 2 (mod 32) words for fp8 and 260 = 4 for bf16.  (A
+ * 16-byte pad made the stride 0 mod 32 words: 8-way conflicts on every
+ * gather, which held the pass to ~40% of the copy bandwidth on an H100.)
  *
  * Bit-exactness: v * s is one __fmul_rn and the conversion is
  * cvt.rn.satfinite (as cast.cu), on the value the host twin computes with
@@ -75,14 +79,20 @@ static __device__ __forceinline__ float scale_at(const struct f8b_k_sgeom &g, co
 }
 
 template <class S, typename TO>
-static __global__ void __launch_bounds__(F8B_K_THREADS) tile_kernel(S src, struct tile_p p)
+static __global__ void __launch_bounds__(F8B_K_THREADS, 8) tile_kernel(S src, struct tile_p p)
 {
-	__shared__ TO tile[TT][TT + 16 / sizeof(TO)];
+	__shared__ TO tile[TT][TT + 1];
 	__shared__ uint32_t red[F8B_K_THREADS / 32];
 	const int64_t R = p.rows, C = p.cols;
 	const int64_t ntc = (C + TT - 1) / TT, nt = (R + TT - 1) / TT * ntc;
 	const bool dyn = p.dyn_amax != NULL;
 	const float sdyn = dyn ? f8b_lls_scale(*p.dyn_amax, p.sp) : 0.0f;
+	/* One scale for the whole tensor (dynamic, or a given tensorwise
+	 * scale such as delayed scaling's): read once, not per element. */
+	const bool one_s = !p.fp8 || dyn || p.sg.gran == F8B_GRAN_TENSORWISE;
+	const bool one_st = !p.fp8 || dyn || p.sgt.gran == F8B_GRAN_TENSORWISE;
+	const float s_all = !p.fp8 ? 1.0f : dyn ? sdyn : one_s ? __ldg(p.scale) : 0.0f;
+	const float st_all = !p.fp8 ? 1.0f : dyn ? sdyn : one_st ? __ldg(p.scale_t) : 0.0f;
 	TO *out = (TO *)p.out, *out_t = (TO *)p.out_t;
 	uint32_t m = 0;
 
@@ -101,9 +111,7 @@ static __global__ void __launch_bounds__(F8B_K_THREADS) tile_kernel(S src, struc
 				if (j < len)
 					m = max(m, f8b_d_abs_bits(v[j]));
 			if (out) {
-				float s = !p.fp8 ? 1.0f
-				          : dyn  ? sdyn
-				                 : scale_at(p.sg, p.scale, r, c);
+				float s = one_s ? s_all : scale_at(p.sg, p.scale, r, c);
 				TO w[8];
 				for (int j = 0; j < 8; j++)
 					w[j] = conv<TO>(v[j], s, p.sp.e5m2);
@@ -118,8 +126,7 @@ static __global__ void __launch_bounds__(F8B_K_THREADS) tile_kernel(S src, struc
 				for (int j = 0; j < 8; j++)
 					if (j < len) {
 						float s =
-						    !p.fp8 ? 1.0f
-						    : dyn  ? sdyn
+						    one_st ? st_all
 						           : scale_at(p.sgt, p.scale_t, c + j, r);
 						tile[lr][lc + j] = conv<TO>(v[j], s, p.sp.e5m2);
 					}

@@ -1,0 +1,168 @@
+#!/bin/sh
+# lls-targets.sh - the lls issue's targets, computed from results files
+# (f8bench export + awk, nothing else), as Markdown on standard output.
+#   scripts/lls-targets.sh DIR   (DIR holds lls-sweep.h5 and, for the bf16
+#                                 baseline check, gemm-sweep.h5)
+# Every figure is read from the files by column name; nothing is typed in.
+set -eu
+dir=${1:?usage: lls-targets.sh DIR}
+f8b=${F8BENCH:-f8bench}
+csv() { "$f8b" export "$1" --table "$2"; }
+# A CSV reader for awk (quoted fields may hold commas: recipe_long, fuses),
+# then columns by name from the header line.
+AWKLIB='
+function split_csv(line, out,    n, i, ch, f, q) {
+	n = 0; f = ""; q = 0
+	for (i = 1; i <= length(line); i++) {
+		ch = substr(line, i, 1)
+		if (q) {
+			if (ch == "\"" && substr(line, i + 1, 1) == "\"") { f = f "\""; i++ }
+			else if (ch == "\"") q = 0
+			else f = f ch
+		} else if (ch == "\"") q = 1
+		else if (ch == ",") { out[++n] = f; f = "" }
+		else f = f ch
+	}
+	out[++n] = f
+	return n
+}
+{ nf = split_csv($0, F) }
+NR == 1 { for (i = 1; i <= nf; i++) c[F[i]] = i; next }
+function v(name) { if (!(name in c)) { print "missing column " name > "/dev/stderr"; exit 2 } return F[c[name]] }
+function shape() { return v("m") "x" v("k") "x" v("n") }
+function ok() { return v("status") == "ok" }
+function square() { return v("m") == v("k") && v("k") == v("n") }
+'
+lls=$dir/lls-sweep.h5
+
+echo "### Step speedup of fp8 over bf16, square M=K=N, graph on (each row: the target, then what was measured)"
+echo
+echo "| recipe | 1024 | 2048 | 4096 | 8192 | 16384 |"
+echo "| --- | --- | --- | --- | --- | --- |"
+csv "$lls" lls | awk "$AWKLIB"'
+ok() && square() && v("graph") == 1 { s[v("recipe"), v("m")] = v("speedup_vs_bf16"); seen[v("recipe")] = 1 }
+END {
+	split("1024 2048 4096 8192 16384", sz, " ")
+	tg["tensorwise"] = "0.80 1.00 1.30 1.65 1.88"
+	tg["axiswise"] = "- - 1.00 1.30 1.60"
+	tg["lw-axiswise-gw-hp"] = "- - 1.10 1.35 1.50"
+	nr = split("tensorwise tensorwise-delayed axiswise lw-axiswise-gw-hp blockwise", rs, " ")
+	for (i = 1; i <= nr; i++) {
+		r = rs[i]
+		if (!(r in seen)) continue
+		if (r in tg) split(tg[r], t, " "); else split("- - - - -", t, " ")
+		line = "| " r
+		for (j = 1; j <= 5; j++) {
+			if (!((r, sz[j]) in s)) { line = line " | -"; continue }
+			m = s[r, sz[j]] + 0
+			mark = t[j] == "-" ? "" : (m >= t[j] + 0 ? " (target >= " t[j] ": met)" : " (target >= " t[j] ": **missed**)")
+			line = line sprintf(" | %.2fx%s", m, mark)
+		}
+		print line " |"
+	}
+}'
+
+echo
+echo "### The same step without a CUDA graph (tensorwise, --graph off), beside graph on"
+echo
+echo "| shape | graph on: step ms | speedup | graph off: step ms | speedup | launches |"
+echo "| --- | --- | --- | --- | --- | --- |"
+csv "$lls" lls | awk "$AWKLIB"'
+ok() && v("recipe") == "tensorwise" {
+	k = shape(); if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+	t[k, v("graph")] = v("time_median_s") * 1e3; s[k, v("graph")] = v("speedup_vs_bf16")
+	if (v("graph") == 0) l[k] = v("launches")
+}
+END { for (i = 1; i <= n; i++) { k = order[i]
+	if (!((k, 0) in t)) continue
+	printf "| %s | %.4g | %.2fx | %.4g | %.2fx | %s |\n", k, t[k, 1], s[k, 1], t[k, 0], s[k, 0], l[k] } }'
+
+echo
+echo "### Predicted step time (roofline) against measured, shapes >= 4096 (target: within 20%)"
+echo
+echo "| shape | recipe | graph | measured ms | predicted ms | predicted/measured | |"
+echo "| --- | --- | --- | --- | --- | --- | --- |"
+csv "$lls" lls | awk "$AWKLIB"'
+ok() && v("m") >= 4096 {
+	r = v("predicted_time_s") / v("time_median_s")
+	printf "| %s | %s | %s | %.4g | %.4g | %.2f | %s |\n", shape(), v("recipe"), v("graph") == 1 ? "on" : "off",
+		v("time_median_s") * 1e3, v("predicted_time_s") * 1e3, r, (r >= 0.8 && r <= 1.2) ? "met" : "**missed**"
+}'
+
+echo
+echo "### Is the bf16 step a strong baseline? Its GEMMs against the gemm benchmark's bf16 at the same shape (target >= 95%)"
+echo
+gemm=$dir/gemm-sweep.h5
+if [ -f "$gemm" ]; then
+	# The gemm table's bf16 time per square shape (every fp8 row of a shape
+	# carries the bf16 GEMM of its run; take the best, as the benchmark's
+	# own figure for that shape).
+	csv "$gemm" gemm | awk "$AWKLIB"'
+	ok() && square() && v("bf16_time_median_s") > 0 {
+		tf = 2 * v("m") * v("k") * v("n") / v("bf16_time_median_s") / 1e12
+		if (tf > best[v("m")]) best[v("m")] = tf
+	}
+	END { for (m in best) print m, best[m] }' >"${TMPDIR:-/tmp}/lls-targets-gemm.$$"
+	echo "| shape | GEMM | lls bf16 TFLOP/s | gemm benchmark bf16 TFLOP/s | ratio | |"
+	echo "| --- | --- | --- | --- | --- | --- |"
+	csv "$lls" lls_kernels | awk -v ref="${TMPDIR:-/tmp}/lls-targets-gemm.$$" "$AWKLIB"'
+	BEGIN { while ((getline line < ref) > 0) { split(line, a, " "); g[a[1]] = a[2] } }
+	ok() && square() && v("recipe") == "bf16" && v("kernel") == "gemm" && (v("m") in g) {
+		r = v("tflops") / g[v("m")]
+		printf "| %s | %s | %.0f | %.0f | %.0f%% | %s |\n", shape(), v("tensor"), v("tflops"), g[v("m")], 100 * r, (r >= 0.95) ? "met" : "**missed**"
+	}'
+	rm -f "${TMPDIR:-/tmp}/lls-targets-gemm.$$"
+else
+	echo "(no gemm-sweep.h5 in $dir)"
+fi
+
+echo
+echo "### The bf16 step's other kernels against the measured copy bandwidth (target >= 85%)"
+echo
+echo "| shape | kernel | GB/s | % of copy bandwidth | |"
+echo "| --- | --- | --- | --- | --- |"
+csv "$lls" lls_kernels | awk "$AWKLIB"'
+ok() && square() && v("recipe") == "bf16" && v("kernel") != "gemm" && v("m") >= 4096 {
+	printf "| %s | %s | %.0f | %.1f%% | %s |\n", shape(), v("kernel"), v("gbps"), v("pct_of_bw"), (v("pct_of_bw") >= 85) ? "met" : "**missed**"
+}'
+
+echo
+echo "### Cast kernels at 8192x8192 (bf16 input): % of the measured copy bandwidth on the bytes each moves (target >= 85%)"
+echo
+echo "| recipe | kernel | tensor | what it fuses | MB moved | time us | GB/s | % of copy bw | |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+csv "$lls" lls_kernels | awk "$AWKLIB"'
+ok() && shape() == "8192x8192x8192" && v("recipe") != "bf16" && v("kernel") != "gemm" && v("kernel") != "scales" {
+	printf "| %s | %s | %s | %s | %.1f | %.1f | %.0f | %.1f%% | %s |\n", v("recipe"), v("kernel"), v("tensor"), v("fuses"),
+		v("bytes") / 1e6, v("time_median_s") * 1e6, v("gbps"), v("pct_of_bw"), (v("pct_of_bw") >= 85) ? "met" : "**missed**"
+}'
+
+echo
+echo "### Single-pass casts at 8192x8192: effective TB/s on the minimal bytes (read bf16, write fp8: 3 B per element; target >= 2.4 TB/s)"
+echo
+echo "| recipe | kernel | tensor | what it fuses | time us | effective TB/s | |"
+echo "| --- | --- | --- | --- | --- | --- | --- |"
+csv "$lls" lls_kernels | awk "$AWKLIB"'
+# Single-pass: a row-scaled (axiswise) or delayed-scale cast, and the
+# LayerNorm fused with an axiswise cast; each reads bf16 and writes fp8
+# without a transposed copy.
+ok() && shape() == "8192x8192x8192" && v("kernel") != "gemm" &&
+(v("fuses") ~ /cast axiswise$/ || (v("recipe") == "tensorwise-delayed" && v("fuses") ~ /cast/ && v("fuses") !~ /\+T/)) {
+	el = v("m") * v("k"); if (v("tensor") == "dz") el = v("m") * v("n")
+	tb = 3 * el / v("time_median_s") / 1e12
+	printf "| %s | %s | %s | %s | %.1f | %.2f | %s |\n", v("recipe"), v("kernel"), v("tensor"), v("fuses"),
+		v("time_median_s") * 1e6, tb, (tb >= 2.4) ? "met" : "**missed**"
+}'
+
+echo
+echo "### Every recipe: step time, speedup, SQNR and memory (graph on)"
+echo
+echo "| shape | recipe | step ms | bf16 ms | speedup | predicted ms | % of roofline | SQNR y / dx / dW dB | peak MiB | saved MiB |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+csv "$lls" lls | awk "$AWKLIB"'
+ok() && v("graph") == 1 {
+	printf "| %s | %s | %.4g | %.4g | %.2fx | %.4g | %.0f%% | %.1f / %.1f / %.1f | %.0f | %.0f |\n", shape(), v("recipe"),
+		v("time_median_s") * 1e3, v("bf16_time_median_s") * 1e3, v("speedup_vs_bf16"), v("predicted_time_s") * 1e3,
+		v("pct_of_roofline"), v("sqnr_y_db"), v("sqnr_grad_x_db"), v("sqnr_grad_w_db"),
+		v("peak_mem_bytes") / 1048576, v("saved_bytes") / 1048576
+}'
