@@ -28,10 +28,10 @@ static int parse(const char *line, const char *gpu, struct f8b_gemm_row *r)
 {
 	long long m, k, n;
 	int fa;
-	char sc[32], st[32];
+	char sc[16], st[16]; /* the widths of the scaling and status columns */
 	double t_ms, noise, sqnr, rel;
 
-	if (sscanf(line, "%lld %lld %lld %31s %d %31s %lf %lf %lf %lf", &m, &k, &n, sc, &fa, st,
+	if (sscanf(line, "%lld %lld %lld %15s %d %15s %lf %lf %lf %lf", &m, &k, &n, sc, &fa, st,
 	           &t_ms, &noise, &sqnr, &rel) != 10)
 		return -1;
 	bool bf16 = !strcmp(sc, "none"), ok = !strcmp(st, F8B_ROW_OK);

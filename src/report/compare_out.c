@@ -101,7 +101,8 @@ void f8b_cmp_print_table(const struct cmp_table *t, bool all)
 		if ((int)strlen(desc) > w)
 			w = (int)strlen(desc);
 	}
-	printf("%-*s  %11s  %11s  %8s  %6s  %-7s  %s\n", w, "case", "base ms", "new ms", "change",
+	/* The verdict column is as wide as its longest word, "less-accurate". */
+	printf("%-*s  %11s  %11s  %8s  %6s  %-13s  %s\n", w, "case", "base ms", "new ms", "change",
 	       "noise", "verdict", "note");
 	for (size_t i = 0; i < t->nitems; i++) {
 		const struct cmp_item *it = &t->items[i];
@@ -116,7 +117,7 @@ void f8b_cmp_print_table(const struct cmp_table *t, bool all)
 		if (isfinite(it->noise))
 			snprintf(no, sizeof no, "%.2f%%", 100 * it->noise);
 		printf("%-*s  %11s  %11s  %8s  %6s  %-*s%s\n", w, desc, b, nw, ch, no,
-		       it->note[0] ? 9 : 0, f8b_verdict_name(it->v), it->note);
+		       it->note[0] ? 15 : 0, f8b_verdict_name(it->v), it->note);
 	}
 }
 
