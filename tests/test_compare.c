@@ -554,8 +554,8 @@ static void test_accuracy(void)
 	acc_rows(n, 29.5, 2e-3);
 	write_run("acc-same.h5", false, H100, n, 4);
 	rc = COMPARE(in_dir("acc-base.h5"), in_dir("acc-same.h5"), "--accuracy-tolerance", "0");
-	tap_ok(rc == 0 && strstr(summary(), "4 same"), "accuracy identical, tolerance 0: exit 0 (%d)",
-	       rc);
+	tap_ok(rc == 0 && strstr(summary(), "4 same"),
+	       "accuracy identical, tolerance 0: exit 0 (%d)", rc);
 	tap_ok(strstr(out, "less-accurate if sqnr_db, rel_error change at all") != NULL,
 	       "the rule names every gated column ('%s')", line_with("rule:"));
 
@@ -564,8 +564,10 @@ static void test_accuracy(void)
 	rc = COMPARE(in_dir("acc-base.h5"), in_dir("acc-ulp.h5"), "--accuracy-tolerance", "0");
 	tap_ok(rc == 1 && strstr(summary(), "1 less-accurate"),
 	       "SQNR one ulp lower, tolerance 0: less-accurate, exit 1 (%d)", rc);
-	tap_ok(strstr(line_with("tensorwise fast_accum=on"), "sqnr_db 29.5 -> 29.499999999999996") != NULL,
-	       "the note names the column, in 17 digits where 6 look alike ('%s')", line_with("tensorwise fast_accum=on"));
+	tap_ok(strstr(line_with("tensorwise fast_accum=on"),
+	              "sqnr_db 29.5 -> 29.499999999999996") != NULL,
+	       "the note names the column, in 17 digits where 6 look alike ('%s')",
+	       line_with("tensorwise fast_accum=on"));
 	rc = COMPARE(in_dir("acc-base.h5"), in_dir("acc-ulp.h5"));
 	tap_ok(rc == 0, "the same within the default 0.5 dB: exit 0 (%d)", rc);
 
@@ -586,7 +588,8 @@ static void test_accuracy(void)
 	acc_rows(n, 29.5, 3.5e-3);
 	write_run("acc-rel2.h5", false, H100, n, 4);
 	rc = COMPARE(in_dir("acc-base.h5"), in_dir("acc-rel2.h5"));
-	tap_ok(rc == 1 && strstr(line_with("tensorwise fast_accum=on"), "rel_error 0.002 -> 0.0035"),
+	tap_ok(rc == 1 &&
+	           strstr(line_with("tensorwise fast_accum=on"), "rel_error 0.002 -> 0.0035"),
 	       "rel_error 75%% higher, beyond the default relative 0.5: exit 1 ('%s')",
 	       line_with("tensorwise fast_accum=on"));
 	acc_rows(n, 29.5, 2.8e-3);

@@ -34,7 +34,8 @@ static void acc_rule(const struct cmp_cols *cols, const struct cmp_cfg *c, char 
 {
 	size_t len = (size_t)snprintf(buf, n, "less-accurate if ");
 	for (int k = 0; k < cols->nacc && len < n; k++)
-		len += (size_t)snprintf(buf + len, n - len, "%s%s", k ? ", " : "", cols->acc_name[k]);
+		len +=
+		    (size_t)snprintf(buf + len, n - len, "%s%s", k ? ", " : "", cols->acc_name[k]);
 	if (len >= n)
 		return;
 	if (c->acc_tolerance == 0)
