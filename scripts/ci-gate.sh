@@ -19,7 +19,8 @@
 #             only status and accuracy are judged, exactly
 #             (--no-timing --accuracy-tolerance 0): any change in a gated
 #             SQNR or relative error fails.
-#   Default: quick where nvidia-smi lists a GPU, else accuracy.
+#   Default: for --new FILE, the one its backend implies; else quick where
+#   nvidia-smi lists a GPU, else accuracy.
 #
 # The baseline is DIR/<pci id>-<sweep>.h5 for a GPU (e.g. 0x2330-quick.h5,
 # the PCI device id the run records in its provenance, as the datasheet
@@ -40,8 +41,10 @@
 set -u
 
 top=$(cd "$(dirname "$0")/.." && pwd)
-sweep= out=gate-out baselines=$top/results/baselines baseline= new= update=0 f8b=
+sweep='' out=gate-out baselines=$top/results/baselines baseline='' new='' update=0 f8b=''
 
+# Paths inside this tree are shown relative to it.
+rel() { case $1 in "$top"/*) echo "${1#"$top"/}" ;; *) echo "$1" ;; esac; }
 usage() {
 	sed -n '2,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//'
 }
@@ -76,6 +79,15 @@ if [ -z "$f8b" ]; then
 fi
 [ -n "$f8b" ] && [ -x "$f8b" ] || die "no f8bench: build it, or name it with --f8bench PATH or \$F8BENCH"
 
+# The sweep's name picks its options and its baseline.  Default: the one
+# the run's backend implies (a --new file's, else this machine's).
+if [ -z "$sweep" ] && [ -n "$new" ]; then
+	case $("$f8b" export "$new" --provenance 2>/dev/null | sed -n 's/^backend: //p') in
+	host) sweep=accuracy ;;
+	"") ;;
+	*) sweep=quick ;;
+	esac
+fi
 if [ -z "$sweep" ]; then
 	if nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then sweep=quick; else sweep=accuracy; fi
 fi
@@ -130,13 +142,13 @@ if [ -z "$baseline" ]; then
 		die "'$new' records no PCI id for its GPU ($gpu): name the baseline with --baseline FILE"
 	fi
 fi
-echo "ci-gate: $gpu (backend $backend, pci ${pci:-?}), baseline $baseline"
+echo "ci-gate: $gpu (backend $backend, pci ${pci:-?}), baseline $(rel "$baseline")"
 
 summary_head() {
 	echo "## f8bench gate: \`$sweep\` sweep on $gpu: $1"
 	echo
-	echo "- baseline: \`$baseline\` (backend $backend, PCI id ${pci:-unknown})"
-	echo "- new: \`$new\`"
+	echo "- baseline: \`$(rel "$baseline")\` (backend $backend, PCI id ${pci:-unknown})"
+	echo "- new: \`$(rel "$new")\`"
 	echo "- compare options: \`$S_CMP${extra:+ $extra}\`"
 	echo
 }
@@ -152,12 +164,12 @@ if [ "$update" = 1 ]; then
 	mkdir -p "$(dirname "$baseline")" || die "cannot create $(dirname "$baseline")"
 	cp "$new" "$baseline.tmp.$$" && mv "$baseline.tmp.$$" "$baseline" ||
 		{ rm -f "$baseline.tmp.$$"; die "cannot write '$baseline'"; }
-	echo "ci-gate: wrote $baseline: commit it with the change that moved the numbers"
+	echo "ci-gate: wrote $(rel "$baseline"): commit it with the change that moved the numbers"
 	exit 0
 fi
 
 if [ ! -f "$baseline" ]; then
-	msg="no baseline $baseline for $gpu (pci ${pci:-unknown}): run scripts/ci-gate.sh --sweep $sweep --update-baseline on this machine and commit the file"
+	msg="no baseline $(rel "$baseline") for $gpu (pci ${pci:-unknown}): run scripts/ci-gate.sh --sweep $sweep --update-baseline on this machine and commit the file"
 	{ summary_head "no baseline"; echo "$msg"; } >"$out/summary.md"
 	# One errored testcase, so a CI system that reads only the JUnit
 	# file still shows why the gate did not run.

@@ -76,7 +76,7 @@ ok $? "summary.md says regression"
 # ---------------------------------------------------------------- GPU, crafted
 if [ ! -x "$fake" ]; then
 	diag "no $fake (built by make check)"
-	for i in $(seq 1 20); do skip "no tests/fake_results"; done
+	for i in $(seq 1 22); do skip "no tests/fake_results"; done
 	done_testing
 	exit $?
 fi
@@ -136,6 +136,10 @@ sh "$gate" --sweep quick --new new.h5 --baselines bl --out g2 --f8bench "$F8BENC
 [ $? = 1 ] && summ g2 | grep -q "^4 same, 0 faster, 0 slower, 0 unsure, "
 ok $? "compare options after --: at 20% nothing is slower ($(summ g2))"
 
+sh "$gate" --new new.h5 --baselines bl --out g3 >g3.txt 2>&1
+ok "$([ $? = 1 ] && grep -q "baseline bl/0x2330-quick.h5" g3.txt && [ "$(summ g3)" = "$(summ g)" ] && echo 0 || echo 1)" \
+	"without --sweep, a GPU file is gated as the quick sweep"
+
 # Another GPU: the baseline it would need does not exist.
 printf '2048 2048 2048 none 0 ok 1.0 0.002 45 0.001\n' | "$fake" h200.h5 "NVIDIA H200" 0x2335
 sh "$gate" --sweep quick --new h200.h5 --baselines bl --out h >h.txt 2>&1
@@ -155,6 +159,8 @@ ok $? "--update-baseline writes bl/0x2335-quick.h5, and the run then passes"
 
 sh "$gate" --sweep bogus --new new.h5 --out x >x.txt 2>&1
 ok "$([ $? = 2 ] && grep -q "accepted: quick, accuracy" x.txt && echo 0 || echo 1)" "--sweep bogus: exit 2"
+sh "$gate" --help >x.txt 2>&1
+ok "$([ $? = 0 ] && grep -q "update-baseline" x.txt && grep -q "host-<sweep>.h5" x.txt && echo 0 || echo 1)" "--help: exit 0, the options and the baseline names"
 sh "$gate" --frobnicate >x.txt 2>&1
 ok "$([ $? = 2 ] && grep -q "unknown option" x.txt && echo 0 || echo 1)" "an unknown option: exit 2"
 [ -z "$(find . -name '*.tmp.*')" ]
