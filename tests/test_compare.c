@@ -529,6 +529,85 @@ static void test_runs(void)
 	tap_ok(rc == 2 && strstr(err, "A100"), "mixed.h5 --new-run 1 (A100): exit 2 (%d)", rc);
 }
 
+/* The accuracy gate on crafted rows: the default tolerances, and
+ * --accuracy-tolerance 0 as the host accuracy gate (scripts/ci-gate.sh
+ * --sweep accuracy) runs it - a change of one unit in the last place of
+ * any gated column, better or worse, fails. */
+static void acc_rows(struct f8b_gemm_row *r, double sqnr, double rel)
+{
+	base_rows(r);
+	for (int i = 0; i < 4; i++) {
+		r[i].sqnr_db = 28.5 + i;
+		r[i].rel_error = 1e-3 * (i + 1);
+	}
+	r[1].sqnr_db = sqnr;
+	r[1].rel_error = rel;
+}
+
+static void test_accuracy(void)
+{
+	struct f8b_gemm_row b[4], n[4];
+	int rc;
+
+	acc_rows(b, 29.5, 2e-3);
+	write_run("acc-base.h5", false, H100, b, 4);
+	acc_rows(n, 29.5, 2e-3);
+	write_run("acc-same.h5", false, H100, n, 4);
+	rc = COMPARE(in_dir("acc-base.h5"), in_dir("acc-same.h5"), "--accuracy-tolerance", "0");
+	tap_ok(rc == 0 && strstr(summary(), "4 same"),
+	       "accuracy identical, tolerance 0: exit 0 (%d)", rc);
+	tap_ok(strstr(out, "less-accurate if sqnr_db, rel_error change at all") != NULL,
+	       "the rule names every gated column ('%s')", line_with("rule:"));
+
+	acc_rows(n, nextafter(29.5, 0), 2e-3);
+	write_run("acc-ulp.h5", false, H100, n, 4);
+	rc = COMPARE(in_dir("acc-base.h5"), in_dir("acc-ulp.h5"), "--accuracy-tolerance", "0");
+	tap_ok(rc == 1 && strstr(summary(), "1 less-accurate"),
+	       "SQNR one ulp lower, tolerance 0: less-accurate, exit 1 (%d)", rc);
+	tap_ok(strstr(line_with("tensorwise fast_accum=on"),
+	              "sqnr_db 29.5 -> 29.499999999999996") != NULL,
+	       "the note names the column, in 17 digits where 6 look alike ('%s')",
+	       line_with("tensorwise fast_accum=on"));
+	rc = COMPARE(in_dir("acc-base.h5"), in_dir("acc-ulp.h5"));
+	tap_ok(rc == 0, "the same within the default 0.5 dB: exit 0 (%d)", rc);
+
+	acc_rows(n, 29.6, 2e-3);
+	write_run("acc-better.h5", false, H100, n, 4);
+	rc = COMPARE(in_dir("acc-base.h5"), in_dir("acc-better.h5"), "--accuracy-tolerance", "0");
+	tap_ok(rc == 1 && strstr(summary(), "1 less-accurate"),
+	       "SQNR higher, tolerance 0: a change all the same, exit 1 (%d)", rc);
+	rc = COMPARE(in_dir("acc-base.h5"), in_dir("acc-better.h5"));
+	tap_ok(rc == 0, "SQNR higher, default tolerance: exit 0 (%d)", rc);
+
+	acc_rows(n, 29.5, 2e-3 * (1 + 1e-15));
+	write_run("acc-rel.h5", false, H100, n, 4);
+	rc = COMPARE(in_dir("acc-base.h5"), in_dir("acc-rel.h5"), "--accuracy-tolerance", "0");
+	tap_ok(rc == 1 && strstr(line_with("tensorwise fast_accum=on"), "rel_error"),
+	       "rel_error changed in the 15th digit, tolerance 0: exit 1 ('%s')",
+	       line_with("tensorwise fast_accum=on"));
+	acc_rows(n, 29.5, 3.5e-3);
+	write_run("acc-rel2.h5", false, H100, n, 4);
+	rc = COMPARE(in_dir("acc-base.h5"), in_dir("acc-rel2.h5"));
+	tap_ok(rc == 1 &&
+	           strstr(line_with("tensorwise fast_accum=on"), "rel_error 0.002 -> 0.0035"),
+	       "rel_error 75%% higher, beyond the default relative 0.5: exit 1 ('%s')",
+	       line_with("tensorwise fast_accum=on"));
+	acc_rows(n, 29.5, 2.8e-3);
+	write_run("acc-rel3.h5", false, H100, n, 4);
+	rc = COMPARE(in_dir("acc-base.h5"), in_dir("acc-rel3.h5"));
+	tap_ok(rc == 0, "rel_error 40%% higher, within the default: exit 0 (%d)", rc);
+
+	acc_rows(n, NAN, 2e-3);
+	write_run("acc-nan.h5", false, H100, n, 4);
+	rc = COMPARE(in_dir("acc-base.h5"), in_dir("acc-nan.h5"), "--accuracy-tolerance", "3");
+	tap_ok(rc == 1 && strstr(summary(), "1 less-accurate"),
+	       "SQNR became NaN: less-accurate at any tolerance (%d)", rc);
+	rc = COMPARE(in_dir("acc-nan.h5"), in_dir("acc-nan.h5"), "--accuracy-tolerance", "0");
+	tap_ok(rc == 0, "NaN in both: not a change (%d)", rc);
+	if (rc != 0)
+		show();
+}
+
 static void test_bad_input(void)
 {
 	struct f8b_provenance p = {0};
@@ -640,6 +719,7 @@ int main(void)
 	test_status();
 	test_gpus();
 	test_runs();
+	test_accuracy();
 	test_bad_input();
 	test_h100_repeat();
 
@@ -649,7 +729,9 @@ int main(void)
 	                       "wrong.h5",      "new-error.h5", "unsup-base.h5", "unsup-new.h5",
 	                       "a100.h5",       "pci.h5",       "noprov.h5",     "nogpu.h5",
 	                       "multi.h5",      "resumed.h5",   "mixed.h5",      "ceilings.h5",
-	                       "empty.h5",      "text.h5",      "stdout",        "stderr"};
+	                       "empty.h5",      "text.h5",      "stdout",        "stderr",
+	                       "acc-base.h5",   "acc-same.h5",  "acc-ulp.h5",    "acc-better.h5",
+	                       "acc-rel.h5",    "acc-rel2.h5",  "acc-rel3.h5",   "acc-nan.h5"};
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
 		unlink(in_dir(names[i]));
 	rmdir(dir);

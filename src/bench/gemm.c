@@ -465,9 +465,12 @@ static const char *const gemm_key_columns[] = {
     "m",      "k",          "n",       "label",   "scaling",   "a_gran",
     "b_gran", "fast_accum", "a_dtype", "b_dtype", "out_dtype", NULL,
 };
-/* The accuracy compare gates: SQNR against the high-precision inputs. */
+/* The accuracy compare gates: SQNR against the high-precision inputs (the
+ * recipe), and the relative error against the dequantized reference (the
+ * kernel's arithmetic) - the host accuracy gate holds both exactly. */
 static const struct f8b_gate_column gemm_accuracy[] = {
     {"sqnr_db", +1},
+    {"rel_error", -1},
     {0},
 };
 

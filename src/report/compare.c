@@ -230,9 +230,18 @@ static bool less_accurate(const struct cmp_cols *c, const unsigned char *b, cons
 		if (!bad)
 			continue;
 		worse = true;
+		/* Six digits, or all seventeen where six would print the two
+		 * values alike (a change the exact gate caught in the last bits). */
+		char sb[32], sn[32];
+		snprintf(sb, sizeof sb, "%.6g", vb);
+		snprintf(sn, sizeof sn, "%.6g", vn);
+		if (!strcmp(sb, sn)) {
+			snprintf(sb, sizeof sb, "%.17g", vb);
+			snprintf(sn, sizeof sn, "%.17g", vn);
+		}
 		if (*len < size)
-			*len += (size_t)snprintf(note + *len, size - *len, "%s %.6g -> %.6g; ",
-			                         c->acc_name[k], vb, vn);
+			*len += (size_t)snprintf(note + *len, size - *len, "%s %s -> %s; ",
+			                         c->acc_name[k], sb, sn);
 	}
 	return worse;
 }

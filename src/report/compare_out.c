@@ -28,6 +28,23 @@ void f8b_cmp_summary(const size_t count[F8B_V_COUNT], char *buf, size_t n)
 	         count[F8B_V_LESS_ACCURATE]);
 }
 
+/* "less-accurate if sqnr_db, rel_error worse by > 0.5 (dB for *_db, else
+ * relative)", or with tolerance 0 "... change at all". */
+static void acc_rule(const struct cmp_cols *cols, const struct cmp_cfg *c, char *buf, size_t n)
+{
+	size_t len = (size_t)snprintf(buf, n, "less-accurate if ");
+	for (int k = 0; k < cols->nacc && len < n; k++)
+		len +=
+		    (size_t)snprintf(buf + len, n - len, "%s%s", k ? ", " : "", cols->acc_name[k]);
+	if (len >= n)
+		return;
+	if (c->acc_tolerance == 0)
+		snprintf(buf + len, n - len, " change at all");
+	else
+		snprintf(buf + len, n - len, " worse by > %g (dB for *_db, else relative)",
+		         c->acc_tolerance);
+}
+
 void f8b_cmp_print_header(const struct cmp_table *t, const struct cmp_cfg *c, bool titled)
 {
 	const struct cmp_side *s[2] = {&t->base, &t->nw};
@@ -50,9 +67,11 @@ void f8b_cmp_print_header(const struct cmp_table *t, const struct cmp_cfg *c, bo
 		printf("rule: same if |change| <= %.4g%%, else slower/faster if |change| > %.4g x "
 		       "noise, else unsure",
 		       100 * c->tolerance, c->sigmas);
-	if (t->cols.nacc)
-		printf("; less-accurate if %s worse by > %g%s", t->cols.acc_name[0],
-		       c->acc_tolerance, t->cols.nacc > 1 ? " (and the others)" : "");
+	if (t->cols.nacc) {
+		char acc[256];
+		acc_rule(&t->cols, c, acc, sizeof acc);
+		printf("; %s", acc);
+	}
 	printf("\n");
 }
 
@@ -83,7 +102,8 @@ void f8b_cmp_print_table(const struct cmp_table *t, bool all)
 		if ((int)strlen(desc) > w)
 			w = (int)strlen(desc);
 	}
-	printf("%-*s  %11s  %11s  %8s  %6s  %-7s  %s\n", w, "case", "base ms", "new ms", "change",
+	/* The verdict column is as wide as its longest word, "less-accurate". */
+	printf("%-*s  %11s  %11s  %8s  %6s  %-13s  %s\n", w, "case", "base ms", "new ms", "change",
 	       "noise", "verdict", "note");
 	for (size_t i = 0; i < t->nitems; i++) {
 		const struct cmp_item *it = &t->items[i];
@@ -98,7 +118,7 @@ void f8b_cmp_print_table(const struct cmp_table *t, bool all)
 		if (isfinite(it->noise))
 			snprintf(no, sizeof no, "%.2f%%", 100 * it->noise);
 		printf("%-*s  %11s  %11s  %8s  %6s  %-*s%s\n", w, desc, b, nw, ch, no,
-		       it->note[0] ? 9 : 0, f8b_verdict_name(it->v), it->note);
+		       it->note[0] ? 15 : 0, f8b_verdict_name(it->v), it->note);
 	}
 }
 
@@ -226,6 +246,10 @@ int f8b_cmp_write_markdown(const char *path, const struct cmp_table *t, size_t n
 			    f,
 			    "- rule: same within %.4g%%, else slower/faster beyond %.4g x noise\n",
 			    100 * c->tolerance, c->sigmas);
+		if (x->cols.nacc) {
+			acc_rule(&x->cols, c, line, sizeof line);
+			fprintf(f, "- accuracy: %s\n", line);
+		}
 		fprintf(f, "- **%s**\n\n", line);
 		if (x->count[F8B_V_SAME] == x->nitems)
 			continue;
