@@ -33,7 +33,6 @@ rpt(r) = r eq "tensorwise" ? 7 : r eq "tensorwise-delayed" ? 9 : r eq "axiswise"
 pt(i) = rpt(s_recipe[i]) - (s_graph[i] ? 0 : 1)
 # (a parenthesised dt would be read as a dash pattern)
 mdash(i) = s_graph[i] ? 1 : 4
-ptitle(i) = l_has_pred ? s_title[i] . ", roofline" : ""
 
 set title sprintf("lls training step (LayerNorm -> Linear -> Sigmoid, fwd + bwd): fp8 speedup over bf16\n%s, %s", l_gpu, l_date) font ",14"
 set logscale x 2
@@ -57,7 +56,9 @@ if (first_fp8 <= ns) {
 			with yerrorlines pt pt(i) ps 1.3 lw 2 dt mdash(i) \
 			lc rgb rcolor(s_recipe[i]) title s_title[i], \
 		for [i=first_fp8:ns] "lls-speedup.dat" index (i-1) using 1:5 \
-			with lines dt 2 lw 1.5 lc rgb rcolor(s_recipe[i]) title ptitle(i)
+			with lines dt 2 lw 1.5 lc rgb rcolor(s_recipe[i]) notitle, \
+		(l_has_pred ? NaN : 1/0) with lines dt 2 lw 1.5 lc rgb "#555555" \
+			title "dashed: the roofline's prediction"
 } else {
 	# bf16 rows only: nothing to compare, say so instead of an empty page.
 	unset border

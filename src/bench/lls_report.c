@@ -342,6 +342,13 @@ static int choose_breakdown(struct lrpt *L)
 
 /* ---------------------------------------------------------------- data files */
 
+/* The head of an lls .dat file (lls-vars.gp names its blocks). */
+static void dat_header(FILE *f, const char *what, const char *cols)
+{
+	fprintf(f, "# f8bench report: %s\n# blocks (gnuplot index) as lls-vars.gp names them\n# %s\n",
+	        what, cols);
+}
+
 static int write_vars(const struct lrpt *L)
 {
 	struct f8b_rpt_out o;
@@ -418,9 +425,9 @@ static int write_speedup(const struct lrpt *L)
 {
 	struct f8b_rpt_out o;
 	F8B_TRY(f8b_rpt_open(L->ctx->dir, &o, "lls-speedup.dat"));
-	f8b_rpt_dat_header(o.f, "lls step speedup over bf16 per size (median of the rows, range)",
-	                   "x speedup speedup_min speedup_max predicted_speedup pct_of_roofline "
-	                   "rows shape (x: M for square shapes, else M*K*N; lls-vars.gp series)");
+	dat_header(o.f, "lls step speedup over bf16 per size (median of the rows, range)",
+	           "block i-1 = series i: x speedup speedup_min speedup_max predicted_speedup "
+	           "pct_of_roofline rows shape (x: M for square shapes, else M*K*N)");
 	for (int s = 0; s < L->nseries; s++) {
 		fprintf(o.f, "%s# series %d: %s\n", s ? "\n\n" : "", s + 1, L->series[s].title);
 		int lines = 0;
@@ -460,7 +467,7 @@ static int write_breakdown(const struct lrpt *L)
 		widest = fmax(widest, fmax(sum, p->r->time_median_s));
 	}
 	F8B_TRY(f8b_rpt_open(L->ctx->dir, &o, "lls-breakdown.dat"));
-	f8b_rpt_dat_header(o.f, "lls step, where the time goes (each kernel timed alone)",
+	dat_header(o.f, "lls step, where the time goes (each kernel timed alone)",
 	                   "blocks 1..ncat (category): bar start_ms end_ms time_ms index kernel "
 	                   "tensor pass; block ncat+1: bar step_ms predicted_ms kernels_sum_ms; "
 	                   "block ncat+2: center_ms bar label (bar 1 at the top)");

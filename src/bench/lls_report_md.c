@@ -57,7 +57,7 @@ static void rows_table(const struct lrpt *L, FILE *f)
 		fprintf(f, " | ");
 		f8b_rpt_md_num(f, "%.2fx", p->pred_speedup);
 		fprintf(f, " | ");
-		f8b_rpt_md_num(f, "%.0f %%", f8b_rpt_finite_pos(r->pct_of_roofline)
+		f8b_rpt_md_num(f, "%.3g %%", f8b_rpt_finite_pos(r->pct_of_roofline)
 		                                 ? r->pct_of_roofline
 		                                 : NAN);
 		fprintf(f, " | ");
@@ -133,11 +133,11 @@ static void breakdown(const struct lrpt *L, FILE *f, bool drawn)
 			                              ? 100 * kr->time_median_s / p->r->kernels_time_s
 			                              : NAN);
 			fprintf(f, " | ");
-			f8b_rpt_md_num(f, "%.1f", kr->gbps);
+			f8b_rpt_md_num(f, "%.3g", kr->gbps);
 			fprintf(f, " | ");
-			f8b_rpt_md_num(f, "%.1f", kr->tflops);
+			f8b_rpt_md_num(f, "%.3g", kr->tflops);
 			fprintf(f, " | ");
-			f8b_rpt_md_num(f, "%.0f", kr->pct_of_roofline);
+			f8b_rpt_md_num(f, "%.3g", kr->pct_of_roofline);
 			fprintf(f, " |\n");
 		}
 	}
