@@ -186,7 +186,7 @@ static void title_series(struct lrpt *L)
 		if (same > 1)
 			snprintf(num, sizeof num, " #%d", nth);
 		snprintf(s->title, sizeof s->title, "%.32s%s%s", s->recipe, num,
-		         !L->both_graphs ? "" : s->graph ? ", graph" : ", no graph");
+		         !L->both_graphs ? "" : s->graph ? ", graph on" : ", graph off");
 	}
 }
 
