@@ -26,8 +26,9 @@ enum lrpt_cat f8b_lrpt_category(const char *kernel)
 	static const char *const norm[] = {"layernorm_fwd", "layernorm_bwd", "sigmoid_fwd",
 	                                   "sigmoid_bwd", NULL};
 	static const char *const fused[] = {"layernorm_fwd_cast", "sigmoid_bwd_cast", NULL};
-	static const char *const cast[] = {"cast_fused", "amax",           "amax_t", "scales",
-	                                   "cast",       "cast_transpose", "history_scale", NULL};
+	static const char *const cast[] = {"cast_fused",    "amax", "amax_t",
+	                                   "scales",        "cast", "cast_transpose",
+	                                   "history_scale", NULL};
 	if (!strcmp(kernel, "gemm"))
 		return CAT_GEMM;
 	for (int i = 0; norm[i]; i++)
@@ -64,7 +65,7 @@ static int recipe_rank(const char *name)
  * cannot be read (another schema) is named, its rows shown without. */
 static int read_kernels(struct lrpt *L)
 {
-	const struct f8b_report_ctx *ctx = L->ctx;
+	const struct f8b_report_ctx *ctx = &L->ctx;
 	L->krows = calloc((size_t)ctx->nfiles, sizeof *L->krows);
 	L->nk = calloc((size_t)ctx->nfiles, sizeof *L->nk);
 	if (!L->krows || !L->nk)
@@ -74,8 +75,7 @@ static int read_kernels(struct lrpt *L)
 		void *rows = NULL;
 		if (!F->nrows || !f8b_results_list_has(F->tables, f8b_lls_kernel_schema.name))
 			continue;
-		if (f8b_results_read(F->path, &f8b_lls_kernel_schema, &rows, &L->nk[f]) !=
-		    F8B_OK) {
+		if (f8b_results_read(F->path, &f8b_lls_kernel_schema, &rows, &L->nk[f]) != F8B_OK) {
 			char what[300];
 			snprintf(what, sizeof what, "%s (%s)", F->path, f8b_last_error());
 			f8b_rpt_list_add(L->kernel_note, sizeof L->kernel_note, what);
@@ -178,7 +178,8 @@ static void title_series(struct lrpt *L)
 		struct lrpt_series *s = &L->series[i];
 		int nth = 1, same = 0;
 		for (int j = 0; j < L->nseries; j++)
-			if (!strcmp(L->series[j].recipe, s->recipe) && L->series[j].graph == s->graph) {
+			if (!strcmp(L->series[j].recipe, s->recipe) &&
+			    L->series[j].graph == s->graph) {
 				same++;
 				nth += j < i;
 			}
@@ -186,7 +187,9 @@ static void title_series(struct lrpt *L)
 		if (same > 1)
 			snprintf(num, sizeof num, " #%d", nth);
 		snprintf(s->title, sizeof s->title, "%.32s%s%s", s->recipe, num,
-		         !L->both_graphs ? "" : s->graph ? ", graph on" : ", graph off");
+		         !L->both_graphs ? ""
+		         : s->graph      ? ", graph on"
+		                         : ", graph off");
 	}
 }
 
@@ -197,7 +200,8 @@ static double bf16_predicted(const struct lrpt *L, const struct lrpt_point *p)
 	double any = NAN;
 	for (size_t i = 0; i < L->npts; i++) {
 		const struct lrpt_point *b = &L->pts[i];
-		if (!is_bf16(b->r) || b->shape != p->shape || (b->r->graph != 0) != (p->r->graph != 0) ||
+		if (!is_bf16(b->r) || b->shape != p->shape ||
+		    (b->r->graph != 0) != (p->r->graph != 0) ||
 		    !f8b_rpt_finite_pos(b->r->predicted_time_s))
 			continue;
 		if (b->file == p->file)
@@ -210,7 +214,7 @@ static double bf16_predicted(const struct lrpt *L, const struct lrpt_point *p)
 
 static int classify(struct lrpt *L)
 {
-	const struct f8b_report_ctx *ctx = L->ctx;
+	const struct f8b_report_ctx *ctx = &L->ctx;
 	size_t cap = 0;
 	for (int f = 0; f < ctx->nfiles; f++)
 		cap += ctx->files[f].nrows;
@@ -264,7 +268,8 @@ static int classify(struct lrpt *L)
 		L->square &= L->shapes[i].m == L->shapes[i].k && L->shapes[i].k == L->shapes[i].n;
 	for (int i = 0; i < L->nshapes; i++) {
 		const struct lrpt_shape *s = &L->shapes[i];
-		L->shapes[i].x = L->square ? (double)s->m : (double)s->m * (double)s->k * (double)s->n;
+		L->shapes[i].x =
+		    L->square ? (double)s->m : (double)s->m * (double)s->k * (double)s->n;
 	}
 
 	for (size_t i = 0; i < L->npts; i++) {
@@ -318,7 +323,8 @@ static int choose_breakdown(struct lrpt *L)
 		const struct lrpt_series *S = &L->series[s];
 		const struct lrpt_point *best = NULL;
 		for (size_t i = 0; i < L->npts && !best; i++)
-			if (L->pts[i].series == s && L->pts[i].shape == L->bd_shape && L->pts[i].nkern)
+			if (L->pts[i].series == s && L->pts[i].shape == L->bd_shape &&
+			    L->pts[i].nkern)
 				best = &L->pts[i];
 		if (!best)
 			continue;
@@ -326,7 +332,8 @@ static int choose_breakdown(struct lrpt *L)
 		bool dup = false;
 		for (int b = 0; b < L->nbars; b++) {
 			const struct lrpt_series *o = &L->series[L->bars[b].p->series];
-			dup |= !strcmp(o->recipe, S->recipe) && !strcmp(o->recipe_long, S->recipe_long);
+			dup |= !strcmp(o->recipe, S->recipe) &&
+			       !strcmp(o->recipe_long, S->recipe_long);
 		}
 		if (dup)
 			continue;
@@ -345,24 +352,26 @@ static int choose_breakdown(struct lrpt *L)
 /* The head of an lls .dat file (lls-vars.gp names its blocks). */
 static void dat_header(FILE *f, const char *what, const char *cols)
 {
-	fprintf(f, "# f8bench report: %s\n# blocks (gnuplot index) as lls-vars.gp names them\n# %s\n",
+	fprintf(f,
+	        "# f8bench report: %s\n# blocks (gnuplot index) as lls-vars.gp names them\n# %s\n",
 	        what, cols);
 }
 
 static int write_vars(const struct lrpt *L)
 {
 	struct f8b_rpt_out o;
-	F8B_TRY(f8b_rpt_open(L->ctx->dir, &o, "lls-vars.gp"));
+	F8B_TRY(f8b_rpt_open(L->ctx.dir, &o, "lls-vars.gp"));
 	FILE *f = o.f;
 	fprintf(f, "# f8bench report: what roofline/lls_*.gp plot.\nl_gpu = ");
-	f8b_rpt_gp_str(f, L->ctx->gpu);
+	f8b_rpt_gp_str(f, L->ctx.gpu);
 	fprintf(f, "\nl_date = ");
-	f8b_rpt_gp_str(f, L->ctx->date);
+	f8b_rpt_gp_str(f, L->ctx.date);
 	fprintf(f, "\nl_square = %d\nl_both_graphs = %d\nl_has_pred = %d\n", L->square,
 	        L->both_graphs, L->has_pred);
 	int ns = L->nseries ? L->nseries : 1;
-	fprintf(f, "\nns = %d\nfirst_fp8 = %d\narray s_recipe[%d]\narray s_title[%d]\n"
-	           "array s_graph[%d]\n",
+	fprintf(f,
+	        "\nns = %d\nfirst_fp8 = %d\narray s_recipe[%d]\narray s_title[%d]\n"
+	        "array s_graph[%d]\n",
 	        L->nseries, L->first_fp8 + 1, ns, ns, ns);
 	if (!L->nseries)
 		fprintf(f, "s_recipe[1] = \"\"; s_title[1] = \"\"; s_graph[1] = 1\n");
@@ -394,7 +403,8 @@ static int write_vars(const struct lrpt *L)
 		int n = 0;
 		for (int b = 0; b < L->nbars; b++)
 			for (size_t k = 0; k < L->bars[b].p->nkern; k++)
-				n += f8b_lrpt_category(L->bars[b].p->kern[k].kernel) == (enum lrpt_cat)c;
+				n += f8b_lrpt_category(L->bars[b].p->kern[k].kernel) ==
+				     (enum lrpt_cat)c;
 		fprintf(f, "cat_name[%d] = ", c + 1);
 		f8b_rpt_gp_str(f, f8b_lrpt_cat_names[c]);
 		fprintf(f, "; cat_n[%d] = %d\n", c + 1, n);
@@ -424,7 +434,7 @@ static struct f8b_rpt_stats stats(const struct lrpt *L, int s, int sh, int what)
 static int write_speedup(const struct lrpt *L)
 {
 	struct f8b_rpt_out o;
-	F8B_TRY(f8b_rpt_open(L->ctx->dir, &o, "lls-speedup.dat"));
+	F8B_TRY(f8b_rpt_open(L->ctx.dir, &o, "lls-speedup.dat"));
 	dat_header(o.f, "lls step speedup over bf16 per size (median of the rows, range)",
 	           "block i-1 = series i: x speedup speedup_min speedup_max predicted_speedup "
 	           "pct_of_roofline rows shape (x: M for square shapes, else M*K*N)");
@@ -466,13 +476,14 @@ static int write_breakdown(const struct lrpt *L)
 			sum += isfinite(p->kern[k].time_median_s) ? p->kern[k].time_median_s : 0;
 		widest = fmax(widest, fmax(sum, p->r->time_median_s));
 	}
-	F8B_TRY(f8b_rpt_open(L->ctx->dir, &o, "lls-breakdown.dat"));
+	F8B_TRY(f8b_rpt_open(L->ctx.dir, &o, "lls-breakdown.dat"));
 	dat_header(o.f, "lls step, where the time goes (each kernel timed alone)",
-	                   "blocks 1..ncat (category): bar start_ms end_ms time_ms index kernel "
-	                   "tensor pass; block ncat+1: bar step_ms predicted_ms kernels_sum_ms; "
-	                   "block ncat+2: center_ms bar label (bar 1 at the top)");
+	           "blocks 1..ncat (category): bar start_ms end_ms time_ms index kernel "
+	           "tensor pass; block ncat+1: bar step_ms predicted_ms kernels_sum_ms; "
+	           "block ncat+2: center_ms bar label (bar 1 at the top)");
 	for (int c = 0; c < NCAT; c++) {
-		fprintf(o.f, "%s# category %d: %s\n", c ? "\n\n" : "", c + 1, f8b_lrpt_cat_names[c]);
+		fprintf(o.f, "%s# category %d: %s\n", c ? "\n\n" : "", c + 1,
+		        f8b_lrpt_cat_names[c]);
 		int lines = 0;
 		for (int b = 0; b < L->nbars; b++) {
 			const struct lrpt_point *p = L->bars[b].p;
@@ -481,9 +492,10 @@ static int write_breakdown(const struct lrpt *L)
 				const struct f8b_lls_kernel_row *kr = &p->kern[k];
 				double t = isfinite(kr->time_median_s) ? kr->time_median_s : 0;
 				if (f8b_lrpt_category(kr->kernel) == (enum lrpt_cat)c) {
-					fprintf(o.f, "%d %.9g %.9g %.9g %d %.31s %.15s %.15s\n", b + 1,
-					        1e3 * at, 1e3 * (at + t), 1e3 * t, (int)kr->index,
-					        kr->kernel, kr->tensor[0] ? kr->tensor : "-",
+					fprintf(o.f, "%d %.9g %.9g %.9g %d %.31s %.15s %.15s\n",
+					        b + 1, 1e3 * at, 1e3 * (at + t), 1e3 * t,
+					        (int)kr->index, kr->kernel,
+					        kr->tensor[0] ? kr->tensor : "-",
 					        kr->pass[0] ? kr->pass : "-");
 					lines++;
 				}
@@ -499,8 +511,8 @@ static int write_breakdown(const struct lrpt *L)
 		fprintf(o.f, "%d ", b + 1);
 		f8b_rpt_gp_num(o.f, 1e3 * r->time_median_s);
 		fputc(' ', o.f);
-		f8b_rpt_gp_num(o.f, f8b_rpt_finite_pos(r->predicted_time_s) ? 1e3 * r->predicted_time_s
-		                                                            : NAN);
+		f8b_rpt_gp_num(
+		    o.f, f8b_rpt_finite_pos(r->predicted_time_s) ? 1e3 * r->predicted_time_s : NAN);
 		fputc(' ', o.f);
 		f8b_rpt_gp_num(o.f, 1e3 * r->kernels_time_s);
 		fputc('\n', o.f);
@@ -548,14 +560,14 @@ static void csv_s(FILE *f, const char *s)
 static int write_csv(const struct lrpt *L)
 {
 	struct f8b_rpt_out o;
-	F8B_TRY(f8b_rpt_open(L->ctx->dir, &o, "lls.csv"));
+	F8B_TRY(f8b_rpt_open(L->ctx.dir, &o, "lls.csv"));
 	fprintf(o.f, "m,k,n,label,recipe,graph,status,time_median_s,bf16_time_median_s,"
 	             "speedup_vs_bf16,predicted_time_s,predicted_speedup,pct_of_roofline,"
 	             "kernels_time_s,gemm_time_s,sqnr_y_db,sqnr_grad_x_db,sqnr_grad_w_db,"
 	             "peak_mem_bytes,saved_bytes,run_id,file,message\n");
-	for (int f = 0; f < L->ctx->nfiles; f++) {
-		const struct f8b_lls_row *rows = L->ctx->files[f].rows;
-		for (size_t j = 0; j < L->ctx->files[f].nrows; j++) {
+	for (int f = 0; f < L->ctx.nfiles; f++) {
+		const struct f8b_lls_row *rows = L->ctx.files[f].rows;
+		for (size_t j = 0; j < L->ctx.files[f].nrows; j++) {
 			const struct f8b_lls_row *r = &rows[j];
 			const struct lrpt_point *p = NULL;
 			for (size_t i = 0; i < L->npts && !p; i++)
@@ -584,14 +596,14 @@ static int write_csv(const struct lrpt *L)
 			csv_i(o.f, (long long)r->peak_mem_bytes);
 			csv_i(o.f, (long long)r->saved_bytes);
 			csv_i(o.f, r->run_id);
-			csv_s(o.f, L->ctx->files[f].path);
+			csv_s(o.f, L->ctx.files[f].path);
 			f8b_rpt_csv_str(o.f, r->message);
 			fputc('\n', o.f);
 		}
 	}
 	F8B_TRY(f8b_rpt_close(&o, F8B_OK));
 
-	F8B_TRY(f8b_rpt_open(L->ctx->dir, &o, "lls-kernels.csv"));
+	F8B_TRY(f8b_rpt_open(L->ctx.dir, &o, "lls-kernels.csv"));
 	fprintf(o.f, "m,k,n,recipe,graph,index,kernel,category,tensor,pass,fuses,dtype,bytes,"
 	             "flops,time_median_s,share_of_kernels,gbps,pct_of_bw,tflops,"
 	             "predicted_time_s,pct_of_roofline,run_id,file\n");
@@ -625,7 +637,7 @@ static int write_csv(const struct lrpt *L)
 			for (size_t j = 0; j < sizeof v / sizeof *v; j++)
 				csv_d(o.f, v[j]);
 			csv_i(o.f, kr->run_id);
-			f8b_rpt_csv_str(o.f, L->ctx->files[p->file].path);
+			f8b_rpt_csv_str(o.f, L->ctx.files[p->file].path);
 			fputc('\n', o.f);
 		}
 	}
@@ -639,7 +651,7 @@ static void lls_release(void *state)
 	struct lrpt *L = state;
 	if (!L)
 		return;
-	for (int f = 0; L->krows && f < L->ctx->nfiles; f++)
+	for (int f = 0; L->krows && f < L->ctx.nfiles; f++)
 		free(L->krows[f]);
 	free(L->krows);
 	free(L->nk);
@@ -660,7 +672,7 @@ static int lls_prepare(const struct f8b_report_ctx *ctx, void **state, const cha
 	*plotted = 0;
 	if (!L)
 		return F8B_ERR(F8B_ENOMEM, "no memory for the lls report");
-	L->ctx = ctx;
+	L->ctx = *ctx;
 	F8B_TRY(read_kernels(L));
 	F8B_TRY(classify(L));
 	F8B_TRY(choose_breakdown(L));

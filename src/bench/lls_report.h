@@ -14,10 +14,10 @@ enum lrpt_cat { CAT_GEMM, CAT_NORM, CAT_FUSED, CAT_CAST, CAT_OTHER, NCAT };
 struct lrpt_point {
 	const struct f8b_lls_row *r;
 	int file;
-	int series; /* index into series (bf16 rows too) */
-	int shape;  /* index into shapes */
-	double speedup;      /* measured: bf16 step / this step */
-	double pred_speedup; /* the roofline's: bf16 predicted / this predicted */
+	int series;                            /* index into series (bf16 rows too) */
+	int shape;                             /* index into shapes */
+	double speedup;                        /* measured: bf16 step / this step */
+	double pred_speedup;                   /* the roofline's: bf16 predicted / this predicted */
 	const struct f8b_lls_kernel_row *kern; /* its kernels, in step order */
 	size_t nkern;                          /* 0: none in the file */
 };
@@ -44,7 +44,9 @@ struct lrpt_bar {
 };
 
 struct lrpt {
-	const struct f8b_report_ctx *ctx;
+	/* A copy: the core's ctx lives only through prepare; what it points
+	 * at (files, dir, titles) lives until release. */
+	struct f8b_report_ctx ctx;
 	struct f8b_lls_kernel_row **krows; /* per file; NULL when it has none */
 	size_t *nk;
 	char kernel_note[512]; /* files whose lls_kernels could not be read */

@@ -57,9 +57,8 @@ static void rows_table(const struct lrpt *L, FILE *f)
 		fprintf(f, " | ");
 		f8b_rpt_md_num(f, "%.2fx", p->pred_speedup);
 		fprintf(f, " | ");
-		f8b_rpt_md_num(f, "%.3g %%", f8b_rpt_finite_pos(r->pct_of_roofline)
-		                                 ? r->pct_of_roofline
-		                                 : NAN);
+		f8b_rpt_md_num(f, "%.3g %%",
+		               f8b_rpt_finite_pos(r->pct_of_roofline) ? r->pct_of_roofline : NAN);
 		fprintf(f, " | ");
 		f8b_rpt_md_num(f, "%.1f", r->sqnr_y_db);
 		fprintf(f, " / ");
@@ -85,7 +84,8 @@ static void breakdown(const struct lrpt *L, FILE *f, bool drawn)
 	}
 	fprintf(f, "## lls: where the step's time goes, %s\n\n", L->shapes[L->bd_shape].name);
 	f8b_rpt_md_plot(f, "lls_breakdown", "lls step breakdown", drawn);
-	fprintf(f, "[lls-breakdown.dat](lls-breakdown.dat), [lls-kernels.csv](lls-kernels.csv)%s\n\n",
+	fprintf(f,
+	        "[lls-breakdown.dat](lls-breakdown.dat), [lls-kernels.csv](lls-kernels.csv)%s\n\n",
 	        drawn ? "" : "*");
 	fprintf(f, "The largest square shape with kernel rows (else the largest shape).  Each "
 	           "kernel was timed alone (`lls_kernels`); the bar stacks them in step order, "
@@ -129,9 +129,10 @@ static void breakdown(const struct lrpt *L, FILE *f, bool drawn)
 			fprintf(f, " | %.15s | ", kr->dtype);
 			md_ms(f, kr->time_median_s);
 			fprintf(f, " | ");
-			f8b_rpt_md_num(f, "%.1f", f8b_rpt_finite_pos(p->r->kernels_time_s)
-			                              ? 100 * kr->time_median_s / p->r->kernels_time_s
-			                              : NAN);
+			f8b_rpt_md_num(f, "%.1f",
+			               f8b_rpt_finite_pos(p->r->kernels_time_s)
+			                   ? 100 * kr->time_median_s / p->r->kernels_time_s
+			                   : NAN);
 			fprintf(f, " | ");
 			f8b_rpt_md_num(f, "%.3g", kr->gbps);
 			fprintf(f, " | ");
@@ -167,9 +168,9 @@ static void not_plotted(const struct lrpt *L, FILE *f)
 	        n, total);
 	const struct f8b_lls_row **all = calloc(total ? total : 1, sizeof *all);
 	bool *done = calloc(total ? total : 1, sizeof *done);
-	for (int fi = 0; all && fi < L->ctx->nfiles; fi++) {
-		const struct f8b_lls_row *rows = L->ctx->files[fi].rows;
-		for (size_t i = 0; i < L->ctx->files[fi].nrows; i++)
+	for (int fi = 0; all && fi < L->ctx.nfiles; fi++) {
+		const struct f8b_lls_row *rows = L->ctx.files[fi].rows;
+		for (size_t i = 0; i < L->ctx.files[fi].nrows; i++)
 			all[k++] = &rows[i];
 	}
 	for (size_t i = 0; all && done && i < total; i++) {
@@ -212,7 +213,7 @@ int f8b_lrpt_markdown(void *state, FILE *f, bool drawn)
 	fprintf(f,
 	        "## lls: LayerNorm -> Linear -> Sigmoid training step\n\n%zu lls rows, %zu with "
 	        "status `ok`, from %d file%s; %zu kernel rows (`lls_kernels`).\n\n",
-	        L->nrows_total, L->npts, L->ctx->nfiles, L->ctx->nfiles == 1 ? "" : "s",
+	        L->nrows_total, L->npts, L->ctx.nfiles, L->ctx.nfiles == 1 ? "" : "s",
 	        L->nkern_total);
 	if (L->kernel_note[0]) {
 		fprintf(f, "> **Note:** the kernels of these files could not be read: ");
@@ -220,8 +221,9 @@ int f8b_lrpt_markdown(void *state, FILE *f, bool drawn)
 		fprintf(f, "\n\n");
 	}
 	if (L->unpaired)
-		fprintf(f, "> **Note:** %zu ok rows have no kernels in `lls_kernels` (a file "
-		           "without the table, or rows written without their kernels).\n\n",
+		fprintf(f,
+		        "> **Note:** %zu ok rows have no kernels in `lls_kernels` (a file "
+		        "without the table, or rows written without their kernels).\n\n",
 		        L->unpaired);
 
 	fprintf(f, "## lls: fp8 step speedup over bf16\n\n");
@@ -230,11 +232,13 @@ int f8b_lrpt_markdown(void *state, FILE *f, bool drawn)
 		fprintf(f, "[lls-speedup.dat](lls-speedup.dat), [lls.csv](lls.csv)%s\n\n",
 		        drawn ? "" : "*");
 	}
-	fprintf(f, "speedup = bf16 step / fp8 step, both measured in the same process; "
-	           "predicted speedup = the bf16 step's roofline prediction / this step's "
-	           "(GEMMs at the GEMM peak, every other kernel at the memory bandwidth); "
-	           "%% of roofline = 100 x predicted / measured.%s\n\n",
-	        L->has_pred ? "" : "  No row has a roofline prediction (no ceilings for its device).");
+	fprintf(f,
+	        "speedup = bf16 step / fp8 step, both measured in the same process; "
+	        "predicted speedup = the bf16 step's roofline prediction / this step's "
+	        "(GEMMs at the GEMM peak, every other kernel at the memory bandwidth); "
+	        "%% of roofline = 100 x predicted / measured.%s\n\n",
+	        L->has_pred ? ""
+	                    : "  No row has a roofline prediction (no ceilings for its device).");
 	if (L->npts)
 		rows_table(L, f);
 	if (L->has_pct) {

@@ -252,8 +252,7 @@ static int32_t row_run(const struct f8b_bench *b, const unsigned char *row)
 }
 
 /* Offset of column name in s, -1 when s has none (or another type). */
-static long field_off(const struct f8b_table_schema *s, const char *name,
-                      enum f8b_field_type type)
+static long field_off(const struct f8b_table_schema *s, const char *name, enum f8b_field_type type)
 {
 	for (size_t i = 0; s && i < s->nfields; i++)
 		if (!strcmp(s->fields[i].name, name) && s->fields[i].type == type)
@@ -287,9 +286,9 @@ static int load_detail(hid_t f, struct part *p, const struct f8b_bench *b)
 	memset(p->dkeep, 1, p->dn + 1);
 	for (size_t j = 0; j < p->dn; j++)
 		if (run_index(p, detail_run(b, p->drows + j * ds->row_size)) < 0)
-			return F8B_ERR(F8B_EINVAL, "'%s': row %zu of %s names run %d, which /runs lacks",
-			               p->path, j, ds->name,
-			               (int)detail_run(b, p->drows + j * ds->row_size));
+			return F8B_ERR(
+			    F8B_EINVAL, "'%s': row %zu of %s names run %d, which /runs lacks",
+			    p->path, j, ds->name, (int)detail_run(b, p->drows + j * ds->row_size));
 	return F8B_OK;
 }
 
@@ -566,8 +565,8 @@ static int write_tmp(const char *tmp, const struct f8b_bench *b, const struct pa
 	                          &size, ids) < 0)
 		rc = F8B_ERR(F8B_EIO, "'%s': cannot write the run_id column", tmp);
 	if (rc == F8B_OK && dw &&
-	    H5TBwrite_fields_name(f, b->detail_schema->name, "run_id", 0, dw, sizeof(int32_t),
-	                          &off, &size, dids) < 0)
+	    H5TBwrite_fields_name(f, b->detail_schema->name, "run_id", 0, dw, sizeof(int32_t), &off,
+	                          &size, dids) < 0)
 		rc = F8B_ERR(F8B_EIO, "'%s': cannot write the run_id column of %s", tmp,
 		             b->detail_schema->name);
 	if (f >= 0 && H5Fclose(f) < 0 && rc == F8B_OK)
