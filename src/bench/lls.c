@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "bench/lls_int.h"
+#include "report/report.h"
 
 static int launch(void *vs)
 {
@@ -302,5 +303,5 @@ const struct f8b_bench f8b_bench_lls = {
     .noise_column = "time_noise",
     .throttled_column = "throttled",
     .accuracy = lls_accuracy,
-    .report = NULL, /* set by the report module */
+    .report = &f8b_lls_report,
 };

@@ -7,6 +7,10 @@
  * rename(), never replaces an OUT that appeared meanwhile: a reader sees no
  * OUT or the whole merged file.
  *
+ * A benchmark's detail table (lls_kernels) comes along: every input's
+ * detail rows, in order, their run_id remapped like the rows', less the
+ * detail of a row --keep-last dropped (same run and key columns).
+ *
  * Duplicates are found with the descriptor's same_case over all row pairs:
  * O(rows^2), about 10^8 cheap comparisons for a 10,000-row sweep, well
  * under the time it took to measure those rows. */
@@ -54,6 +58,11 @@ struct part {
 	char (*model)[MODEL_LEN]; /* GPU model of each run ("" unknown) */
 	size_t nruns;
 	int first_new; /* runs[k] becomes /runs/<first_new + k> in OUT */
+	/* The benchmark's detail table (lls_kernels), when the file has one:
+	 * dn rows of the detail schema's row_size. */
+	unsigned char *drows;
+	size_t dn;
+	unsigned char *dkeep; /* 0: the detail of a row --keep-last dropped */
 };
 
 static int on_opt(void *ctx, int table, int key, const char *arg)
@@ -242,6 +251,47 @@ static int32_t row_run(const struct f8b_bench *b, const unsigned char *row)
 	return id;
 }
 
+/* Offset of column name in s, -1 when s has none (or another type). */
+static long field_off(const struct f8b_table_schema *s, const char *name, enum f8b_field_type type)
+{
+	for (size_t i = 0; s && i < s->nfields; i++)
+		if (!strcmp(s->fields[i].name, name) && s->fields[i].type == type)
+			return (long)s->fields[i].offset;
+	return -1;
+}
+
+/* The run a detail row names (its run_id column), -1 without one. */
+static int32_t detail_run(const struct f8b_bench *b, const unsigned char *drow)
+{
+	long off = field_off(b->detail_schema, "run_id", F8B_FT_I32);
+	int32_t id = -1;
+	if (off >= 0)
+		memcpy(&id, drow + off, sizeof id);
+	return id;
+}
+
+/* The detail table of an input that has one: same columns as this
+ * f8bench's, every row naming one of the file's runs. */
+static int load_detail(hid_t f, struct part *p, const struct f8b_bench *b)
+{
+	const struct f8b_table_schema *ds = b->detail_schema;
+	if (!ds || H5Lexists(f, ds->name, H5P_DEFAULT) <= 0)
+		return F8B_OK;
+	F8B_TRY(check_columns(f, p->path, ds));
+	void *rows = NULL;
+	F8B_TRY(f8b_results_read(p->path, ds, &rows, &p->dn));
+	p->drows = rows;
+	if (!(p->dkeep = malloc(p->dn + 1)))
+		return F8B_ERR(F8B_ENOMEM, "%zu %s rows of '%s'", p->dn, ds->name, p->path);
+	memset(p->dkeep, 1, p->dn + 1);
+	for (size_t j = 0; j < p->dn; j++)
+		if (run_index(p, detail_run(b, p->drows + j * ds->row_size)) < 0)
+			return F8B_ERR(
+			    F8B_EINVAL, "'%s': row %zu of %s names run %d, which /runs lacks",
+			    p->path, j, ds->name, (int)detail_run(b, p->drows + j * ds->row_size));
+	return F8B_OK;
+}
+
 /* Opens, identifies and reads one input. */
 static int load_part(struct part *p, const struct f8b_bench **b)
 {
@@ -262,6 +312,8 @@ static int load_part(struct part *p, const struct f8b_bench **b)
 		rc = check_columns(f, p->path, fb->schema);
 	if (rc == F8B_OK)
 		rc = list_runs(f, p);
+	if (rc == F8B_OK)
+		rc = load_detail(f, p, fb);
 	H5Fclose(f);
 	F8B_TRY(rc);
 	*b = fb;
@@ -352,6 +404,53 @@ static int find_duplicates(const struct f8b_bench *b, const struct part *parts, 
 	return rc;
 }
 
+/* Whether detail row d belongs to main row r (both of one input): the
+ * same run and the same values in every key column the detail table
+ * also has (lls: m, k, n, recipe). */
+static bool detail_of(const struct f8b_bench *b, const unsigned char *d, const unsigned char *r)
+{
+	const struct f8b_table_schema *ms = b->schema, *ds = b->detail_schema;
+	if (detail_run(b, d) != row_run(b, r))
+		return false;
+	for (const char *const *k = b->key_columns; k && *k; k++)
+		for (size_t i = 0; i < ms->nfields; i++) {
+			const struct f8b_field *mf = &ms->fields[i];
+			long off = strcmp(mf->name, *k) ? -1 : field_off(ds, mf->name, mf->type);
+			if (off < 0)
+				continue;
+			size_t dsize = 0;
+			for (size_t j = 0; j < ds->nfields; j++)
+				if ((long)ds->fields[j].offset == off)
+					dsize = ds->fields[j].size;
+			const void *x = r + mf->offset, *y = d + off;
+			bool same = mf->type == F8B_FT_STR
+			                ? strncmp(x, y, mf->size < dsize ? mf->size : dsize) == 0
+			                : memcmp(x, y, mf->size) == 0;
+			if (!same)
+				return false;
+		}
+	return true;
+}
+
+/* The detail rows of the rows --keep-last dropped go with them. */
+static void drop_details(const struct f8b_bench *b, struct part *parts, size_t np,
+                         const unsigned char *keep)
+{
+	size_t g = 0, rs = b->schema->row_size;
+	for (size_t k = 0; k < np; k++) {
+		struct part *p = &parts[k];
+		for (size_t j = 0; j < p->n; j++, g++) {
+			if (keep[g])
+				continue;
+			for (size_t d = 0; d < p->dn; d++)
+				if (p->dkeep[d] &&
+				    detail_of(b, p->drows + d * b->detail_schema->row_size,
+				              p->rows + j * rs))
+					p->dkeep[d] = 0;
+		}
+	}
+}
+
 /* The first input's root provenance (without the attributes the results
  * file writes itself) is the merged file's. */
 static int base_provenance(const char *path, struct f8b_provenance *out)
@@ -406,11 +505,21 @@ static int write_tmp(const char *tmp, const struct f8b_bench *b, const struct pa
 	struct f8b_results *res = NULL;
 	unsigned char *rows = malloc((nkeep + 1) * rs);
 	int32_t *ids = malloc((nkeep + 1) * sizeof *ids);
-	size_t len = 1, g = 0, w = 0;
-	for (size_t k = 0; k < np; k++)
+	size_t len = 1, g = 0, w = 0, ndet = 0, dw = 0;
+	bool any_detail = false;
+	for (size_t k = 0; k < np; k++) {
 		len += strlen(parts[k].path) + 1;
+		any_detail |= parts[k].drows != NULL;
+		for (size_t d = 0; d < parts[k].dn; d++)
+			ndet += parts[k].dkeep[d];
+	}
+	const size_t ds = any_detail ? b->detail_schema->row_size : 0;
+	unsigned char *drows = malloc(ndet * ds + 1);
+	int32_t *dids = malloc((ndet + 1) * sizeof *dids);
 	char *merged_from = calloc(1, len);
-	int rc = rows && ids && merged_from ? F8B_OK : F8B_ERR(F8B_ENOMEM, "%zu rows", nkeep);
+	int rc = rows && ids && merged_from && drows && dids
+	             ? F8B_OK
+	             : F8B_ERR(F8B_ENOMEM, "%zu rows", nkeep);
 	for (size_t k = 0; rc == F8B_OK && k < np; k++) {
 		strcat(merged_from, parts[k].path);
 		if (k + 1 < np)
@@ -423,11 +532,23 @@ static int write_tmp(const char *tmp, const struct f8b_bench *b, const struct pa
 			ids[w++] =
 			    parts[k].first_new + (int32_t)run_index(&parts[k], row_run(b, row));
 		}
+		for (size_t d = 0; d < parts[k].dn; d++) {
+			const unsigned char *drow = parts[k].drows + d * ds;
+			if (!parts[k].dkeep[d])
+				continue;
+			memcpy(drows + dw * ds, drow, ds);
+			dids[dw++] =
+			    parts[k].first_new + (int32_t)run_index(&parts[k], detail_run(b, drow));
+		}
 	}
 	if (rc == F8B_OK)
 		rc = base_provenance(parts[0].path, &prov);
 	if (rc == F8B_OK)
 		rc = f8b_results_open(tmp, false, b->schema, &prov, &res, NULL);
+	if (rc == F8B_OK && any_detail) /* the detail table, even when empty */
+		rc = f8b_results_add_table(res, b->detail_schema);
+	if (rc == F8B_OK && dw)
+		rc = f8b_results_append_extra(res, drows, dw);
 	if (rc == F8B_OK && nkeep)
 		rc = f8b_results_append(res, rows, nkeep);
 	if (res && f8b_results_close(res) != F8B_OK && rc == F8B_OK)
@@ -443,11 +564,18 @@ static int write_tmp(const char *tmp, const struct f8b_bench *b, const struct pa
 	    H5TBwrite_fields_name(f, b->schema->name, "run_id", 0, nkeep, sizeof(int32_t), &off,
 	                          &size, ids) < 0)
 		rc = F8B_ERR(F8B_EIO, "'%s': cannot write the run_id column", tmp);
+	if (rc == F8B_OK && dw &&
+	    H5TBwrite_fields_name(f, b->detail_schema->name, "run_id", 0, dw, sizeof(int32_t), &off,
+	                          &size, dids) < 0)
+		rc = F8B_ERR(F8B_EIO, "'%s': cannot write the run_id column of %s", tmp,
+		             b->detail_schema->name);
 	if (f >= 0 && H5Fclose(f) < 0 && rc == F8B_OK)
 		rc = F8B_ERR(F8B_EIO, "'%s': close failed", tmp);
 	f8b_prov_free(&prov);
 	free(rows);
 	free(ids);
+	free(drows);
+	free(dids);
 	free(merged_from);
 	return rc;
 }
@@ -477,7 +605,8 @@ static void help(FILE *f)
 	           "--shard I/N, say) into the new file OUT.h5.  Refused, with nothing written:\n"
 	           "an existing OUT.h5, inputs of different benchmarks or schemas, inputs run\n"
 	           "on different GPU models, and a case in more than one row.  Each input's\n"
-	           "runs are kept under OUT.h5's /runs with new ids (attribute merged_from).\n\n");
+	           "runs are kept under OUT.h5's /runs with new ids (attribute merged_from);\n"
+	           "a detail table (lls_kernels) comes with its rows.\n\n");
 	f8b_options_help(f, merge_options);
 	fprintf(f, "\nExit status: 0 merged, 2 bad input or refused, 1 writing failed.\n");
 }
@@ -506,6 +635,8 @@ static int merge(const struct merge_cfg *c, const char *out, char **in, size_t n
 		rc = F8B_ERR(F8B_ENOMEM, "%zu rows", total);
 	if (rc == F8B_OK)
 		rc = find_duplicates(b, parts, np, c->keep_last, keep, &dropped);
+	if (rc == F8B_OK && dropped && b->detail_schema)
+		drop_details(b, parts, np, keep);
 	if (rc == F8B_OK) {
 		*exit_code = 1;
 		char tmp[4096];
@@ -524,8 +655,14 @@ static int merge(const struct merge_cfg *c, const char *out, char **in, size_t n
 			*exit_code = 0;
 	}
 	if (rc == F8B_OK && !c->quiet) {
-		printf("f8bench merge: wrote %zu %s rows from %zu files (%zu runs) to %s",
-		       total - dropped, b->name, np, nruns, out);
+		size_t ndet = 0;
+		for (size_t k = 0; k < np; k++)
+			for (size_t d = 0; d < parts[k].dn; d++)
+				ndet += parts[k].dkeep[d];
+		printf("f8bench merge: wrote %zu %s rows", total - dropped, b->name);
+		if (ndet)
+			printf(" (and %zu %s rows)", ndet, b->detail_schema->name);
+		printf(" from %zu files (%zu runs) to %s", np, nruns, out);
 		if (dropped)
 			printf("; --keep-last dropped %zu earlier rows of the same cases", dropped);
 		printf("\n");
@@ -534,6 +671,8 @@ static int merge(const struct merge_cfg *c, const char *out, char **in, size_t n
 		free(parts[k].rows);
 		free(parts[k].runs);
 		free(parts[k].model);
+		free(parts[k].drows);
+		free(parts[k].dkeep);
 	}
 	free(parts);
 	free(keep);

@@ -1,0 +1,705 @@
+/* lls_report.c - the lls benchmark's report module: the fp8 step's speedup
+ * over bf16 against size per recipe beside the roofline's prediction, the
+ * step's % of roofline, and for one shape where the step's time goes,
+ * kernel by kernel, bf16 beside each recipe.  Templates:
+ * roofline/lls_speedup.gp, lls_roofline.gp, lls_breakdown.gp; the
+ * Markdown is lls_report_md.c's (doc/report.md). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/lls_report.h"
+#include "core/recipe.h"
+
+const char *const f8b_lrpt_cat_names[NCAT] = {
+    [CAT_GEMM] = "GEMM",
+    [CAT_NORM] = "layernorm / sigmoid",
+    [CAT_FUSED] = "layernorm / sigmoid + cast (fused)",
+    [CAT_CAST] = "casts, amax, scales",
+    [CAT_OTHER] = "other",
+};
+
+/* By the kernel column's op names (lls_step.c's kind names). */
+enum lrpt_cat f8b_lrpt_category(const char *kernel)
+{
+	static const char *const norm[] = {"layernorm_fwd", "layernorm_bwd", "sigmoid_fwd",
+	                                   "sigmoid_bwd", NULL};
+	static const char *const fused[] = {"layernorm_fwd_cast", "sigmoid_bwd_cast", NULL};
+	static const char *const cast[] = {"cast_fused",    "amax", "amax_t",
+	                                   "scales",        "cast", "cast_transpose",
+	                                   "history_scale", NULL};
+	if (!strcmp(kernel, "gemm"))
+		return CAT_GEMM;
+	for (int i = 0; norm[i]; i++)
+		if (!strcmp(kernel, norm[i]))
+			return CAT_NORM;
+	for (int i = 0; fused[i]; i++)
+		if (!strcmp(kernel, fused[i]))
+			return CAT_FUSED;
+	for (int i = 0; cast[i]; i++)
+		if (!strcmp(kernel, cast[i]))
+			return CAT_CAST;
+	return CAT_OTHER;
+}
+
+static bool is_bf16(const struct f8b_lls_row *r)
+{
+	return !strcmp(r->recipe, "bf16");
+}
+
+/* The short names in their documented order, custom recipes after. */
+static int recipe_rank(const char *name)
+{
+	const char *const *names = f8b_recipe_names();
+	int i = 0;
+	for (; names[i]; i++)
+		if (!strcmp(name, names[i]))
+			return i;
+	return i;
+}
+
+/* ---------------------------------------------------------------- kernels */
+
+/* Each file's lls_kernels table, when it has one.  A file whose table
+ * cannot be read (another schema) is named, its rows shown without. */
+static int read_kernels(struct lrpt *L)
+{
+	const struct f8b_report_ctx *ctx = &L->ctx;
+	L->krows = calloc((size_t)ctx->nfiles, sizeof *L->krows);
+	L->nk = calloc((size_t)ctx->nfiles, sizeof *L->nk);
+	if (!L->krows || !L->nk)
+		return F8B_ERR(F8B_ENOMEM, "no memory for the lls report");
+	for (int f = 0; f < ctx->nfiles; f++) {
+		const struct f8b_report_file *F = &ctx->files[f];
+		void *rows = NULL;
+		if (!F->nrows || !f8b_results_list_has(F->tables, f8b_lls_kernel_schema.name))
+			continue;
+		if (f8b_results_read(F->path, &f8b_lls_kernel_schema, &rows, &L->nk[f]) != F8B_OK) {
+			char what[300];
+			snprintf(what, sizeof what, "%s (%s)", F->path, f8b_last_error());
+			f8b_rpt_list_add(L->kernel_note, sizeof L->kernel_note, what);
+			f8b_clear_error();
+			free(rows);
+			L->nk[f] = 0;
+			continue;
+		}
+		L->krows[f] = rows;
+		L->nkern_total += L->nk[f];
+	}
+	return F8B_OK;
+}
+
+static bool kern_of(const struct f8b_lls_kernel_row *k, const struct f8b_lls_row *r)
+{
+	return k->m == r->m && k->k == r->k && k->n == r->n && k->run_id == r->run_id &&
+	       !strncmp(k->recipe, r->recipe, sizeof k->recipe);
+}
+
+/* The runner writes a case's kernels (index 0, 1, ...) just before its
+ * row, for ok rows only; so the k-th group of kernels belongs to the k-th
+ * ok row.  Groups are matched in order by shape, recipe and run, skipping
+ * a group whose row was never written (a kill between the two). */
+static void pair_kernels(struct lrpt *L, int f, size_t first_pt)
+{
+	const struct f8b_lls_kernel_row *k = L->krows[f];
+	size_t nk = L->nk[f], at = 0;
+	for (size_t i = first_pt; i < L->npts && k; i++) {
+		struct lrpt_point *p = &L->pts[i];
+		for (size_t g = at; g < nk; g++) {
+			if (k[g].index != 0 || !kern_of(&k[g], p->r))
+				continue;
+			size_t e = g + 1;
+			while (e < nk && k[e].index == k[e - 1].index + 1 && kern_of(&k[e], p->r))
+				e++;
+			p->kern = &k[g];
+			p->nkern = e - g;
+			at = e;
+			break;
+		}
+		if (!p->nkern)
+			L->unpaired++;
+	}
+	if (!k)
+		L->unpaired += L->npts - first_pt;
+}
+
+/* ---------------------------------------------------------------- series and shapes */
+
+static int cmp_series(const void *a, const void *b)
+{
+	const struct lrpt_series *x = a, *y = b;
+	int rx = recipe_rank(x->recipe), ry = recipe_rank(y->recipe);
+	if (rx != ry)
+		return rx - ry;
+	int c = strcmp(x->recipe, y->recipe);
+	if (!c)
+		c = strcmp(x->recipe_long, y->recipe_long);
+	return c ? c : y->graph - x->graph; /* graph on first */
+}
+
+static int cmp_shape(const void *a, const void *b)
+{
+	const struct lrpt_shape *x = a, *y = b;
+	double fx = (double)x->m * (double)x->k * (double)x->n;
+	double fy = (double)y->m * (double)y->k * (double)y->n;
+	if (fx != fy)
+		return fx < fy ? -1 : 1;
+	if (x->m != y->m)
+		return x->m < y->m ? -1 : 1;
+	if (x->k != y->k)
+		return x->k < y->k ? -1 : 1;
+	return (x->n > y->n) - (x->n < y->n);
+}
+
+static int find_series(const struct lrpt *L, const struct f8b_lls_row *r)
+{
+	for (int i = 0; i < L->nseries; i++)
+		if (!strcmp(L->series[i].recipe, r->recipe) &&
+		    !strcmp(L->series[i].recipe_long, r->recipe_long) &&
+		    L->series[i].graph == (r->graph != 0))
+			return i;
+	return -1;
+}
+
+static int find_shape(const struct lrpt *L, const struct f8b_lls_row *r)
+{
+	for (int i = 0; i < L->nshapes; i++)
+		if (L->shapes[i].m == r->m && L->shapes[i].k == r->k && L->shapes[i].n == r->n)
+			return i;
+	return -1;
+}
+
+/* Titles: the recipe, "graph off" when both kinds of step are shown, and
+ * a number when two custom long forms share a name. */
+static void title_series(struct lrpt *L)
+{
+	for (int i = 0; i < L->nseries; i++) {
+		struct lrpt_series *s = &L->series[i];
+		int nth = 1, same = 0;
+		for (int j = 0; j < L->nseries; j++)
+			if (!strcmp(L->series[j].recipe, s->recipe) &&
+			    L->series[j].graph == s->graph) {
+				same++;
+				nth += j < i;
+			}
+		char num[16] = "";
+		if (same > 1)
+			snprintf(num, sizeof num, " #%d", nth);
+		snprintf(s->title, sizeof s->title, "%.32s%s%s", s->recipe, num,
+		         !L->both_graphs ? ""
+		         : s->graph      ? ", graph on"
+		                         : ", graph off");
+	}
+}
+
+/* The bf16 row's roofline prediction for r's shape and graph setting: of
+ * r's own file when it has one, else of any file. */
+static double bf16_predicted(const struct lrpt *L, const struct lrpt_point *p)
+{
+	double any = NAN;
+	for (size_t i = 0; i < L->npts; i++) {
+		const struct lrpt_point *b = &L->pts[i];
+		if (!is_bf16(b->r) || b->shape != p->shape ||
+		    (b->r->graph != 0) != (p->r->graph != 0) ||
+		    !f8b_rpt_finite_pos(b->r->predicted_time_s))
+			continue;
+		if (b->file == p->file)
+			return b->r->predicted_time_s;
+		if (isnan(any))
+			any = b->r->predicted_time_s;
+	}
+	return any;
+}
+
+static int classify(struct lrpt *L)
+{
+	const struct f8b_report_ctx *ctx = &L->ctx;
+	size_t cap = 0;
+	for (int f = 0; f < ctx->nfiles; f++)
+		cap += ctx->files[f].nrows;
+	L->nrows_total = cap;
+	cap = cap ? cap : 1;
+	L->pts = calloc(cap, sizeof *L->pts);
+	L->series = calloc(cap, sizeof *L->series);
+	L->shapes = calloc(cap, sizeof *L->shapes);
+	L->scratch = calloc(cap, sizeof *L->scratch);
+	if (!L->pts || !L->series || !L->shapes || !L->scratch)
+		return F8B_ERR(F8B_ENOMEM, "no memory for %zu lls rows", cap);
+
+	bool graph_on = false, graph_off = false;
+	for (int f = 0; f < ctx->nfiles; f++) {
+		const struct f8b_lls_row *rows = ctx->files[f].rows;
+		size_t first = L->npts;
+		for (size_t j = 0; j < ctx->files[f].nrows; j++) {
+			const struct f8b_lls_row *r = &rows[j];
+			if (strcmp(r->status, F8B_ROW_OK))
+				continue;
+			L->pts[L->npts++] = (struct lrpt_point){.r = r, .file = f};
+			graph_on |= r->graph != 0;
+			graph_off |= r->graph == 0;
+			if (find_series(L, r) < 0) {
+				struct lrpt_series *s = &L->series[L->nseries++];
+				snprintf(s->recipe, sizeof s->recipe, "%.31s",
+				         r->recipe[0] ? r->recipe : "unknown");
+				s->recipe_long = r->recipe_long;
+				s->graph = r->graph != 0;
+			}
+			if (find_shape(L, r) < 0) {
+				struct lrpt_shape *s = &L->shapes[L->nshapes++];
+				s->m = r->m;
+				s->k = r->k;
+				s->n = r->n;
+				snprintf(s->name, sizeof s->name, "%lldx%lldx%lld", (long long)r->m,
+				         (long long)r->k, (long long)r->n);
+			}
+		}
+		pair_kernels(L, f, first);
+	}
+	L->both_graphs = graph_on && graph_off;
+	qsort(L->series, (size_t)L->nseries, sizeof *L->series, cmp_series);
+	qsort(L->shapes, (size_t)L->nshapes, sizeof *L->shapes, cmp_shape);
+	title_series(L);
+	L->first_fp8 = 0;
+	while (L->first_fp8 < L->nseries && !strcmp(L->series[L->first_fp8].recipe, "bf16"))
+		L->first_fp8++;
+	L->square = L->nshapes > 0;
+	for (int i = 0; i < L->nshapes; i++)
+		L->square &= L->shapes[i].m == L->shapes[i].k && L->shapes[i].k == L->shapes[i].n;
+	for (int i = 0; i < L->nshapes; i++) {
+		const struct lrpt_shape *s = &L->shapes[i];
+		L->shapes[i].x =
+		    L->square ? (double)s->m : (double)s->m * (double)s->k * (double)s->n;
+	}
+
+	for (size_t i = 0; i < L->npts; i++) {
+		struct lrpt_point *p = &L->pts[i];
+		p->series = find_series(L, p->r);
+		p->shape = find_shape(L, p->r);
+		L->series[p->series].npts++;
+	}
+	for (size_t i = 0; i < L->npts; i++) {
+		struct lrpt_point *p = &L->pts[i];
+		const struct f8b_lls_row *r = p->r;
+		p->speedup = r->speedup_vs_bf16;
+		if (!f8b_rpt_finite_pos(p->speedup) && f8b_rpt_finite_pos(r->bf16_time_median_s) &&
+		    f8b_rpt_finite_pos(r->time_median_s))
+			p->speedup = r->bf16_time_median_s / r->time_median_s;
+		if (!f8b_rpt_finite_pos(p->speedup))
+			p->speedup = NAN;
+		p->pred_speedup = NAN;
+		if (f8b_rpt_finite_pos(r->predicted_time_s)) {
+			p->pred_speedup = bf16_predicted(L, p) / r->predicted_time_s;
+			L->has_pred |= !is_bf16(r) && !isnan(p->pred_speedup);
+		}
+		L->has_pct |= f8b_rpt_finite_pos(r->pct_of_roofline);
+	}
+	return F8B_OK;
+}
+
+/* ---------------------------------------------------------------- the breakdown */
+
+/* The largest square shape whose rows have kernels (else the largest
+ * shape with kernels); one bar per recipe there, bf16 first, the graph
+ * step's row where a recipe ran both ways. */
+static int choose_breakdown(struct lrpt *L)
+{
+	L->bd_shape = -1;
+	for (int sq = 1; sq >= 0 && L->bd_shape < 0; sq--)
+		for (int s = L->nshapes - 1; s >= 0 && L->bd_shape < 0; s--) {
+			const struct lrpt_shape *S = &L->shapes[s];
+			if (sq && !(S->m == S->k && S->k == S->n))
+				continue;
+			for (size_t i = 0; i < L->npts; i++)
+				if (L->pts[i].shape == s && L->pts[i].nkern)
+					L->bd_shape = s;
+		}
+	L->bars = calloc((size_t)(L->nseries ? L->nseries : 1), sizeof *L->bars);
+	if (!L->bars)
+		return F8B_ERR(F8B_ENOMEM, "no memory for the lls breakdown");
+	if (L->bd_shape < 0)
+		return F8B_OK;
+	for (int s = 0; s < L->nseries; s++) {
+		const struct lrpt_series *S = &L->series[s];
+		const struct lrpt_point *best = NULL;
+		for (size_t i = 0; i < L->npts && !best; i++)
+			if (L->pts[i].series == s && L->pts[i].shape == L->bd_shape &&
+			    L->pts[i].nkern)
+				best = &L->pts[i];
+		if (!best)
+			continue;
+		/* the same recipe with the other graph setting is one bar */
+		bool dup = false;
+		for (int b = 0; b < L->nbars; b++) {
+			const struct lrpt_series *o = &L->series[L->bars[b].p->series];
+			dup |= !strcmp(o->recipe, S->recipe) &&
+			       !strcmp(o->recipe_long, S->recipe_long);
+		}
+		if (dup)
+			continue;
+		struct lrpt_bar *bar = &L->bars[L->nbars++];
+		bar->p = best;
+		for (size_t k = 0; k < best->nkern; k++)
+			if (isfinite(best->kern[k].time_median_s))
+				bar->cat_s[f8b_lrpt_category(best->kern[k].kernel)] +=
+				    best->kern[k].time_median_s;
+	}
+	return F8B_OK;
+}
+
+/* ---------------------------------------------------------------- data files */
+
+/* The head of an lls .dat file (lls-vars.gp names its blocks). */
+static void dat_header(FILE *f, const char *what, const char *cols)
+{
+	fprintf(f,
+	        "# f8bench report: %s\n# blocks (gnuplot index) as lls-vars.gp names them\n# %s\n",
+	        what, cols);
+}
+
+static int write_vars(const struct lrpt *L)
+{
+	struct f8b_rpt_out o;
+	F8B_TRY(f8b_rpt_open(L->ctx.dir, &o, "lls-vars.gp"));
+	FILE *f = o.f;
+	fprintf(f, "# f8bench report: what roofline/lls_*.gp plot.\nl_gpu = ");
+	f8b_rpt_gp_str(f, L->ctx.gpu);
+	fprintf(f, "\nl_date = ");
+	f8b_rpt_gp_str(f, L->ctx.date);
+	fprintf(f, "\nl_square = %d\nl_both_graphs = %d\nl_has_pred = %d\n", L->square,
+	        L->both_graphs, L->has_pred);
+	int ns = L->nseries ? L->nseries : 1;
+	fprintf(f,
+	        "\nns = %d\nfirst_fp8 = %d\narray s_recipe[%d]\narray s_title[%d]\n"
+	        "array s_graph[%d]\n",
+	        L->nseries, L->first_fp8 + 1, ns, ns, ns);
+	if (!L->nseries)
+		fprintf(f, "s_recipe[1] = \"\"; s_title[1] = \"\"; s_graph[1] = 1\n");
+	for (int i = 0; i < L->nseries; i++) {
+		fprintf(f, "s_recipe[%d] = ", i + 1);
+		f8b_rpt_gp_str(f, L->series[i].recipe);
+		fprintf(f, "; s_title[%d] = ", i + 1);
+		f8b_rpt_gp_str(f, L->series[i].title);
+		fprintf(f, "; s_graph[%d] = %d\n", i + 1, L->series[i].graph);
+	}
+	int nb = L->nbars ? L->nbars : 1;
+	fprintf(f, "\nbd_shape = ");
+	f8b_rpt_gp_str(f, L->bd_shape >= 0 ? L->shapes[L->bd_shape].name : "");
+	fprintf(f, "\nnbars = %d\narray bar_name[%d]\n", L->nbars, nb);
+	if (!L->nbars)
+		fprintf(f, "bar_name[1] = \"\"\n");
+	for (int b = 0; b < L->nbars; b++) {
+		fprintf(f, "bar_name[%d] = ", b + 1);
+		f8b_rpt_gp_str(f, L->series[L->bars[b].p->series].title);
+		fputc('\n', f);
+	}
+	bool bd_pred = false;
+	for (int b = 0; b < L->nbars; b++)
+		bd_pred |= f8b_rpt_finite_pos(L->bars[b].p->r->predicted_time_s);
+	fprintf(f, "bd_has_pred = %d\n", bd_pred);
+	/* cat_n: a category without kernels gets no key entry */
+	fprintf(f, "\nncat = %d\narray cat_name[%d]\narray cat_n[%d]\n", NCAT, NCAT, NCAT);
+	for (int c = 0; c < NCAT; c++) {
+		int n = 0;
+		for (int b = 0; b < L->nbars; b++)
+			for (size_t k = 0; k < L->bars[b].p->nkern; k++)
+				n += f8b_lrpt_category(L->bars[b].p->kern[k].kernel) ==
+				     (enum lrpt_cat)c;
+		fprintf(f, "cat_name[%d] = ", c + 1);
+		f8b_rpt_gp_str(f, f8b_lrpt_cat_names[c]);
+		fprintf(f, "; cat_n[%d] = %d\n", c + 1, n);
+	}
+	return f8b_rpt_close(&o, F8B_OK);
+}
+
+enum { V_SPEEDUP, V_PRED, V_PCT };
+
+static struct f8b_rpt_stats stats(const struct lrpt *L, int s, int sh, int what)
+{
+	struct f8b_rpt_stats st;
+	int n = 0;
+	for (size_t i = 0; i < L->npts; i++) {
+		const struct lrpt_point *p = &L->pts[i];
+		if (p->series == s && p->shape == sh)
+			L->scratch[n++] = what == V_SPEEDUP ? p->speedup
+			                  : what == V_PRED  ? p->pred_speedup
+			                                    : p->r->pct_of_roofline;
+	}
+	f8b_rpt_stats_of(L->scratch, n, &st);
+	return st;
+}
+
+/* One block per series (bf16 too): per shape the median speedup, its
+ * range, the predicted speedup and the % of roofline. */
+static int write_speedup(const struct lrpt *L)
+{
+	struct f8b_rpt_out o;
+	F8B_TRY(f8b_rpt_open(L->ctx.dir, &o, "lls-speedup.dat"));
+	dat_header(o.f, "lls step speedup over bf16 per size (median of the rows, range)",
+	           "block i-1 = series i: x speedup speedup_min speedup_max predicted_speedup "
+	           "pct_of_roofline rows shape (x: M for square shapes, else M*K*N)");
+	for (int s = 0; s < L->nseries; s++) {
+		fprintf(o.f, "%s# series %d: %s\n", s ? "\n\n" : "", s + 1, L->series[s].title);
+		int lines = 0;
+		for (int sh = 0; sh < L->nshapes; sh++) {
+			struct f8b_rpt_stats sp = stats(L, s, sh, V_SPEEDUP);
+			struct f8b_rpt_stats pr = stats(L, s, sh, V_PRED);
+			struct f8b_rpt_stats pc = stats(L, s, sh, V_PCT);
+			if (!sp.n && !pr.n && !pc.n)
+				continue;
+			fprintf(o.f, "%.9g ", L->shapes[sh].x);
+			const double v[] = {sp.med, sp.min, sp.max, pr.med, pc.med};
+			for (size_t k = 0; k < sizeof v / sizeof *v; k++) {
+				f8b_rpt_gp_num(o.f, v[k]);
+				fputc(' ', o.f);
+			}
+			fprintf(o.f, "%d %s\n", sp.n, L->shapes[sh].name);
+			lines++;
+		}
+		if (!lines) /* keeps the block numbering */
+			fprintf(o.f, "NaN NaN NaN NaN NaN NaN 0 none\n");
+	}
+	return f8b_rpt_close(&o, F8B_OK);
+}
+
+/* Breakdown blocks: one per category (each kernel a box from its start to
+ * its end along the bar, kernels stacked in step order), then the step
+ * markers, then the names of the boxes wide enough to carry one. */
+static int write_breakdown(const struct lrpt *L)
+{
+	struct f8b_rpt_out o;
+	double widest = 0;
+	for (int b = 0; b < L->nbars; b++) {
+		const struct lrpt_point *p = L->bars[b].p;
+		double sum = 0;
+		for (size_t k = 0; k < p->nkern; k++)
+			sum += isfinite(p->kern[k].time_median_s) ? p->kern[k].time_median_s : 0;
+		widest = fmax(widest, fmax(sum, p->r->time_median_s));
+	}
+	F8B_TRY(f8b_rpt_open(L->ctx.dir, &o, "lls-breakdown.dat"));
+	dat_header(o.f, "lls step, where the time goes (each kernel timed alone)",
+	           "blocks 1..ncat (category): bar start_ms end_ms time_ms index kernel "
+	           "tensor pass; block ncat+1: bar step_ms predicted_ms kernels_sum_ms; "
+	           "block ncat+2: center_ms bar label (bar 1 at the top)");
+	for (int c = 0; c < NCAT; c++) {
+		fprintf(o.f, "%s# category %d: %s\n", c ? "\n\n" : "", c + 1,
+		        f8b_lrpt_cat_names[c]);
+		int lines = 0;
+		for (int b = 0; b < L->nbars; b++) {
+			const struct lrpt_point *p = L->bars[b].p;
+			double at = 0;
+			for (size_t k = 0; k < p->nkern; k++) {
+				const struct f8b_lls_kernel_row *kr = &p->kern[k];
+				double t = isfinite(kr->time_median_s) ? kr->time_median_s : 0;
+				if (f8b_lrpt_category(kr->kernel) == (enum lrpt_cat)c) {
+					fprintf(o.f, "%d %.9g %.9g %.9g %d %.31s %.15s %.15s\n",
+					        b + 1, 1e3 * at, 1e3 * (at + t), 1e3 * t,
+					        (int)kr->index, kr->kernel,
+					        kr->tensor[0] ? kr->tensor : "-",
+					        kr->pass[0] ? kr->pass : "-");
+					lines++;
+				}
+				at += t;
+			}
+		}
+		if (!lines)
+			fprintf(o.f, "NaN NaN NaN NaN 0 none - -\n");
+	}
+	fprintf(o.f, "\n\n# step markers\n");
+	for (int b = 0; b < L->nbars; b++) {
+		const struct f8b_lls_row *r = L->bars[b].p->r;
+		fprintf(o.f, "%d ", b + 1);
+		f8b_rpt_gp_num(o.f, 1e3 * r->time_median_s);
+		fputc(' ', o.f);
+		f8b_rpt_gp_num(
+		    o.f, f8b_rpt_finite_pos(r->predicted_time_s) ? 1e3 * r->predicted_time_s : NAN);
+		fputc(' ', o.f);
+		f8b_rpt_gp_num(o.f, 1e3 * r->kernels_time_s);
+		fputc('\n', o.f);
+	}
+	if (!L->nbars)
+		fprintf(o.f, "NaN NaN NaN NaN\n");
+	fprintf(o.f, "\n\n# box labels (boxes wider than 6 %% of the widest bar)\n");
+	int labels = 0;
+	for (int b = 0; b < L->nbars; b++) {
+		const struct lrpt_point *p = L->bars[b].p;
+		double at = 0;
+		for (size_t k = 0; k < p->nkern; k++) {
+			const struct f8b_lls_kernel_row *kr = &p->kern[k];
+			double t = isfinite(kr->time_median_s) ? kr->time_median_s : 0;
+			if (widest > 0 && t > 0.06 * widest) {
+				fprintf(o.f, "%.9g %d \"%.15s\"\n", 1e3 * (at + t / 2), b + 1,
+				        kr->tensor[0] ? kr->tensor : kr->kernel);
+				labels++;
+			}
+			at += t;
+		}
+	}
+	if (!labels)
+		fprintf(o.f, "NaN NaN \"\"\n");
+	return f8b_rpt_close(&o, F8B_OK);
+}
+
+static void csv_i(FILE *f, long long v)
+{
+	fprintf(f, "%lld,", v);
+}
+static void csv_d(FILE *f, double v)
+{
+	f8b_rpt_csv_num(f, v);
+	fputc(',', f);
+}
+static void csv_s(FILE *f, const char *s)
+{
+	f8b_rpt_csv_str(f, s);
+	fputc(',', f);
+}
+
+/* lls.csv: every row of every file (ok or not); lls-kernels.csv: the
+ * kernels of every ok row, with the category the breakdown colours. */
+static int write_csv(const struct lrpt *L)
+{
+	struct f8b_rpt_out o;
+	F8B_TRY(f8b_rpt_open(L->ctx.dir, &o, "lls.csv"));
+	fprintf(o.f, "m,k,n,label,recipe,graph,status,time_median_s,bf16_time_median_s,"
+	             "speedup_vs_bf16,predicted_time_s,predicted_speedup,pct_of_roofline,"
+	             "kernels_time_s,gemm_time_s,sqnr_y_db,sqnr_grad_x_db,sqnr_grad_w_db,"
+	             "peak_mem_bytes,saved_bytes,run_id,file,message\n");
+	for (int f = 0; f < L->ctx.nfiles; f++) {
+		const struct f8b_lls_row *rows = L->ctx.files[f].rows;
+		for (size_t j = 0; j < L->ctx.files[f].nrows; j++) {
+			const struct f8b_lls_row *r = &rows[j];
+			const struct lrpt_point *p = NULL;
+			for (size_t i = 0; i < L->npts && !p; i++)
+				if (L->pts[i].r == r)
+					p = &L->pts[i];
+			csv_i(o.f, (long long)r->m);
+			csv_i(o.f, (long long)r->k);
+			csv_i(o.f, (long long)r->n);
+			csv_s(o.f, r->label);
+			csv_s(o.f, r->recipe);
+			csv_i(o.f, r->graph);
+			csv_s(o.f, r->status);
+			const double v[] = {r->time_median_s,
+			                    r->bf16_time_median_s,
+			                    p ? p->speedup : NAN,
+			                    r->predicted_time_s,
+			                    p ? p->pred_speedup : NAN,
+			                    r->pct_of_roofline,
+			                    r->kernels_time_s,
+			                    r->gemm_time_s,
+			                    r->sqnr_y_db,
+			                    r->sqnr_grad_x_db,
+			                    r->sqnr_grad_w_db};
+			for (size_t k = 0; k < sizeof v / sizeof *v; k++)
+				csv_d(o.f, v[k]);
+			csv_i(o.f, (long long)r->peak_mem_bytes);
+			csv_i(o.f, (long long)r->saved_bytes);
+			csv_i(o.f, r->run_id);
+			csv_s(o.f, L->ctx.files[f].path);
+			f8b_rpt_csv_str(o.f, r->message);
+			fputc('\n', o.f);
+		}
+	}
+	F8B_TRY(f8b_rpt_close(&o, F8B_OK));
+
+	F8B_TRY(f8b_rpt_open(L->ctx.dir, &o, "lls-kernels.csv"));
+	fprintf(o.f, "m,k,n,recipe,graph,index,kernel,category,tensor,pass,fuses,dtype,bytes,"
+	             "flops,time_median_s,share_of_kernels,gbps,pct_of_bw,tflops,"
+	             "predicted_time_s,pct_of_roofline,run_id,file\n");
+	for (size_t i = 0; i < L->npts; i++) {
+		const struct lrpt_point *p = &L->pts[i];
+		for (size_t k = 0; k < p->nkern; k++) {
+			const struct f8b_lls_kernel_row *kr = &p->kern[k];
+			csv_i(o.f, (long long)kr->m);
+			csv_i(o.f, (long long)kr->k);
+			csv_i(o.f, (long long)kr->n);
+			csv_s(o.f, kr->recipe);
+			csv_i(o.f, p->r->graph);
+			csv_i(o.f, kr->index);
+			csv_s(o.f, kr->kernel);
+			csv_s(o.f, f8b_lrpt_cat_names[f8b_lrpt_category(kr->kernel)]);
+			csv_s(o.f, kr->tensor);
+			csv_s(o.f, kr->pass);
+			csv_s(o.f, kr->fuses);
+			csv_s(o.f, kr->dtype);
+			const double v[] = {kr->bytes,
+			                    kr->flops,
+			                    kr->time_median_s,
+			                    f8b_rpt_finite_pos(p->r->kernels_time_s)
+			                        ? kr->time_median_s / p->r->kernels_time_s
+			                        : NAN,
+			                    kr->gbps,
+			                    kr->pct_of_bw,
+			                    kr->tflops,
+			                    kr->predicted_time_s,
+			                    kr->pct_of_roofline};
+			for (size_t j = 0; j < sizeof v / sizeof *v; j++)
+				csv_d(o.f, v[j]);
+			csv_i(o.f, kr->run_id);
+			f8b_rpt_csv_str(o.f, L->ctx.files[p->file].path);
+			fputc('\n', o.f);
+		}
+	}
+	return f8b_rpt_close(&o, F8B_OK);
+}
+
+/* ---------------------------------------------------------------- the module */
+
+static void lls_release(void *state)
+{
+	struct lrpt *L = state;
+	if (!L)
+		return;
+	for (int f = 0; L->krows && f < L->ctx.nfiles; f++)
+		free(L->krows[f]);
+	free(L->krows);
+	free(L->nk);
+	free(L->pts);
+	free(L->series);
+	free(L->shapes);
+	free(L->bars);
+	free(L->scratch);
+	free(L);
+}
+
+static int lls_prepare(const struct f8b_report_ctx *ctx, void **state, const char **plots,
+                       size_t *plotted)
+{
+	struct lrpt *L = calloc(1, sizeof *L);
+	int np = 0;
+	*state = L;
+	*plotted = 0;
+	if (!L)
+		return F8B_ERR(F8B_ENOMEM, "no memory for the lls report");
+	L->ctx = *ctx;
+	F8B_TRY(read_kernels(L));
+	F8B_TRY(classify(L));
+	F8B_TRY(choose_breakdown(L));
+	F8B_TRY(write_vars(L));
+	F8B_TRY(write_speedup(L));
+	F8B_TRY(write_breakdown(L));
+	F8B_TRY(write_csv(L));
+	if (L->npts) {
+		plots[np++] = "lls_speedup";
+		if (L->has_pct)
+			plots[np++] = "lls_roofline";
+	}
+	if (L->nbars)
+		plots[np++] = "lls_breakdown";
+	plots[np] = NULL;
+	*plotted = L->npts;
+	return F8B_OK;
+}
+
+const struct f8b_report_module f8b_lls_report = {
+    .prepare = lls_prepare,
+    .markdown = f8b_lrpt_markdown,
+    .release = lls_release,
+    .help = "  lls_speedup.png/.svg    fp8 step speedup over bf16 against size per recipe,\n"
+            "                          the roofline's predicted speedup dashed beside it\n"
+            "  lls_roofline.png/.svg   the step's % of roofline against size (when known)\n"
+            "  lls_breakdown.png/.svg  where the step's time goes, kernel by kernel, bf16\n"
+            "                          beside each recipe, for the largest square shape\n"
+            "  lls.csv, lls-kernels.csv, lls-*.dat  the data; report.md: the tables\n",
+};
