@@ -140,6 +140,20 @@ static int draw(const char *dir, const char *const *plots, int nplots, char *not
 			snprintf(tpl, sizeof tpl, "%s/%s.gp", tdir, plots[i]);
 			snprintf(out, sizeof out, "%s.%s", plots[i], fmts[j]);
 			F8B_TRY(run_gnuplot(gnuplot, dir, tpl, fmts[j], out, &st));
+			/* gnuplot 5.4 has been seen to die of SIGSEGV now and then
+			 * on a loaded machine (make -j check), the same template
+			 * and data drawing fine when rerun: one more try, logged. */
+			if (st > 128) {
+				FILE *lf = fopen(log, "a");
+				if (lf) {
+					fprintf(lf,
+					        "f8bench report: gnuplot died of signal %d on %s; "
+					        "trying once more\n",
+					        st - 128, out);
+					fclose(lf);
+				}
+				F8B_TRY(run_gnuplot(gnuplot, dir, tpl, fmts[j], out, &st));
+			}
 			if (st != 0) {
 				snprintf(note, n,
 				         "gnuplot (%s) failed on %s with exit status %d (see "
