@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gpu-sweep.sh - the reference GEMM sweeps kept under results/ (one GPU).
 #
-#   scripts/gpu-sweep.sh F8BENCH OUTDIR ceilings|collectives|main|lls|extra|repeat|autotune|outliers
+#   scripts/gpu-sweep.sh F8BENCH OUTDIR ceilings|collectives|main|lls|lls-eager|extra|repeat|autotune|outliers
 #
 # ceilings: f8bench ceilings (bandwidth sweep, GEMM peaks, launch) -> OUTDIR/ceilings.h5
 # collectives: NCCL all-gather / all-reduce bus bandwidth over every GPU of
@@ -15,8 +15,10 @@
 #           fast_accum on) -> OUTDIR/gemm-autotune.h5
 # outliers: every granularity on inputs with outliers -> gemm-outliers.h5
 # lls:   f8bench lls, every recipe on the pow2 shapes (1024..16384), each
-#        beside its bf16 step, as CUDA graphs; then tensorwise with --graph
-#        off -> OUTDIR/lls-sweep.h5 ($CEILINGS as for main)
+#        beside its bf16 step, as CUDA graphs -> OUTDIR/lls-sweep.h5
+#        ($CEILINGS as for main)
+# lls-eager: tensorwise on the same shapes with --graph off, appended to
+#        OUTDIR/lls-sweep.h5 (run after lls)
 # extra:    repeat, autotune and outliers
 # Every command is echoed, so the log holds exactly what produced each file.
 set -uo pipefail
@@ -61,14 +63,17 @@ main)
 lls)
 	run lls --shapes pow2 --min-time 0.2 --max-time 2 ${CEILINGS:+--ceilings "$CEILINGS"} \
 		-o "$out/lls-sweep.h5"
-	# The same step launched kernel by kernel (no graph), for one recipe.
+	;;
+lls-eager)
+	# The same step launched kernel by kernel (no graph), for one recipe,
+	# appended to the lls part's file.
 	run lls --shapes pow2 --recipe tensorwise --graph off --min-time 0.2 --max-time 2 \
 		${CEILINGS:+--ceilings "$CEILINGS"} -o "$out/lls-sweep.h5" --append
 	;;
 repeat | autotune | outliers) $part ;;
 extra) repeat; autotune; outliers ;;
 *)
-	echo "gpu-sweep.sh: unknown part '$part' (accepted: ceilings, collectives, main, lls, extra, repeat, autotune, outliers)" >&2
+	echo "gpu-sweep.sh: unknown part '$part' (accepted: ceilings, collectives, main, lls, lls-eager, extra, repeat, autotune, outliers)" >&2
 	exit 2
 	;;
 esac
