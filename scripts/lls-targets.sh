@@ -83,7 +83,7 @@ echo
 echo "| shape | recipe | graph | measured ms | predicted ms | predicted/measured | |"
 echo "| --- | --- | --- | --- | --- | --- | --- |"
 csv "$lls" lls | awk "$AWKLIB"'
-ok() && v("m") >= 4096 {
+ok() && v("m") + 0 >= 4096 {
 	r = v("predicted_time_s") / v("time_median_s")
 	printf "| %s | %s | %s | %.4g | %.4g | %.2f | %s |\n", shape(), v("recipe"), v("graph") == 1 ? "on" : "off",
 		v("time_median_s") * 1e3, v("predicted_time_s") * 1e3, r, (r >= 0.8 && r <= 1.2) ? "met" : "**missed**"
@@ -98,7 +98,7 @@ if [ -f "$gemm" ]; then
 	# carries the bf16 GEMM of its run; take the best, as the benchmark's
 	# own figure for that shape).
 	csv "$gemm" gemm | awk "$AWKLIB"'
-	ok() && square() && v("bf16_time_median_s") > 0 {
+	ok() && square() && v("bf16_time_median_s") + 0 > 0 {
 		tf = 2 * v("m") * v("k") * v("n") / v("bf16_time_median_s") / 1e12
 		if (tf > best[v("m")]) best[v("m")] = tf
 	}
@@ -122,8 +122,8 @@ echo
 echo "| shape | kernel | GB/s | % of copy bandwidth | |"
 echo "| --- | --- | --- | --- | --- |"
 csv "$lls" lls_kernels | awk "$AWKLIB"'
-ok() && square() && v("recipe") == "bf16" && v("kernel") != "gemm" && v("m") >= 4096 {
-	printf "| %s | %s | %.0f | %.1f%% | %s |\n", shape(), v("kernel"), v("gbps"), v("pct_of_bw"), (v("pct_of_bw") >= 85) ? "met" : "**missed**"
+ok() && square() && v("recipe") == "bf16" && v("kernel") != "gemm" && v("m") + 0 >= 4096 {
+	printf "| %s | %s | %.0f | %.1f%% | %s |\n", shape(), v("kernel"), v("gbps"), v("pct_of_bw"), (v("pct_of_bw") + 0 >= 85) ? "met" : "**missed**"
 }'
 
 echo
@@ -134,7 +134,7 @@ echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 csv "$lls" lls_kernels | awk "$AWKLIB"'
 ok() && shape() == "8192x8192x8192" && v("recipe") != "bf16" && v("kernel") != "gemm" && v("kernel") != "scales" {
 	printf "| %s | %s | %s | %s | %.1f | %.1f | %.0f | %.1f%% | %s |\n", v("recipe"), v("kernel"), v("tensor"), v("fuses"),
-		v("bytes") / 1e6, v("time_median_s") * 1e6, v("gbps"), v("pct_of_bw"), (v("pct_of_bw") >= 85) ? "met" : "**missed**"
+		v("bytes") / 1e6, v("time_median_s") * 1e6, v("gbps"), v("pct_of_bw"), (v("pct_of_bw") + 0 >= 85) ? "met" : "**missed**"
 }'
 
 echo
