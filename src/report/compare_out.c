@@ -247,8 +247,9 @@ int f8b_cmp_write_markdown(const char *path, const struct cmp_table *t, size_t n
 			    "- rule: same within %.4g%%, else slower/faster beyond %.4g x noise\n",
 			    100 * c->tolerance, c->sigmas);
 		if (x->cols.nacc) {
-			acc_rule(&x->cols, c, line, sizeof line);
-			fprintf(f, "- accuracy: %s\n", line);
+			char acc[sizeof line];
+			acc_rule(&x->cols, c, acc, sizeof acc);
+			fprintf(f, "- accuracy: %s\n", acc);
 		}
 		fprintf(f, "- **%s**\n\n", line);
 		if (x->count[F8B_V_SAME] == x->nitems)
