@@ -123,11 +123,23 @@ static __global__ void __launch_bounds__(F8B_K_THREADS, 8) tile_kernel(S src, st
 							out[r * C + c + j] = w[j];
 			}
 			if (out_t) {
+				/* The 8 elements are rows c..c+7 of x^T in one column
+				 * r: their scales are consecutive (axiswise,
+				 * block1x128: one per row of x^T) or one (128x128:
+				 * c is a multiple of 8, so c..c+7 share a block).
+				 * One index computation, not eight. */
+				int64_t i0 = 0;
+				int step = 0;
+				if (!one_st) {
+					int64_t br, bc;
+					f8b_d_block_of(p.sgt.gran, c, r, &br, &bc);
+					i0 = f8b_d_scale_index(p.sgt, br, bc);
+					step = p.sgt.gran == F8B_GRAN_BLOCK128X128 ? 0 : 1;
+				}
 				for (int j = 0; j < 8; j++)
 					if (j < len) {
-						float s =
-						    one_st ? st_all
-						           : scale_at(p.sgt, p.scale_t, c + j, r);
+						float s = one_st ? st_all
+						                 : __ldg(p.scale_t + i0 + step * j);
 						tile[lr][lc + j] = conv<TO>(v[j], s, p.sp.e5m2);
 					}
 			}
