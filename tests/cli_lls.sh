@@ -159,5 +159,22 @@ EOF2
 	ok $? "cuda: each case's worst SQNR within 1 dB of the host backend's"
 	"$F8BENCH" lls --backend cuda $Q --shapes 256x256x256 --recipe tensorwise-delayed,axiswise --graph off -o cg.h5 >/dev/null 2>&1
 	ok $? "cuda: --graph off"
+	# A recipe cuBLASLt cannot run here (blockwise with fast_accum on
+	# Hopper) is an unsupported row that says why, and exit status 0.
+	"$F8BENCH" lls --backend cuda $Q --shapes 256x256x256 \
+		--recipe 'blockwise,output=fast_accum' -o cf.h5 >/dev/null 2>cf.err
+	rc=$?
+	"$F8BENCH" export cf.h5 --table lls >cf.csv 2>/dev/null
+	"$PY" - <<'EOF2'
+import csv, sys
+r = list(csv.DictReader(open("cf.csv")))
+ok = len(r) == 1 and r[0]["status"] in ("unsupported", "ok") and \
+    (r[0]["status"] == "ok" or "fast_accum" in r[0]["message"])
+print("# %s: %s" % (r[0]["status"], r[0]["message"][:150]) if r else "# no row")
+sys.exit(0 if ok else 1)
+EOF2
+	st=$?
+	[ $rc = 0 ] && [ $st = 0 ]
+	ok $? "cuda: blockwise with fast_accum: exit 0, an unsupported row naming fast_accum where cuBLASLt has no kernel (rc $rc)"
 fi
 done_testing
