@@ -54,6 +54,11 @@ mkdir -p bad && echo "not a results file" >bad/gemm-shard-1.h5
 ok $? "a second sweep is submitted"
 bad_sweep=$(sed -n 's/^sweep //p' bad.ids)
 bad_merge=$(sed -n 's/^merge //p' bad.ids)
+# The same templates run an lls sweep (F8B_BENCH through -b).
+LLS_ARGS="$Q --shapes 64x64x64,128x128x128 --recipe bf16,tensorwise"
+F8B_ARGS="$LLS_ARGS" "$S/submit-sweep.sh" -b lls -n 2 -o ls >ls.ids 2>>sw.err
+ok $? "submit-sweep.sh -b lls submits an lls sweep"
+lls_merge=$(sed -n 's/^merge //p' ls.ids)
 mkdir -p coll
 ag=$(F8B_OUT_DIR="$tmp/coll" F8B_COLL_ARGS="$Q --kinds allgather,allreduce --coll-sizes 4K:16K" \
 	sbatch --parsable --nodes=1 --ntasks-per-node=2 --gpus-per-node=1 --cpus-per-task=1 \
@@ -81,7 +86,7 @@ settled() {
 # Bounded wait (150 s) for every job to be done or never to run.
 for i in $(seq 1 300); do
 	all=0
-	for j in "$merge" "$bad_merge" "$ag" "$c2"; do settled "$j" || all=1; done
+	for j in "$merge" "$bad_merge" "$lls_merge" "$ag" "$c2"; do settled "$j" || all=1; done
 	[ $all = 0 ] && break
 	sleep 0.5
 done
@@ -132,6 +137,19 @@ ok $? "its merge job has no run time"
 [ ! -e bad/gemm.h5 ] && ! ls bad/logs | grep -q merge
 ok $? "no merged file and no merge log"
 scancel "$bad_merge" 2>/dev/null
+
+# ---- the lls sweep: 4 cases over 2 shards, and every case's kernels
+[ "$(state "$lls_merge")" = "COMPLETED:None" ] && [ -s ls/lls.h5 ] && [ -s ls/report/report.md ]
+ok $? "the lls sweep merged into ls/lls.h5 with its report ($(state "$lls_merge"))"
+# shellcheck disable=SC2086 # an option list
+"$F8BENCH" lls $LLS_ARGS -o lls-whole.h5 2>/dev/null
+lkeys() { "$F8BENCH" export "$1" --table "$2" 2>/dev/null | cut -d, -f1-4 | tail -n +2 | sort; }
+lkeys lls-whole.h5 lls >lw.keys
+lkeys ls/lls.h5 lls >lm.keys
+lkeys lls-whole.h5 lls_kernels >lwk.keys
+lkeys ls/lls.h5 lls_kernels >lmk.keys
+[ "$(wc -l <lw.keys)" = 4 ] && cmp -s lw.keys lm.keys && cmp -s lwk.keys lmk.keys
+ok $? "the merged lls file holds every case once and every case's kernels ($(wc -l <lm.keys) rows, $(wc -l <lmk.keys) kernels)"
 
 # ---- allgather.sbatch: two ranks through srun
 [ "$(state "$ag")" = "COMPLETED:None" ]
