@@ -219,13 +219,8 @@ static void md_rows_not_plotted(FILE *f, const struct rpt *R)
 				continue;
 			done[j] = true;
 			count++;
-			char sh[64];
-			snprintf(sh, sizeof sh, "%lldx%lldx%lld", (long long)all[j]->m,
-			         (long long)all[j]->k, (long long)all[j]->n);
-			if (strlen(shapes) + strlen(sh) + 2 < sizeof shapes - 16)
-				f8b_rpt_list_add(shapes, sizeof shapes, sh);
-			else if (!strstr(shapes, sh))
-				more++;
+			f8b_rpt_shape_list_add(shapes, sizeof shapes, all[j]->m, all[j]->k,
+			                       all[j]->n, &more);
 		}
 		fprintf(f, "| %s | %s | %d | %s x %s | %d | ", a->status, a->scaling, a->fast_accum,
 		        a->a_dtype, a->b_dtype, count);

@@ -141,15 +141,7 @@ static int cmp_series(const void *a, const void *b)
 static int cmp_shape(const void *a, const void *b)
 {
 	const struct lrpt_shape *x = a, *y = b;
-	double fx = (double)x->m * (double)x->k * (double)x->n;
-	double fy = (double)y->m * (double)y->k * (double)y->n;
-	if (fx != fy)
-		return fx < fy ? -1 : 1;
-	if (x->m != y->m)
-		return x->m < y->m ? -1 : 1;
-	if (x->k != y->k)
-		return x->k < y->k ? -1 : 1;
-	return (x->n > y->n) - (x->n < y->n);
+	return f8b_rpt_cmp_shape(x->m, x->k, x->n, y->m, y->k, y->n);
 }
 
 static int find_series(const struct lrpt *L, const struct f8b_lls_row *r)

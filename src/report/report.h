@@ -84,6 +84,11 @@ struct f8b_rpt_stats {
 void f8b_rpt_stats_of(double *v, int n, struct f8b_rpt_stats *s);
 /* Appends "item" to a ", "-separated list unless already there. */
 void f8b_rpt_list_add(char *list, size_t size, const char *item);
+/* Appends "MxKxN" to a ", "-separated list of shapes while it fits with
+ * room for a "+N more" note; counts in *more the shapes left out. */
+void f8b_rpt_shape_list_add(char *list, size_t size, int64_t m, int64_t k, int64_t n, int *more);
+/* Order of shapes for plots and tables: by M*K*N, then M, K, N. */
+int f8b_rpt_cmp_shape(int64_t am, int64_t ak, int64_t an, int64_t bm, int64_t bk, int64_t bn);
 
 /* An output file of the report directory. */
 struct f8b_rpt_out {

@@ -48,6 +48,29 @@ void f8b_rpt_list_add(char *list, size_t size, const char *item)
 	snprintf(list + used, size - used, "%s%s", used ? ", " : "", item);
 }
 
+void f8b_rpt_shape_list_add(char *list, size_t size, int64_t m, int64_t k, int64_t n, int *more)
+{
+	char sh[64];
+	snprintf(sh, sizeof sh, "%lldx%lldx%lld", (long long)m, (long long)k, (long long)n);
+	if (strlen(list) + strlen(sh) + 2 < size - 16)
+		f8b_rpt_list_add(list, size, sh);
+	else if (!strstr(list, sh))
+		(*more)++;
+}
+
+int f8b_rpt_cmp_shape(int64_t am, int64_t ak, int64_t an, int64_t bm, int64_t bk, int64_t bn)
+{
+	double fa = (double)am * (double)ak * (double)an;
+	double fb = (double)bm * (double)bk * (double)bn;
+	if (fa != fb)
+		return fa < fb ? -1 : 1;
+	if (am != bm)
+		return am < bm ? -1 : 1;
+	if (ak != bk)
+		return ak < bk ? -1 : 1;
+	return (an > bn) - (an < bn);
+}
+
 /* ---------------------------------------------------------------- reading */
 
 int f8b_rpt_open(const char *dir, struct f8b_rpt_out *o, const char *name)
