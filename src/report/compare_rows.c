@@ -10,6 +10,7 @@
 #include <hdf5.h>
 
 #include "report/compare_int.h"
+#include "results/h5prov.h"
 #include "results/results.h"
 
 /* ---------------------------------------------------------------- columns */
@@ -117,64 +118,21 @@ static int pick_rows(const struct f8b_bench *b, const struct cmp_cols *c, struct
 	               s->path, b->schema->name, s->want_run, list);
 }
 
-/* One string attribute of object obj ("/runs/N" or "/"), fixed-length or
- * variable-length; "" when absent or not a string. */
-static void read_str_attr(hid_t f, const char *obj, const char *name, char *out, size_t n)
-{
-	hid_t a, t = -1, mt = -1;
-
-	out[0] = '\0';
-	if (H5Aexists_by_name(f, obj, name, H5P_DEFAULT) <= 0)
-		return;
-	a = H5Aopen_by_name(f, obj, name, H5P_DEFAULT, H5P_DEFAULT);
-	if (a < 0)
-		return;
-	t = H5Aget_type(a);
-	if (t >= 0 && H5Tget_class(t) == H5T_STRING && (mt = H5Tcopy(H5T_C_S1)) >= 0) {
-		H5Tset_cset(mt, H5Tget_cset(t));
-		if (H5Tis_variable_str(t) > 0) {
-			char *v = NULL;
-			if (H5Tset_size(mt, H5T_VARIABLE) >= 0 && H5Aread(a, mt, &v) >= 0 && v)
-				snprintf(out, n, "%s", v);
-			if (v)
-				H5free_memory(v);
-		} else if (H5Tset_size(mt, n) < 0 || H5Tset_strpad(mt, H5T_STR_NULLTERM) < 0 ||
-		           H5Aread(a, mt, out) < 0) {
-			out[0] = '\0';
-		}
-	}
-	if (mt >= 0)
-		H5Tclose(mt);
-	if (t >= 0)
-		H5Tclose(t);
-	H5Aclose(a);
-}
-
 /* The GPU model of run `run`: its /runs/N provenance (device_name and
  * device_pci_id), else the root's (the creating run), else the gpu column
  * of one of its rows.  "NVIDIA H100 80GB HBM3 (pci 0x2330)". */
 static void run_gpu(hid_t f, int run, const char *row_gpu, size_t row_gpu_n, char *out, size_t n)
 {
-	char obj[32], name[128] = "", pci[32] = "";
+	char obj[32];
 
+	out[0] = '\0';
 	snprintf(obj, sizeof obj, "/runs/%d", run);
-	if (f >= 0 && H5Lexists(f, "/runs", H5P_DEFAULT) > 0 &&
-	    H5Lexists(f, obj, H5P_DEFAULT) > 0) {
-		read_str_attr(f, obj, "device_name", name, sizeof name);
-		read_str_attr(f, obj, "device_pci_id", pci, sizeof pci);
-	}
-	if (!name[0] && f >= 0) {
-		read_str_attr(f, "/", "device_name", name, sizeof name);
-		read_str_attr(f, "/", "device_pci_id", pci, sizeof pci);
-	}
-	if (!name[0]) {
-		snprintf(name, sizeof name, "%.*s", (int)row_gpu_n, row_gpu);
-		pci[0] = '\0';
-	}
-	if (name[0] && pci[0])
-		snprintf(out, n, "%s (pci %s)", name, pci);
-	else
-		snprintf(out, n, "%s", name);
+	if (f >= 0)
+		f8b_h5_gpu_model(f, obj, out, n);
+	if (!out[0] && f >= 0)
+		f8b_h5_gpu_model(f, "/", out, n);
+	if (!out[0])
+		snprintf(out, n, "%.*s", (int)row_gpu_n, row_gpu);
 }
 
 /* The GPU of every run that supplied a picked row; a side whose runs ran

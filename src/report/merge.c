@@ -29,6 +29,7 @@
 
 #include "core/options.h"
 #include "harness/bench.h"
+#include "results/h5prov.h"
 #include "results/results.h"
 
 enum { OPT_ALLOW_MIXED = 1000, OPT_KEEP_LAST, OPT_QUIET, OPT_HELP };
@@ -78,37 +79,6 @@ static int on_opt(void *ctx, int table, int key, const char *arg)
 	else if (key == OPT_QUIET)
 		c->quiet = true;
 	return F8B_OK;
-}
-
-/* One string attribute of object obj, fixed or variable length; "" when
- * absent or not a string. */
-static void read_str_attr(hid_t f, const char *obj, const char *name, char *out, size_t n)
-{
-	hid_t a, t = -1, mt = -1;
-	out[0] = '\0';
-	if (H5Aexists_by_name(f, obj, name, H5P_DEFAULT) <= 0)
-		return;
-	if ((a = H5Aopen_by_name(f, obj, name, H5P_DEFAULT, H5P_DEFAULT)) < 0)
-		return;
-	t = H5Aget_type(a);
-	if (t >= 0 && H5Tget_class(t) == H5T_STRING && (mt = H5Tcopy(H5T_C_S1)) >= 0) {
-		H5Tset_cset(mt, H5Tget_cset(t));
-		if (H5Tis_variable_str(t) > 0) {
-			char *v = NULL;
-			if (H5Tset_size(mt, H5T_VARIABLE) >= 0 && H5Aread(a, mt, &v) >= 0 && v)
-				snprintf(out, n, "%s", v);
-			if (v)
-				H5free_memory(v);
-		} else if (H5Tset_size(mt, n) < 0 || H5Tset_strpad(mt, H5T_STR_NULLTERM) < 0 ||
-		           H5Aread(a, mt, out) < 0) {
-			out[0] = '\0';
-		}
-	}
-	if (mt >= 0)
-		H5Tclose(mt);
-	if (t >= 0)
-		H5Tclose(t);
-	H5Aclose(a);
 }
 
 /* The benchmark whose table the file holds; exactly one is accepted. */
@@ -228,12 +198,9 @@ static int list_runs(hid_t f, struct part *p)
 	H5Gclose(g);
 	qsort(p->runs, p->nruns, sizeof *p->runs, cmp_int);
 	for (size_t k = 0; k < p->nruns; k++) {
-		char obj[48], name[128], pci[32];
+		char obj[48];
 		snprintf(obj, sizeof obj, "/runs/%d", p->runs[k]);
-		read_str_attr(f, obj, "device_name", name, sizeof name);
-		read_str_attr(f, obj, "device_pci_id", pci, sizeof pci);
-		snprintf(p->model[k], MODEL_LEN, "%s%s%s%s", name, pci[0] ? " (pci " : "", pci,
-		         pci[0] ? ")" : "");
+		f8b_h5_gpu_model(f, obj, p->model[k], MODEL_LEN);
 	}
 	return F8B_OK;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "results/results_int.h"
+#include "results/h5prov.h"
 
 /* ---- provenance ------------------------------------------------------- */
 
@@ -161,6 +162,39 @@ out:
 	if (sp >= 0)
 		H5Sclose(sp);
 	return rc;
+}
+
+void f8b_h5_attr_text(hid_t f, const char *obj, const char *name, char *out, size_t n)
+{
+	out[0] = '\0';
+	/* H5Lexists wants every group above the last link to exist. */
+	if (strcmp(obj, "/") != 0) {
+		char parent[256];
+		const char *slash = strrchr(obj, '/');
+		snprintf(parent, sizeof parent, "%.*s", (int)(slash ? slash - obj : 0), obj);
+		if ((parent[0] && H5Lexists(f, parent, H5P_DEFAULT) <= 0) ||
+		    H5Lexists(f, obj, H5P_DEFAULT) <= 0)
+			return;
+	}
+	if (H5Aexists_by_name(f, obj, name, H5P_DEFAULT) <= 0)
+		return;
+	hid_t a = H5Aopen_by_name(f, obj, name, H5P_DEFAULT, H5P_DEFAULT);
+	if (a < 0)
+		return;
+	if (f8b_h5_read_attr_text(a, obj, name, out, n) != F8B_OK)
+		out[0] = '\0';
+	H5Aclose(a);
+}
+
+void f8b_h5_gpu_model(hid_t f, const char *obj, char *out, size_t n)
+{
+	char name[128], pci[32];
+	f8b_h5_attr_text(f, obj, "device_name", name, sizeof name);
+	f8b_h5_attr_text(f, obj, "device_pci_id", pci, sizeof pci);
+	if (name[0] && pci[0])
+		snprintf(out, n, "%s (pci %s)", name, pci);
+	else
+		snprintf(out, n, "%s", name);
 }
 
 static herr_t prov_cb(hid_t loc, const char *name, const H5A_info_t *info, void *data)
