@@ -331,16 +331,6 @@ static int load_set(const char *name, struct f8b_shapes *out)
 
 /* ---- specs -------------------------------------------------------------- */
 
-static char *trim(char *s)
-{
-	while (isspace((unsigned char)*s))
-		s++;
-	char *e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
-}
-
 static bool ends_with(const char *s, const char *suffix)
 {
 	size_t a = strlen(s), b = strlen(suffix);
@@ -392,7 +382,7 @@ int f8b_shapes_parse(const char *spec, struct f8b_shapes *out)
 		char *comma = strchr(p, ',');
 		if (comma)
 			*comma = '\0';
-		char *item = trim(p);
+		char *item = f8b_trim(p);
 		if (*item == '\0') {
 			rc = F8B_ERR(
 			    F8B_EINVAL,
@@ -442,7 +432,7 @@ int f8b_parse_list(const char *spec, const char *what, size_t elem_size,
 		char *comma = strchr(p, ',');
 		if (comma)
 			*comma = '\0';
-		char *item = trim(p);
+		char *item = f8b_trim(p);
 		if (*item == '\0') {
 			rc = F8B_ERR(F8B_EINVAL, "%s: empty item in '%s' (accepted: a comma list)",
 			             what, spec);

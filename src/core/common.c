@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "core/common.h"
 
+#include <ctype.h>
 #include <float.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -120,4 +121,14 @@ double f8b_now(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+char *f8b_trim(char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	char *e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		*--e = '\0';
+	return s;
 }

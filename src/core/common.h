@@ -74,6 +74,10 @@ bool f8b_mul_overflows(int64_t a, int64_t b, int64_t *out);
 /* Monotonic wall clock in seconds (CLOCK_MONOTONIC). */
 double f8b_now(void);
 
+/* s without leading and trailing white space: cuts the end in place and
+ * returns a pointer into s. */
+char *f8b_trim(char *s);
+
 #ifdef __cplusplus
 }
 #endif

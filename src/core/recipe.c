@@ -178,16 +178,6 @@ static bool same_fields(const struct f8b_recipe *a, const struct f8b_recipe *b)
 
 /* ---- parsing ------------------------------------------------------------ */
 
-static char *trim(char *s)
-{
-	while (isspace((unsigned char)*s))
-		s++;
-	char *e = s + strlen(s);
-	while (e > s && isspace((unsigned char)e[-1]))
-		*--e = '\0';
-	return s;
-}
-
 static const char *canonical_name(const char *s)
 {
 	for (int i = 0; recipe_names[i]; i++)
@@ -302,7 +292,7 @@ static int parse_item(char *item, struct f8b_recipe *r, unsigned *seen)
 		    "one of " FIELD_LIST ")",
 		    item);
 	*sep = '\0';
-	char *key = trim(item), *val = trim(sep + 1);
+	char *key = f8b_trim(item), *val = f8b_trim(sep + 1);
 
 	int fi = -1;
 	for (int i = 0; i < (int)NFIELDS; i++)
@@ -335,12 +325,12 @@ static int parse_base(char *item, struct f8b_recipe *r)
 	size_t kl = strcspn(item, "=:");
 	if (item[kl] != '\0') {
 		item[kl] = '\0';
-		if (strcmp(trim(item), "recipe") != 0)
+		if (strcmp(f8b_trim(item), "recipe") != 0)
 			return F8B_ERR(F8B_EINVAL,
 			               "recipe spec must start with a recipe name, not '%s' "
 			               "(accepted: " NAME_LIST ")",
-			               trim(item));
-		name = trim(item + kl + 1);
+			               f8b_trim(item));
+		name = f8b_trim(item + kl + 1);
 	}
 	const char *canon = canonical_name(name);
 	if (!canon)
@@ -369,7 +359,7 @@ int f8b_recipe_parse(const char *spec, struct f8b_recipe *out)
 	 * form); empty items, e.g. a trailing newline, are skipped. */
 	for (char *tok = strtok_r(copy, ",\n", &save); tok && rc == F8B_OK;
 	     tok = strtok_r(NULL, ",\n", &save)) {
-		char *item = trim(tok);
+		char *item = f8b_trim(tok);
 		if (*item == '\0')
 			continue;
 		if (!have_base) {
