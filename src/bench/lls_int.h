@@ -182,10 +182,11 @@ void f8b_lls_free(struct lls_state *s);
 /* Enqueues stage i / the whole step. */
 int f8b_lls_run_stage(struct lls_state *s, int i);
 int f8b_lls_run_step(void *state);
-/* Live-buffer model: the most bytes live at once, and the bytes kept
- * from the forward for the backward. */
-void f8b_lls_memory(const struct lls_state *s, int64_t *peak, int64_t *saved);
 const char *f8b_lls_kind_name(enum lls_kind k);
+
+/* lls_mem.c: the live-buffer model: the most bytes live at once, and the
+ * bytes kept from the forward for the backward. */
+void f8b_lls_memory(const struct lls_state *s, int64_t *peak, int64_t *saved);
 
 /* lls_check.c */
 /* Runs the step once more with every intermediate kept and checks it:

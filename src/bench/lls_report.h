@@ -1,6 +1,7 @@
 /* lls_report.h - the lls benchmark's report module, shared by its two
  * files: lls_report.c (rows and kernels paired, series, shapes, the data
- * files and plots) and lls_report_md.c (its sections of report.md). */
+ * files and plots), lls_report_md.c (its sections of report.md) and
+ * lls_report_csv.c (lls.csv, lls-kernels.csv). */
 #ifndef F8B_LLS_REPORT_H
 #define F8B_LLS_REPORT_H
 
@@ -68,6 +69,7 @@ struct lrpt {
 
 enum lrpt_cat f8b_lrpt_category(const char *kernel);
 extern const char *const f8b_lrpt_cat_names[NCAT];
-int f8b_lrpt_markdown(void *state, FILE *md, bool drawn);
+int f8b_lrpt_markdown(void *state, FILE *md, bool drawn); /* lls_report_md.c */
+int f8b_lrpt_write_csv(const struct lrpt *L);             /* lls_report_csv.c */
 
 #endif

@@ -16,6 +16,7 @@
  * under the time it took to measure those rows. */
 #define _POSIX_C_SOURCE 200809L
 #include "report/merge.h"
+#include "report/merge_int.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -46,24 +47,6 @@ static const struct f8b_option merge_options[] = {
 
 struct merge_cfg {
 	bool allow_mixed, keep_last, quiet, help;
-};
-
-#define MODEL_LEN 200
-
-/* One input file. */
-struct part {
-	const char *path;
-	unsigned char *rows; /* n rows of the schema's row_size */
-	size_t n;
-	int *runs;                /* ids of its /runs/<id> groups, ascending */
-	char (*model)[MODEL_LEN]; /* GPU model of each run ("" unknown) */
-	size_t nruns;
-	int first_new; /* runs[k] becomes /runs/<first_new + k> in OUT */
-	/* The benchmark's detail table (lls_kernels), when the file has one:
-	 * dn rows of the detail schema's row_size. */
-	unsigned char *drows;
-	size_t dn;
-	unsigned char *dkeep; /* 0: the detail of a row --keep-last dropped */
 };
 
 static int on_opt(void *ctx, int table, int key, const char *arg)
@@ -127,7 +110,7 @@ static bool schema_has(const struct f8b_table_schema *s, const char *name)
  * is written with the schema, so any other column would be lost or made
  * up.  (Files from before a column joined the schema: merge them with the
  * f8bench that wrote them.) */
-static int check_columns(hid_t f, const char *path, const struct f8b_table_schema *s)
+int f8b_merge_check_columns(hid_t f, const char *path, const struct f8b_table_schema *s)
 {
 	hid_t d = H5Dopen2(f, s->name, H5P_DEFAULT), t = d >= 0 ? H5Dget_type(d) : -1;
 	int n = t >= 0 && H5Tget_class(t) == H5T_COMPOUND ? H5Tget_nmembers(t) : -1;
@@ -205,58 +188,10 @@ static int list_runs(hid_t f, struct part *p)
 	return F8B_OK;
 }
 
-static long run_index(const struct part *p, int run)
+long f8b_merge_run_index(const struct part *p, int run)
 {
 	const int *hit = bsearch(&run, p->runs, p->nruns, sizeof *p->runs, cmp_int);
 	return hit ? (long)(hit - p->runs) : -1;
-}
-
-static int32_t row_run(const struct f8b_bench *b, const unsigned char *row)
-{
-	int32_t id;
-	memcpy(&id, row + b->off_run_id, sizeof id);
-	return id;
-}
-
-/* Offset of column name in s, -1 when s has none (or another type). */
-static long field_off(const struct f8b_table_schema *s, const char *name, enum f8b_field_type type)
-{
-	for (size_t i = 0; s && i < s->nfields; i++)
-		if (!strcmp(s->fields[i].name, name) && s->fields[i].type == type)
-			return (long)s->fields[i].offset;
-	return -1;
-}
-
-/* The run a detail row names (its run_id column), -1 without one. */
-static int32_t detail_run(const struct f8b_bench *b, const unsigned char *drow)
-{
-	long off = field_off(b->detail_schema, "run_id", F8B_FT_I32);
-	int32_t id = -1;
-	if (off >= 0)
-		memcpy(&id, drow + off, sizeof id);
-	return id;
-}
-
-/* The detail table of an input that has one: same columns as this
- * f8bench's, every row naming one of the file's runs. */
-static int load_detail(hid_t f, struct part *p, const struct f8b_bench *b)
-{
-	const struct f8b_table_schema *ds = b->detail_schema;
-	if (!ds || H5Lexists(f, ds->name, H5P_DEFAULT) <= 0)
-		return F8B_OK;
-	F8B_TRY(check_columns(f, p->path, ds));
-	void *rows = NULL;
-	F8B_TRY(f8b_results_read(p->path, ds, &rows, &p->dn));
-	p->drows = rows;
-	if (!(p->dkeep = malloc(p->dn + 1)))
-		return F8B_ERR(F8B_ENOMEM, "%zu %s rows of '%s'", p->dn, ds->name, p->path);
-	memset(p->dkeep, 1, p->dn + 1);
-	for (size_t j = 0; j < p->dn; j++)
-		if (run_index(p, detail_run(b, p->drows + j * ds->row_size)) < 0)
-			return F8B_ERR(
-			    F8B_EINVAL, "'%s': row %zu of %s names run %d, which /runs lacks",
-			    p->path, j, ds->name, (int)detail_run(b, p->drows + j * ds->row_size));
-	return F8B_OK;
 }
 
 /* Opens, identifies and reads one input. */
@@ -276,11 +211,11 @@ static int load_part(struct part *p, const struct f8b_bench **b)
 		             "files of one benchmark",
 		             p->path, fb->name, (*b)->name);
 	if (rc == F8B_OK)
-		rc = check_columns(f, p->path, fb->schema);
+		rc = f8b_merge_check_columns(f, p->path, fb->schema);
 	if (rc == F8B_OK)
 		rc = list_runs(f, p);
 	if (rc == F8B_OK)
-		rc = load_detail(f, p, fb);
+		rc = f8b_merge_load_detail(f, p, fb);
 	H5Fclose(f);
 	F8B_TRY(rc);
 	*b = fb;
@@ -288,8 +223,8 @@ static int load_part(struct part *p, const struct f8b_bench **b)
 	F8B_TRY(f8b_results_read(p->path, fb->schema, &rows, &p->n));
 	p->rows = rows;
 	for (size_t j = 0; j < p->n; j++) {
-		int32_t id = row_run(fb, p->rows + j * fb->schema->row_size);
-		if (run_index(p, id) < 0)
+		int32_t id = f8b_merge_row_run(fb, p->rows + j * fb->schema->row_size);
+		if (f8b_merge_run_index(p, id) < 0)
 			return F8B_ERR(F8B_EINVAL, "'%s': row %zu names run %d, which /runs lacks",
 			               p->path, j, (int)id);
 	}
@@ -303,8 +238,8 @@ static int check_models(const struct f8b_bench *b, const struct part *parts, siz
 	for (size_t k = 0; k < np; k++)
 		for (size_t j = 0; j < parts[k].n; j++) {
 			const struct part *p = &parts[k];
-			const char *m =
-			    p->model[run_index(p, row_run(b, p->rows + j * b->schema->row_size))];
+			const char *m = p->model[f8b_merge_run_index(
+			    p, f8b_merge_row_run(b, p->rows + j * b->schema->row_size))];
 			if (!m[0])
 				continue; /* unknown: nothing to hold against it */
 			if (!first) {
@@ -371,53 +306,6 @@ static int find_duplicates(const struct f8b_bench *b, const struct part *parts, 
 	return rc;
 }
 
-/* Whether detail row d belongs to main row r (both of one input): the
- * same run and the same values in every key column the detail table
- * also has (lls: m, k, n, recipe). */
-static bool detail_of(const struct f8b_bench *b, const unsigned char *d, const unsigned char *r)
-{
-	const struct f8b_table_schema *ms = b->schema, *ds = b->detail_schema;
-	if (detail_run(b, d) != row_run(b, r))
-		return false;
-	for (const char *const *k = b->key_columns; k && *k; k++)
-		for (size_t i = 0; i < ms->nfields; i++) {
-			const struct f8b_field *mf = &ms->fields[i];
-			long off = strcmp(mf->name, *k) ? -1 : field_off(ds, mf->name, mf->type);
-			if (off < 0)
-				continue;
-			size_t dsize = 0;
-			for (size_t j = 0; j < ds->nfields; j++)
-				if ((long)ds->fields[j].offset == off)
-					dsize = ds->fields[j].size;
-			const void *x = r + mf->offset, *y = d + off;
-			bool same = mf->type == F8B_FT_STR
-			                ? strncmp(x, y, mf->size < dsize ? mf->size : dsize) == 0
-			                : memcmp(x, y, mf->size) == 0;
-			if (!same)
-				return false;
-		}
-	return true;
-}
-
-/* The detail rows of the rows --keep-last dropped go with them. */
-static void drop_details(const struct f8b_bench *b, struct part *parts, size_t np,
-                         const unsigned char *keep)
-{
-	size_t g = 0, rs = b->schema->row_size;
-	for (size_t k = 0; k < np; k++) {
-		struct part *p = &parts[k];
-		for (size_t j = 0; j < p->n; j++, g++) {
-			if (keep[g])
-				continue;
-			for (size_t d = 0; d < p->dn; d++)
-				if (p->dkeep[d] &&
-				    detail_of(b, p->drows + d * b->detail_schema->row_size,
-				              p->rows + j * rs))
-					p->dkeep[d] = 0;
-		}
-	}
-}
-
 /* The first input's root provenance (without the attributes the results
  * file writes itself) is the merged file's. */
 static int base_provenance(const char *path, struct f8b_provenance *out)
@@ -472,21 +360,16 @@ static int write_tmp(const char *tmp, const struct f8b_bench *b, const struct pa
 	struct f8b_results *res = NULL;
 	unsigned char *rows = malloc((nkeep + 1) * rs);
 	int32_t *ids = malloc((nkeep + 1) * sizeof *ids);
-	size_t len = 1, g = 0, w = 0, ndet = 0, dw = 0;
+	unsigned char *drows = NULL;
+	int32_t *dids = NULL;
+	size_t len = 1, g = 0, w = 0, dw = 0;
 	bool any_detail = false;
-	for (size_t k = 0; k < np; k++) {
+	for (size_t k = 0; k < np; k++)
 		len += strlen(parts[k].path) + 1;
-		any_detail |= parts[k].drows != NULL;
-		for (size_t d = 0; d < parts[k].dn; d++)
-			ndet += parts[k].dkeep[d];
-	}
-	const size_t ds = any_detail ? b->detail_schema->row_size : 0;
-	unsigned char *drows = malloc(ndet * ds + 1);
-	int32_t *dids = malloc((ndet + 1) * sizeof *dids);
 	char *merged_from = calloc(1, len);
-	int rc = rows && ids && merged_from && drows && dids
-	             ? F8B_OK
-	             : F8B_ERR(F8B_ENOMEM, "%zu rows", nkeep);
+	int rc = rows && ids && merged_from ? F8B_OK : F8B_ERR(F8B_ENOMEM, "%zu rows", nkeep);
+	if (rc == F8B_OK)
+		rc = f8b_merge_gather_details(b, parts, np, &drows, &dids, &dw, &any_detail);
 	for (size_t k = 0; rc == F8B_OK && k < np; k++) {
 		strcat(merged_from, parts[k].path);
 		if (k + 1 < np)
@@ -496,16 +379,8 @@ static int write_tmp(const char *tmp, const struct f8b_bench *b, const struct pa
 				continue;
 			const unsigned char *row = parts[k].rows + j * rs;
 			memcpy(rows + w * rs, row, rs);
-			ids[w++] =
-			    parts[k].first_new + (int32_t)run_index(&parts[k], row_run(b, row));
-		}
-		for (size_t d = 0; d < parts[k].dn; d++) {
-			const unsigned char *drow = parts[k].drows + d * ds;
-			if (!parts[k].dkeep[d])
-				continue;
-			memcpy(drows + dw * ds, drow, ds);
-			dids[dw++] =
-			    parts[k].first_new + (int32_t)run_index(&parts[k], detail_run(b, drow));
+			ids[w++] = parts[k].first_new + (int32_t)f8b_merge_run_index(
+			                                    &parts[k], f8b_merge_row_run(b, row));
 		}
 	}
 	if (rc == F8B_OK)
@@ -603,7 +478,7 @@ static int merge(const struct merge_cfg *c, const char *out, char **in, size_t n
 	if (rc == F8B_OK)
 		rc = find_duplicates(b, parts, np, c->keep_last, keep, &dropped);
 	if (rc == F8B_OK && dropped && b->detail_schema)
-		drop_details(b, parts, np, keep);
+		f8b_merge_drop_details(b, parts, np, keep);
 	if (rc == F8B_OK) {
 		*exit_code = 1;
 		char tmp[4096];
