@@ -17,6 +17,7 @@
 struct fill_params {
 	uint64_t seed;
 	float mean, std, outlier_frac, outlier_scale;
+	uint64_t offset;
 };
 
 static __device__ __forceinline__ uint64_t splitmix_finalise(uint64_t z)
@@ -65,7 +66,7 @@ static __global__ void __launch_bounds__(F8B_K_THREADS)
 	int64_t stride = (int64_t)gridDim.x * blockDim.x;
 
 	for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-		float v = fill_value(p, (uint64_t)i);
+		float v = fill_value(p, p.offset + (uint64_t)i);
 
 		if (bf16)
 			((uint16_t *)x)[i] = f8b_d_f32_to_bf16(v);
@@ -82,8 +83,8 @@ extern "C" int f8b_k_fill(void *x, int dtype, int64_t n, const struct f8b_fill_s
 	if (n == 0)
 		return (int)cudaSuccess;
 
-	struct fill_params p = {spec->seed, spec->mean, spec->std, spec->outlier_frac,
-	                        spec->outlier_scale};
+	struct fill_params p = {spec->seed,         spec->mean,          spec->std,
+	                        spec->outlier_frac, spec->outlier_scale, spec->offset};
 	unsigned grid;
 	/* 8 resident 256-thread blocks per SM fill it (2048 threads); the
 	 * compute-bound hash gains nothing from more. */

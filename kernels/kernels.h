@@ -115,6 +115,10 @@ int f8b_k_cast_transpose(const void *x, int dtype, int64_t rows, int64_t cols, i
                          const float *scale, const float *scale_t, void *out, void *out_t,
                          int out_dtype, cudaStream_t stream);
 
+/* transpose.cu: out[c,r] = x[r,c] for one-byte elements (fp8), x rows x
+ * cols row-major; rows and cols positive multiples of 16. */
+int f8b_k_transpose8(const void *x, int64_t rows, int64_t cols, void *out, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -29,6 +29,7 @@ struct f8b_backend; /* opaque, one per process (one GPU per rank) */
 struct f8b_event;
 struct f8b_gemm_plan;
 struct f8b_graph; /* a captured sequence of ops, replayed by graph_launch */
+struct f8b_stream; /* a second queue of ops (stream_create) */
 
 struct f8b_tensor {
 	void *data; /* backend memory */
@@ -43,7 +44,9 @@ struct f8b_tensor {
  *             z ^= z>>27; z *= 0x94D049BB133111EB; z ^= z>>31
  *   h(c)    = mix(seed + (c + 1) * 0x9E3779B97F4A7C15)      (uint64 wrap)
  *   u(c)    = (float)(h(c) >> 40) * 0x1p-24f                 (exact, [0,1))
- * element i takes u_j = u(5*i + j), j = 0..4, and computes in fp32, each
+ * element i takes u_j = u(5*(offset + i) + j), j = 0..4 (offset: where the
+ * tensor starts in a larger one, e.g. a weight shard's first element in
+ * the whole weight; 0 for a whole tensor), and computes in fp32, each
  * operation rounded on its own (no FMA contraction):
  *   t = u_0 + u_1; t = t + u_2; t = t + u_3; t = t - 2.0f;
  *   z = t * 1.7320508f;          (Irwin-Hall(4): mean 0, variance 1)
@@ -55,6 +58,7 @@ struct f8b_fill_spec {
 	float mean, std;
 	float outlier_frac;  /* 0 = none */
 	float outlier_scale; /* e.g. 100 */
+	uint64_t offset;     /* index of element 0 in the whole tensor (0: whole) */
 };
 
 /* What the device is (host backend: the CPU). */
@@ -300,6 +304,28 @@ struct f8b_backend_ops {
 	                     struct f8b_graph **graph);
 	int (*graph_launch)(struct f8b_backend *be, struct f8b_graph *graph);
 	void (*graph_free)(struct f8b_backend *be, struct f8b_graph *graph);
+
+	/* ---- Streams: the allgather benchmark's communication queue beside
+	 * the compute one.  stream_create makes a second queue (cuda: a
+	 * non-blocking stream; at most 4); stream_use(s) sends every op
+	 * enqueued after it - collectives of comm.h included - to s, and
+	 * stream_use(NULL) back to the backend's own queue, which is where
+	 * timing events, the gate and graphs belong; stream_wait makes the
+	 * current queue wait, before what is queued after it, for the work
+	 * queued before `ev` was recorded (on any queue).  Events recorded on
+	 * different queues may be compared by event_elapsed.  sync() waits
+	 * for every queue.  The host backend runs each op when it is called,
+	 * so its queues are in name only and the waits are no-ops. */
+	int (*stream_create)(struct f8b_backend *be, struct f8b_stream **s);
+	void (*stream_destroy)(struct f8b_backend *be, struct f8b_stream *s);
+	int (*stream_use)(struct f8b_backend *be, struct f8b_stream *s);
+	int (*stream_wait)(struct f8b_backend *be, struct f8b_event *ev);
+	/* out[c,r] = x[r,c], fp8 x [R,C] to fp8 out [C,R] of the same dtype,
+	 * the bytes moved as they are (no cast: the scale stays x's) - the
+	 * K-major copy grad_input's GEMM needs of a weight gathered in fp8.
+	 * R and C multiples of 16. */
+	int (*transpose_fp8)(struct f8b_backend *be, const struct f8b_tensor *x,
+	                     struct f8b_tensor *out);
 };
 /* Entries of bw_read's partial-sum buffer (one per GPU thread block). */
 #define F8B_BW_PARTIALS 4096
@@ -342,6 +368,8 @@ int f8b_check_cast(const struct f8b_tensor *x, enum f8b_granularity g, const flo
  * block1x128, B tensorwise, axiswise or block128x128.  `cfg` (may be NULL)
  * describes the configuration in messages. */
 int f8b_check_gemm_desc(const struct f8b_gemm_desc *d, const char *cfg);
+/* transpose_fp8's arguments (backend.h), the same message on every backend. */
+int f8b_check_transpose_fp8(const struct f8b_tensor *x, const struct f8b_tensor *out);
 /* Bandwidth ops: a (and b when two) present and `align`-byte aligned,
  * bytes a positive multiple of 16, passes >= 1. */
 int f8b_check_bw(const void *a, const void *b, bool two, size_t bytes, int passes, size_t align,

@@ -22,11 +22,6 @@
  * workspace on Hopper; allocated once at open, offered to every plan. */
 #define WORKSPACE_BYTES ((size_t)32 << 20)
 
-struct f8b_event {
-	cudaEvent_t ev;
-	bool recorded;
-};
-
 void *f8b_cuda_stream(struct f8b_backend *be)
 {
 	return be->stream;
@@ -42,6 +37,7 @@ static void cuda_close(struct f8b_backend *be)
 	 * run) must not hide the message that explains the run's end.  A
 	 * pending gate is released first, or the sync would wait for it. */
 	f8b_cuda_gate_free(be->gate);
+	f8b_cuda_streams_free(be);
 	if (be->stream && cudaStreamSynchronize(be->stream) != cudaSuccess)
 		(void)cudaGetLastError();
 	if (be->flush)
@@ -60,6 +56,7 @@ static void cuda_close(struct f8b_backend *be)
 static int open_resources(struct f8b_backend *be, const struct cudaDeviceProp *prop)
 {
 	F8B_CUDA_TRY(cudaStreamCreateWithFlags(&be->stream, cudaStreamNonBlocking));
+	be->main_stream = be->stream;
 	F8B_LT_TRY(cublasLtCreate(&be->lt));
 	be->lt_version = cublasLtGetVersion();
 	be->workspace_bytes = WORKSPACE_BYTES;
@@ -284,8 +281,8 @@ static int cuda_flush_cache(struct f8b_backend *be)
 
 static int cuda_sync(struct f8b_backend *be)
 {
-	F8B_CUDA_TRY(cudaStreamSynchronize(be->stream));
-	return F8B_OK;
+	F8B_CUDA_TRY(cudaStreamSynchronize(be->main_stream));
+	return f8b_cuda_streams_sync(be);
 }
 
 static int cuda_clock_state(struct f8b_backend *be, struct f8b_clock_state *c)
@@ -405,4 +402,9 @@ const struct f8b_backend_ops f8b_backend_cuda = {
     .graph_capture = f8b_cuda_graph_capture,
     .graph_launch = f8b_cuda_graph_launch,
     .graph_free = f8b_cuda_graph_free,
+    .stream_create = f8b_cuda_stream_create,
+    .stream_destroy = f8b_cuda_stream_destroy,
+    .stream_use = f8b_cuda_stream_use,
+    .stream_wait = f8b_cuda_stream_wait,
+    .transpose_fp8 = f8b_cuda_transpose_fp8,
 };

@@ -229,11 +229,11 @@ static int host_fill(struct f8b_backend *be, struct f8b_tensor *x, const struct 
 	if (x->dtype == F8B_F32) {
 		float *p = x->data;
 		for (uint64_t i = 0; i < n; i++)
-			p[i] = fill_value(spec, i);
+			p[i] = fill_value(spec, spec->offset + i);
 	} else {
 		uint16_t *p = x->data;
 		for (uint64_t i = 0; i < n; i++)
-			p[i] = f8b_f32_to_bf16(fill_value(spec, i));
+			p[i] = f8b_f32_to_bf16(fill_value(spec, spec->offset + i));
 	}
 	return F8B_OK;
 }
@@ -528,4 +528,9 @@ const struct f8b_backend_ops f8b_backend_host = {
     .graph_capture = f8b_host_graph_capture,
     .graph_launch = f8b_host_graph_launch,
     .graph_free = f8b_host_graph_free,
+    .stream_create = f8b_host_stream_create,
+    .stream_destroy = f8b_host_stream_destroy,
+    .stream_use = f8b_host_stream_use,
+    .stream_wait = f8b_host_stream_wait,
+    .transpose_fp8 = f8b_host_transpose_fp8,
 };

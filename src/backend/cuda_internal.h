@@ -9,6 +9,7 @@
  *   cuda_gemm.c     cuBLASLt plans (descriptors, layouts, scale modes, heuristic) and the launch
  *   cuda_algo.c     the algorithm a plan runs, in numbers and words (f8b_algo_info)
  *   cuda_gate.c     the stream gate of collective samples
+ *   cuda_stream.c   second queues (stream_create/use/wait), the fp8 byte transpose
  */
 #ifndef F8B_CUDA_INTERNAL_H
 #define F8B_CUDA_INTERNAL_H
@@ -21,10 +22,21 @@
 struct f8b_nvml;
 struct f8b_cuda_gate;
 
+#define F8B_CUDA_MAX_STREAMS 4 /* second queues per backend */
+
+struct f8b_event {
+	cudaEvent_t ev;
+	bool recorded;
+};
+
 struct f8b_backend {
 	int device;
 	int cc_major, cc_minor;
+	/* The queue ops enqueue on: main_stream (the backend's own, made at
+	 * open) unless stream_use chose one of side[] (cuda_stream.c). */
 	cudaStream_t stream;
+	cudaStream_t main_stream;
+	cudaStream_t side[F8B_CUDA_MAX_STREAMS];
 	cublasLtHandle_t lt;
 	size_t lt_version;
 	void *workspace;
@@ -68,6 +80,19 @@ int f8b_cuda_gemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, in
                        struct f8b_gemm_plan **out, struct f8b_algo_info *info);
 int f8b_cuda_gemm(struct f8b_backend *be, struct f8b_gemm_plan *p, const struct f8b_gemm_args *a);
 void f8b_cuda_gemm_plan_free(struct f8b_backend *be, struct f8b_gemm_plan *p);
+
+/* cuda_stream.c: the stream ops and transpose_fp8; streams_free ends the
+ * second queues at close (after syncing them), streams_sync waits for
+ * them (sync()). */
+struct f8b_stream;
+int f8b_cuda_stream_create(struct f8b_backend *be, struct f8b_stream **s);
+void f8b_cuda_stream_destroy(struct f8b_backend *be, struct f8b_stream *s);
+int f8b_cuda_stream_use(struct f8b_backend *be, struct f8b_stream *s);
+int f8b_cuda_stream_wait(struct f8b_backend *be, struct f8b_event *ev);
+int f8b_cuda_transpose_fp8(struct f8b_backend *be, const struct f8b_tensor *x,
+                           struct f8b_tensor *out);
+void f8b_cuda_streams_free(struct f8b_backend *be);
+int f8b_cuda_streams_sync(struct f8b_backend *be);
 
 /* cuda_algo.c: info from the heuristic's result `rank` of `candidates`. */
 void f8b_cuda_fill_algo_info(const cublasLtMatmulHeuristicResult_t *r, int rank, int candidates,

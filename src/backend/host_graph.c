@@ -73,3 +73,48 @@ void f8b_host_graph_free(struct f8b_backend *be, struct f8b_graph *graph)
 	(void)be;
 	free(graph);
 }
+
+/* ---- Streams: the host runs each op when it is called, so a queue is a
+ * name and a wait has nothing to wait for (backend.h). */
+struct f8b_stream {
+	int unused;
+};
+
+int f8b_host_stream_create(struct f8b_backend *be, struct f8b_stream **s)
+{
+	(void)be;
+	*s = calloc(1, sizeof **s);
+	return *s ? F8B_OK : F8B_ERR(F8B_ENOMEM, "stream_create: %zu bytes", sizeof **s);
+}
+
+void f8b_host_stream_destroy(struct f8b_backend *be, struct f8b_stream *s)
+{
+	(void)be;
+	free(s);
+}
+
+int f8b_host_stream_use(struct f8b_backend *be, struct f8b_stream *s)
+{
+	(void)be;
+	(void)s;
+	return F8B_OK;
+}
+
+int f8b_host_stream_wait(struct f8b_backend *be, struct f8b_event *ev)
+{
+	(void)be;
+	return ev ? F8B_OK : F8B_ERR(F8B_EINVAL, "stream_wait: no event");
+}
+
+int f8b_host_transpose_fp8(struct f8b_backend *be, const struct f8b_tensor *x,
+                           struct f8b_tensor *out)
+{
+	(void)be;
+	F8B_TRY(f8b_check_transpose_fp8(x, out));
+	const uint8_t *src = x->data;
+	uint8_t *dst = out->data;
+	for (int64_t r = 0; r < x->rows; r++)
+		for (int64_t c = 0; c < x->cols; c++)
+			dst[c * x->rows + r] = src[r * x->cols + c];
+	return F8B_OK;
+}

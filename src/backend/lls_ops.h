@@ -41,6 +41,13 @@ int f8b_host_graph_capture(struct f8b_backend *be, int (*fn)(void *arg), void *a
                            struct f8b_graph **graph);
 int f8b_host_graph_launch(struct f8b_backend *be, struct f8b_graph *graph);
 void f8b_host_graph_free(struct f8b_backend *be, struct f8b_graph *graph);
+/* host_graph.c: the stream ops (names only) and transpose_fp8. */
+int f8b_host_stream_create(struct f8b_backend *be, struct f8b_stream **s);
+void f8b_host_stream_destroy(struct f8b_backend *be, struct f8b_stream *s);
+int f8b_host_stream_use(struct f8b_backend *be, struct f8b_stream *s);
+int f8b_host_stream_wait(struct f8b_backend *be, struct f8b_event *ev);
+int f8b_host_transpose_fp8(struct f8b_backend *be, const struct f8b_tensor *x,
+                           struct f8b_tensor *out);
 
 #ifdef F8B_HAVE_CUDA
 /* cuda_lls.c */

@@ -11,9 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sched.h>
 #include <unistd.h>
 
 #include "backend/backend.h"
+#include "core/fp8.h"
 
 #ifdef F8B_HAVE_NCCL
 #include <cuda_runtime_api.h>
@@ -34,6 +36,53 @@ static int mpi_err(int rc, const char *call)
 		int f8b_mpi_rc_ = (call);                                                          \
 		if (f8b_mpi_rc_ != MPI_SUCCESS)                                                    \
 			return mpi_err(f8b_mpi_rc_, #call);                                        \
+	} while (0)
+
+static double wait_timeout_s; /* f8b_comm_set_timeout; 0: unbounded */
+
+void f8b_comm_set_timeout(double timeout_s)
+{
+	wait_timeout_s = timeout_s > 0 ? timeout_s : 0;
+}
+
+/* Completes a non-blocking MPI call.  Bounded: polls (yielding the core,
+ * not sleeping: a sample's barrier runs through here) until it completes
+ * or the timeout passes; then no MPI call on this communicator can be
+ * trusted to return, so the rank says why and ends the job. */
+static int wait_bounded(MPI_Request *rq, const char *what)
+{
+	if (wait_timeout_s <= 0) {
+		F8B_MPI(MPI_Wait(rq, MPI_STATUS_IGNORE));
+		return F8B_OK;
+	}
+	double t0 = f8b_now();
+	for (;;) {
+		int done = 0;
+		F8B_MPI(MPI_Test(rq, &done, MPI_STATUS_IGNORE));
+		if (done)
+			return F8B_OK;
+		if (f8b_now() - t0 > wait_timeout_s)
+			break;
+		sched_yield();
+	}
+	int rank = -1, size = 0;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	fprintf(stderr,
+	        "f8bench: error: rank %d of %d: MPI %s did not complete within %g s (--timeout): "
+	        "another rank is dead or stuck; ending the job\n",
+	        rank, size, what, wait_timeout_s);
+	fflush(stderr);
+	MPI_Abort(MPI_COMM_WORLD, 3);
+	_exit(3); /* MPI_Abort should not return */
+}
+
+/* A non-blocking MPI call completed through wait_bounded. */
+#define F8B_MPI_WAIT(what, icall)                                                                  \
+	do {                                                                                       \
+		MPI_Request f8b_rq_;                                                               \
+		F8B_MPI(icall);                                                                    \
+		F8B_TRY(wait_bounded(&f8b_rq_, what));                                             \
 	} while (0)
 
 int f8b_comm_init(int *argc, char ***argv, struct f8b_comm *c)
@@ -83,21 +132,23 @@ void f8b_comm_abort(int code)
 
 int f8b_comm_gather(const void *send, void *recv, size_t bytes)
 {
-	F8B_MPI(
-	    MPI_Gather(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD));
+	F8B_MPI_WAIT("gather", MPI_Igather(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE,
+	                                   0, MPI_COMM_WORLD, &f8b_rq_));
 	return F8B_OK;
 }
 
 int f8b_comm_bcast(void *buf, size_t bytes)
 {
-	F8B_MPI(MPI_Bcast(buf, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD));
+	F8B_MPI_WAIT("broadcast",
+	             MPI_Ibcast(buf, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD, &f8b_rq_));
 	return F8B_OK;
 }
 
 int f8b_comm_max_int(int *v)
 {
 	int in = *v;
-	F8B_MPI(MPI_Allreduce(&in, v, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+	F8B_MPI_WAIT("all-reduce",
+	             MPI_Iallreduce(&in, v, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &f8b_rq_));
 	return F8B_OK;
 }
 
@@ -107,13 +158,14 @@ int f8b_comm_max_double(double *v, int n)
 	if (n > 8)
 		return F8B_ERR(F8B_EINTERNAL, "max of %d doubles", n);
 	memcpy(in, v, sizeof *v * (size_t)n);
-	F8B_MPI(MPI_Allreduce(in, v, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+	F8B_MPI_WAIT("all-reduce",
+	             MPI_Iallreduce(in, v, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD, &f8b_rq_));
 	return F8B_OK;
 }
 
 int f8b_comm_barrier(void)
 {
-	F8B_MPI(MPI_Barrier(MPI_COMM_WORLD));
+	F8B_MPI_WAIT("barrier", MPI_Ibarrier(MPI_COMM_WORLD, &f8b_rq_));
 	return F8B_OK;
 }
 
@@ -141,8 +193,8 @@ int f8b_comm_allgather(const void *send, void *recv, size_t bytes)
 	if (bytes > INT_MAX)
 		return F8B_ERR(F8B_EINTERNAL,
 		               "allgather of %zu bytes per rank (MPI counts are int)", bytes);
-	F8B_MPI(
-	    MPI_Allgather(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, MPI_COMM_WORLD));
+	F8B_MPI_WAIT("all-gather", MPI_Iallgather(send, (int)bytes, MPI_BYTE, recv, (int)bytes,
+	                                          MPI_BYTE, MPI_COMM_WORLD, &f8b_rq_));
 	return F8B_OK;
 }
 
@@ -163,7 +215,7 @@ struct f8b_coll {
 	char library[48];
 #ifdef F8B_HAVE_NCCL
 	ncclComm_t comm;
-	cudaStream_t stream;
+	struct f8b_backend *be; /* collectives go on its current stream */
 	int device;
 	double timeout_s;
 	pthread_mutex_t mu;
@@ -291,7 +343,7 @@ static int nccl_open(struct f8b_coll *c, struct f8b_backend *be)
 		(void)cudaGetLastError();
 		return F8B_ERR(F8B_EDEVICE, "cudaGetDevice failed before NCCL init");
 	}
-	c->stream = (cudaStream_t)f8b_cuda_stream(be);
+	c->be = be;
 
 	ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
 	cfg.blocking = 0; /* init returns at once; we poll it with a timeout */
@@ -328,25 +380,37 @@ static int nccl_open(struct f8b_coll *c, struct f8b_backend *be)
 	return F8B_OK;
 }
 
-static int nccl_run(struct f8b_coll *c, enum f8b_coll_op op, const void *send, void *recv,
-                    size_t count)
+static const char *coll_name(enum f8b_coll_op op)
 {
+	return op == F8B_COLL_ALLGATHER ? "ncclAllGather"
+	       : op == F8B_COLL_ALLREDUCE ? "ncclAllReduce"
+	                                  : "ncclReduceScatter";
+}
+
+static int nccl_run(struct f8b_coll *c, enum f8b_coll_op op, enum f8b_coll_type type,
+                    enum f8b_coll_red red, const void *send, void *recv, size_t count)
+{
+	static const ncclDataType_t nt[] = {ncclUint32, ncclUint8, ncclFloat32, ncclBfloat16};
 	int rc = F8B_OK;
+	cudaStream_t stream = (cudaStream_t)f8b_cuda_stream(c->be);
 	pthread_mutex_lock(&c->mu);
 	if (c->failed != F8B_OK) {
 		rc = F8B_ERR(c->failed, "%s", c->why);
 		pthread_mutex_unlock(&c->mu);
 		return rc;
 	}
+	ncclRedOp_t ro = red == F8B_COLL_MAX ? ncclMax : ncclSum;
 	ncclResult_t r =
 	    op == F8B_COLL_ALLGATHER
-	        ? ncclAllGather(send, recv, count, ncclUint32, c->comm, c->stream)
-	        : ncclAllReduce(send, recv, count, ncclUint32, ncclSum, c->comm, c->stream);
-	rc = nccl_settle(c, r, op == F8B_COLL_ALLGATHER ? "ncclAllGather" : "ncclAllReduce", 0);
+	        ? ncclAllGather(send, recv, count, nt[type], c->comm, stream)
+	    : op == F8B_COLL_ALLREDUCE
+	        ? ncclAllReduce(send, recv, count, nt[type], ro, c->comm, stream)
+	        : ncclReduceScatter(send, recv, count, nt[type], ro, c->comm, stream);
+	rc = nccl_settle(c, r, coll_name(op), 0);
 	if (rc == F8B_OK) {
 		bool full = c->head - c->tail >= F8B_COLL_RING;
 		unsigned slot = (full ? c->head - 1 : c->head) % F8B_COLL_RING;
-		cudaError_t e = cudaEventRecord(c->ev[slot], c->stream);
+		cudaError_t e = cudaEventRecord(c->ev[slot], stream);
 		if (e != cudaSuccess) {
 			(void)cudaGetLastError();
 			rc = F8B_ERR(F8B_EDEVICE, "cudaEventRecord after a collective: %s",
@@ -428,29 +492,77 @@ int f8b_coll_open(const struct f8b_backend_ops *ops, struct f8b_backend *be, dou
 	               ops->name);
 }
 
+/* bf16 sum for MPI (which has no bf16): each pair added in fp32 and
+ * rounded to nearest even, as a GPU reduction step does. */
+static void bf16_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+	(void)dt;
+	const uint16_t *a = in;
+	uint16_t *b = inout;
+	for (int i = 0; i < *len; i++)
+		b[i] = f8b_f32_to_bf16(f8b_bf16_to_f32(a[i]) + f8b_bf16_to_f32(b[i]));
+}
+
+static int mpi_call(enum f8b_coll_op op, enum f8b_coll_type type, enum f8b_coll_red red,
+                    const void *send, void *recv, size_t count)
+{
+	static MPI_Op bf16_op = MPI_OP_NULL;
+	static const char *const what[] = {"all-gather", "all-reduce", "reduce-scatter"};
+	MPI_Datatype dt = type == F8B_COLL_U32   ? MPI_UINT32_T
+	                  : type == F8B_COLL_U8  ? MPI_BYTE
+	                  : type == F8B_COLL_F32 ? MPI_FLOAT
+	                                         : MPI_UINT16_T;
+	MPI_Op mop = red == F8B_COLL_MAX ? MPI_MAX : MPI_SUM;
+	if (count > INT_MAX)
+		return F8B_ERR(F8B_EUNSUPPORTED,
+		               "MPI collective of %zu elements per rank: MPI counts are int (at "
+		               "most %d)",
+		               count, INT_MAX);
+	if (type == F8B_COLL_BF16) {
+		if (bf16_op == MPI_OP_NULL)
+			F8B_MPI(MPI_Op_create(bf16_sum, 1, &bf16_op));
+		mop = bf16_op;
+	}
+	int n = (int)count;
+	if (op == F8B_COLL_ALLGATHER)
+		F8B_MPI_WAIT(what[op],
+		             MPI_Iallgather(send, n, dt, recv, n, dt, MPI_COMM_WORLD, &f8b_rq_));
+	else if (op == F8B_COLL_ALLREDUCE)
+		F8B_MPI_WAIT(what[op],
+		             MPI_Iallreduce(send, recv, n, dt, mop, MPI_COMM_WORLD, &f8b_rq_));
+	else
+		F8B_MPI_WAIT(what[op], MPI_Ireduce_scatter_block(send, recv, n, dt, mop,
+		                                                 MPI_COMM_WORLD, &f8b_rq_));
+	return F8B_OK;
+}
+
+int f8b_coll_call(struct f8b_coll *c, enum f8b_coll_op op, enum f8b_coll_type type,
+                  enum f8b_coll_red red, const void *send, void *recv, size_t count)
+{
+	if ((unsigned)op > F8B_COLL_REDUCE_SCATTER || (unsigned)type > F8B_COLL_BF16 ||
+	    (unsigned)red > F8B_COLL_MAX)
+		return F8B_ERR(F8B_EINTERNAL, "collective op %d type %d reduction %d", (int)op,
+		               (int)type, (int)red);
+	if (op != F8B_COLL_ALLGATHER &&
+	    (type == F8B_COLL_U8 || (type == F8B_COLL_BF16 && red != F8B_COLL_SUM) ||
+	     (type == F8B_COLL_U32 && red != F8B_COLL_SUM)))
+		return F8B_ERR(F8B_EINVAL, "collectives: no %s of that element type",
+		               red == F8B_COLL_MAX ? "max" : "sum");
+#ifdef F8B_HAVE_NCCL
+	if (c->nccl)
+		return nccl_run(c, op, type, red, send, recv, count);
+#else
+	(void)c;
+#endif
+	return mpi_call(op, type, red, send, recv, count);
+}
+
 int f8b_coll_run(struct f8b_coll *c, enum f8b_coll_op op, const void *send, void *recv,
                  size_t count)
 {
 	if (op != F8B_COLL_ALLGATHER && op != F8B_COLL_ALLREDUCE)
 		return F8B_ERR(F8B_EINTERNAL, "collective op %d", (int)op);
-#ifdef F8B_HAVE_NCCL
-	if (c->nccl)
-		return nccl_run(c, op, send, recv, count);
-#else
-	(void)c;
-#endif
-	if (count > INT_MAX)
-		return F8B_ERR(F8B_EUNSUPPORTED,
-		               "MPI collective of %zu words per rank: MPI counts are int (at most "
-		               "%d words, 8 GiB)",
-		               count, INT_MAX);
-	if (op == F8B_COLL_ALLGATHER)
-		F8B_MPI(MPI_Allgather(send, (int)count, MPI_UINT32_T, recv, (int)count,
-		                      MPI_UINT32_T, MPI_COMM_WORLD));
-	else /* unsigned sums wrap mod 2^32 (MPI_SUM on an unsigned type) */
-		F8B_MPI(
-		    MPI_Allreduce(send, recv, (int)count, MPI_UINT32_T, MPI_SUM, MPI_COMM_WORLD));
-	return F8B_OK;
+	return f8b_coll_call(c, op, F8B_COLL_U32, F8B_COLL_SUM, send, recv, count);
 }
 
 int f8b_coll_status(struct f8b_coll *c)

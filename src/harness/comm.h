@@ -33,6 +33,12 @@ int f8b_comm_gather_str(const char *s, char *recv, size_t n);
 int f8b_comm_size(void);
 /* Every rank receives `bytes` from every rank into recv (size*bytes). */
 int f8b_comm_allgather(const void *send, void *recv, size_t bytes);
+/* Bounds every MPI wait above (and the MPI collectives below) by
+ * timeout_s (0: unbounded, the default).  A wait that runs past it means
+ * a rank is dead or stuck: this rank prints which call, on which rank,
+ * and ends the whole job (MPI_Abort), since no later MPI call could
+ * complete either.  Drivers with a --timeout set it at finalize. */
+void f8b_comm_set_timeout(double timeout_s);
 
 /* ---- collectives over backend memory (f8bench ceilings).
  * The host backend runs them with MPI on host buffers; the cuda backend
@@ -51,9 +57,19 @@ struct f8b_backend;
 struct f8b_coll;
 
 enum f8b_coll_op {
-	F8B_COLL_ALLGATHER, /* recv[r*count + i] = send of rank r [i] */
-	F8B_COLL_ALLREDUCE, /* recv[i] = sum over ranks of send[i], mod 2^32 */
+	F8B_COLL_ALLGATHER,      /* recv[r*count + i] = send of rank r [i] */
+	F8B_COLL_ALLREDUCE,      /* recv[i] = reduction over ranks of send[i] */
+	F8B_COLL_REDUCE_SCATTER, /* recv[i] = reduction over ranks of send[rank*count + i] */
 };
+
+/* Element types and reductions of f8b_coll_call. */
+enum f8b_coll_type {
+	F8B_COLL_U32,  /* sums wrap mod 2^32 */
+	F8B_COLL_U8,   /* bytes (fp8 data): all-gather only */
+	F8B_COLL_F32,  /* sum or max (max of amaxes) */
+	F8B_COLL_BF16, /* sum (gradients); MPI: each pairwise sum in fp32, rounded to bf16 */
+};
+enum f8b_coll_red { F8B_COLL_SUM, F8B_COLL_MAX };
 
 /* F8B_EUNSUPPORTED (with the reason) for a backend with no collectives
  * (cuda without NCCL). */
@@ -64,6 +80,13 @@ int f8b_coll_open(const struct f8b_backend_ops *ops, struct f8b_backend *be, dou
  * backend's stream; MPI: done on return. */
 int f8b_coll_run(struct f8b_coll *c, enum f8b_coll_op op, const void *send, void *recv,
                  size_t count);
+/* The general form: `count` elements of `type` per rank (all-gather:
+ * send has count, recv size*count; all-reduce: count each;
+ * reduce-scatter: send size*count, recv count), reduced by `red`.  NCCL:
+ * enqueued on the backend's current stream (stream_use); MPI: done on
+ * return.  A type/op/reduction the library cannot do is F8B_EINVAL. */
+int f8b_coll_call(struct f8b_coll *c, enum f8b_coll_op op, enum f8b_coll_type type,
+                  enum f8b_coll_red red, const void *send, void *recv, size_t count);
 /* F8B_OK, or the error that ended the communicator (see above). */
 int f8b_coll_status(struct f8b_coll *c);
 /* "MPI" or "NCCL 2.28.3". */
