@@ -102,6 +102,7 @@ struct f8b_bench {
 extern const struct f8b_bench f8b_bench_gemm;
 extern const struct f8b_bench f8b_bench_ceilings;
 extern const struct f8b_bench f8b_bench_lls;
+extern const struct f8b_bench f8b_bench_allgather;
 /* Every benchmark, NULL-terminated (bench/registry.c): the command's
  * subcommands, and the tables compare, report and merge recognise. */
 extern const struct f8b_bench *const f8b_benches[];

@@ -296,3 +296,97 @@ const struct f8b_table_schema f8b_lls_kernel_schema = {
     .fields = lls_kernel_fields,
     .nfields = sizeof lls_kernel_fields / sizeof lls_kernel_fields[0],
 };
+
+/* ---- allgather ------------------------------------------------------------ */
+
+#define F8B_ALLGATHER_COLUMNS(X, S)                                                                \
+	X(S, mode, STR, "")                                                                        \
+	X(S, d_out, I64, "")                                                                       \
+	X(S, d_in, I64, "")                                                                        \
+	X(S, layers, I32, "")                                                                      \
+	X(S, label, STR, "")                                                                       \
+	X(S, tokens_per_rank, I64, "")                                                             \
+	X(S, ranks, I32, "")                                                                       \
+	X(S, nodes, I32, "")                                                                       \
+	X(S, prefetch, I32, "")                                                                    \
+	X(S, rs_dtype, STR, "")                                                                    \
+	X(S, backend, STR, "")                                                                     \
+	X(S, library, STR, "")                                                                     \
+	X(S, transport, STR, "")                                                                   \
+	X(S, status, STR, "")                                                                      \
+	X(S, time_median_s, F64, "s")                                                              \
+	X(S, time_min_s, F64, "s")                                                                 \
+	X(S, time_max_s, F64, "s")                                                                 \
+	X(S, time_noise, F64, "")                                                                  \
+	X(S, samples, I32, "")                                                                     \
+	X(S, converged, I32, "")                                                                   \
+	X(S, throttled, I32, "")                                                                   \
+	X(S, throttle_reasons, I64, "")                                                            \
+	X(S, sm_mhz_min, I32, "MHz")                                                               \
+	X(S, sm_mhz_max, I32, "MHz")                                                               \
+	X(S, fwd_time_s, F64, "s")                                                                 \
+	X(S, bwd_time_s, F64, "s")                                                                 \
+	X(S, compute_time_s, F64, "s")                                                             \
+	X(S, exposed_comm_s, F64, "s")                                                             \
+	X(S, exposed_pct, F64, "%")                                                                \
+	X(S, comm_time_s, F64, "s")                                                                \
+	X(S, overlap_efficiency, F64, "")                                                          \
+	X(S, ag_per_step, I32, "")                                                                 \
+	X(S, ag_bytes, F64, "bytes")                                                               \
+	X(S, ag_bytes_per_step, F64, "bytes")                                                      \
+	X(S, ag_time_s, F64, "s")                                                                  \
+	X(S, ag_algbw_gbps, F64, "GB/s")                                                           \
+	X(S, ag_busbw_gbps, F64, "GB/s")                                                           \
+	X(S, ag_overlap_time_s, F64, "s")                                                          \
+	X(S, ag_overlap_busbw_gbps, F64, "GB/s")                                                   \
+	X(S, ag_busbw_kept_pct, F64, "%")                                                          \
+	X(S, rs_bytes, F64, "bytes")                                                               \
+	X(S, rs_time_s, F64, "s")                                                                  \
+	X(S, rs_busbw_gbps, F64, "GB/s")                                                           \
+	X(S, rs_overlap_time_s, F64, "s")                                                          \
+	X(S, rs_overlap_busbw_gbps, F64, "GB/s")                                                   \
+	X(S, amax_allreduce_s, F64, "s")                                                           \
+	X(S, gemm_time_s, F64, "s")                                                                \
+	X(S, gemm_tflops, F64, "TFLOP/s")                                                          \
+	X(S, gemm_overlap_time_s, F64, "s")                                                        \
+	X(S, gemm_overlap_tflops, F64, "TFLOP/s")                                                  \
+	X(S, gemm_kept_pct, F64, "%")                                                              \
+	X(S, step_flops, F64, "flop")                                                              \
+	X(S, bf16_time_median_s, F64, "s")                                                         \
+	X(S, speedup_vs_bf16, F64, "")                                                             \
+	X(S, sqnr_out_db, F64, "dB")                                                               \
+	X(S, sqnr_grad_x_db, F64, "dB")                                                            \
+	X(S, sqnr_grad_w_db, F64, "dB")                                                            \
+	X(S, sqnr_min_db, F64, "dB")                                                               \
+	X(S, checks, I32, "")                                                                      \
+	X(S, peak_mem_bytes, I64, "bytes")                                                         \
+	X(S, weight_mem_bytes, I64, "bytes")                                                       \
+	X(S, seed, I64, "")                                                                        \
+	X(S, run_id, I32, "")                                                                      \
+	X(S, rank, I32, "")                                                                        \
+	X(S, device, I32, "")                                                                      \
+	X(S, gpu, STR, "")                                                                         \
+	X(S, message, STR, "")
+
+F8B_ALLGATHER_COLUMNS(F8B_CHECK_TYPE, struct f8b_allgather_row)
+
+struct f8b_allgather_row_mirror {
+	F8B_ALLGATHER_COLUMNS(F8B_MIRROR, struct f8b_allgather_row)
+};
+#define F8B_CHECK_ALLGATHER_OFFSET(S, m, t, unit)                                                  \
+	F8B_CHECK_OFFSET(struct f8b_allgather_row_mirror, S, m, t, unit)
+F8B_ALLGATHER_COLUMNS(F8B_CHECK_ALLGATHER_OFFSET, struct f8b_allgather_row)
+_Static_assert(sizeof(struct f8b_allgather_row_mirror) == sizeof(struct f8b_allgather_row),
+               "struct f8b_allgather_row has a member that F8B_ALLGATHER_COLUMNS does not list");
+
+static const struct f8b_field allgather_fields[] = {
+    F8B_ALLGATHER_COLUMNS(F8B_FIELD, struct f8b_allgather_row)};
+
+const struct f8b_table_schema f8b_allgather_schema = {
+    .name = "allgather",
+    .title = "f8bench allgather: one row per mode x weight x tokens per rank x ranks: the "
+             "emulated FSDP step with fp8 or bf16 weight all-gathers",
+    .row_size = sizeof(struct f8b_allgather_row),
+    .fields = allgather_fields,
+    .nfields = sizeof allgather_fields / sizeof allgather_fields[0],
+};

@@ -155,4 +155,79 @@ struct f8b_lls_kernel_row {
 
 extern const struct f8b_table_schema f8b_lls_kernel_schema;
 
+/* f8bench allgather: one row per mode x weight x tokens per rank x ranks,
+ * the emulated FSDP step over every rank (doc/allgather.md); times are the
+ * slowest rank's. */
+struct f8b_allgather_row {
+	char mode[24]; /* bf16, fp8-compute, fp8-allgather, fp8-allgather-axiswise */
+	int64_t d_out; /* layer 0's weight [d_out, d_in]; odd layers are [d_in, d_out] */
+	int64_t d_in;
+	int32_t layers;
+	char label[48]; /* the weight's name in its shape set, or "" */
+	int64_t tokens_per_rank;
+	int32_t ranks;
+	int32_t nodes;          /* hosts the ranks ran on */
+	int32_t prefetch;       /* all-gathers in flight ahead of the layer computing */
+	char rs_dtype[F8B_STR]; /* reduce-scatter element type: bf16 or f32 */
+	char backend[F8B_STR];
+	char library[32];   /* the collectives' library: "NCCL 2.28.3" or "MPI" */
+	char transport[48]; /* the path the collectives took (doc/allgather.md) */
+	char status[F8B_STR];
+	double time_median_s; /* one step, forward + backward, slowest rank */
+	double time_min_s;
+	double time_max_s;
+	double time_noise;
+	int32_t samples;
+	int32_t converged;
+	int32_t throttled;
+	int64_t throttle_reasons;
+	int32_t sm_mhz_min;
+	int32_t sm_mhz_max;
+	double fwd_time_s; /* forward part of an instrumented step (median) */
+	double bwd_time_s;
+	double compute_time_s;     /* the same step with every collective removed, same run */
+	double exposed_comm_s;     /* time_median_s - compute_time_s */
+	double exposed_pct;        /* 100 * exposed / step */
+	double comm_time_s;        /* the step's collectives, each timed alone, summed */
+	double overlap_efficiency; /* 1 - exposed / comm_time (1: all hidden) */
+	int32_t ag_per_step;       /* all-gathers per step (2 per layer) */
+	double ag_bytes;           /* one all-gather's output, largest layer (nccl-tests' size) */
+	double ag_bytes_per_step;  /* every all-gather's output in one step */
+	double ag_time_s;          /* one all-gather of ag_bytes alone (median) */
+	double ag_algbw_gbps;      /* ag_bytes / ag_time */
+	double ag_busbw_gbps;      /* algbw * (R-1)/R */
+	double ag_overlap_time_s;  /* mean all-gather inside the step */
+	double ag_overlap_busbw_gbps;
+	double ag_busbw_kept_pct; /* 100 * overlapped / standalone busbw */
+	double rs_bytes;          /* one reduce-scatter's input, largest layer */
+	double rs_time_s;         /* alone (median) */
+	double rs_busbw_gbps;
+	double rs_overlap_time_s; /* mean reduce-scatter inside the step */
+	double rs_overlap_busbw_gbps;
+	double amax_allreduce_s; /* fp8-allgather: the one all-reduce of L amaxes, alone */
+	double gemm_time_s;      /* the step's GEMMs in the compute-only step */
+	double gemm_tflops;
+	double gemm_overlap_time_s; /* the same GEMMs inside the full step */
+	double gemm_overlap_tflops;
+	double gemm_kept_pct;      /* 100 * overlapped / compute-only TFLOP/s */
+	double step_flops;         /* 3 GEMMs per layer, 2*T*n*k each */
+	double bf16_time_median_s; /* the bf16 step of this case, this run */
+	double speedup_vs_bf16;
+	double sqnr_out_db; /* the stack's output vs the bf16 mode's */
+	double sqnr_grad_x_db;
+	double sqnr_grad_w_db; /* layer 0's grad_weight shard */
+	double sqnr_min_db;
+	int32_t checks;           /* exact checks passed before timing */
+	int64_t peak_mem_bytes;   /* device memory the case took on the rank that took most */
+	int64_t weight_mem_bytes; /* of which weight shards and gathered weights */
+	int64_t seed;
+	int32_t run_id;
+	int32_t rank;
+	int32_t device;
+	char gpu[48];
+	char message[F8B_MSG];
+};
+
+extern const struct f8b_table_schema f8b_allgather_schema;
+
 #endif

@@ -1,0 +1,366 @@
+/* ag_cfg.c - the allgather benchmark's options, its cases (weights x
+ * tokens per rank x modes, bf16 first so the fp8 rows find their
+ * baseline) and the rows' key columns. */
+#define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/ag_int.h"
+#include "core/cases.h"
+
+static const char *const mode_names[AG_NMODES] = {"bf16", "fp8-compute", "fp8-allgather",
+                                                  "fp8-allgather-axiswise"};
+
+const char *f8b_ag_mode_name(int mode)
+{
+	return mode >= 0 && mode < AG_NMODES ? mode_names[mode] : "?";
+}
+
+void f8b_ag_setstr(char *dst, size_t n, const char *s)
+{
+	memset(dst, 0, n);
+	snprintf(dst, n, "%s", s);
+}
+
+enum {
+	OPT_MODES = 3100,
+	OPT_WEIGHTS,
+	OPT_LAYERS,
+	OPT_TOKENS,
+	OPT_PREFETCH,
+	OPT_RS_DTYPE,
+	OPT_TIMEOUT,
+};
+
+const struct f8b_option f8b_ag_options[] = {
+    {"modes", OPT_MODES, 0, "LIST",
+     "comma separated: bf16, fp8-compute, fp8-allgather,\nfp8-allgather-axiswise (default: all "
+     "four; doc/allgather.md)"},
+    {"weights", OPT_WEIGHTS, 0, "SPEC",
+     "layer 0's weight [d_out, d_in] (odd layers are [d_in, d_out]):\nD (square), "
+     "DOUTxDIN, or a shape set / file whose shapes'\nN x K are taken (llama3-8b...); comma "
+     "separated\n(default 8192)"},
+    {"layers", OPT_LAYERS, 0, "L", "linear layers in the stack, 1..64 (default 8)"},
+    {"tokens", OPT_TOKENS, 0, "LIST",
+     "tokens per rank, comma separated multiples of 16\n(default "
+     "512,1024,2048,4096,8192,16384)"},
+    {"prefetch", OPT_PREFETCH, 0, "N",
+     "all-gathers issued ahead of the layer computing, 0..4\n(default 1)"},
+    {"rs-dtype", OPT_RS_DTYPE, 0, "bf16|f32",
+     "grad_weight's dtype and its reduce-scatter's (default bf16)"},
+    {"timeout", OPT_TIMEOUT, 0, "SEC",
+     "a collective or MPI wait that takes longer ends the job on\nevery rank with an error (a "
+     "dead or stuck rank) (default 120)"},
+    {0},
+};
+
+int f8b_ag_cfg_new(void **cfg)
+{
+	struct ag_cfg *c = calloc(1, sizeof *c);
+	if (!c)
+		return F8B_ERR(F8B_ENOMEM, "allgather config");
+	c->modes_spec = "bf16,fp8-compute,fp8-allgather,fp8-allgather-axiswise";
+	c->weights_spec = "8192";
+	c->tokens_spec = "512,1024,2048,4096,8192,16384";
+	c->layers = 8;
+	c->prefetch = 1;
+	c->timeout_s = 120;
+	*cfg = c;
+	return F8B_OK;
+}
+
+void f8b_ag_cfg_free(void *cfg)
+{
+	struct ag_cfg *c = cfg;
+	if (!c)
+		return;
+	f8b_coll_close(c->coll);
+	if (c->hb)
+		f8b_backend_host.close(c->hb);
+	free(c->base.y);
+	free(c->base.gx);
+	free(c->base.gw);
+	free(c->w);
+	free(c->tokens);
+	free(c->cases);
+	free(c->wchecked);
+	free(c->rschecked);
+	free(c);
+}
+
+static int parse_int(const char *arg, const char *opt, long lo, long hi, long *v)
+{
+	char *end;
+	errno = 0;
+	*v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || *v < lo || *v > hi)
+		return F8B_ERR(F8B_EINVAL, "--%s '%s': expected an integer in %ld..%ld", opt, arg, lo,
+		               hi);
+	return F8B_OK;
+}
+
+int f8b_ag_cfg_option(void *cfg, int key, const char *arg)
+{
+	struct ag_cfg *c = cfg;
+	long v;
+	switch (key) {
+	case OPT_MODES: c->modes_spec = arg; return F8B_OK;
+	case OPT_WEIGHTS: c->weights_spec = arg; return F8B_OK;
+	case OPT_TOKENS: c->tokens_spec = arg; return F8B_OK;
+	case OPT_LAYERS:
+		F8B_TRY(parse_int(arg, "layers", 1, AG_MAX_LAYERS, &v));
+		c->layers = (int)v;
+		return F8B_OK;
+	case OPT_PREFETCH:
+		F8B_TRY(parse_int(arg, "prefetch", 0, AG_MAX_PREFETCH, &v));
+		c->prefetch = (int)v;
+		return F8B_OK;
+	case OPT_RS_DTYPE:
+		if (strcmp(arg, "bf16") && strcmp(arg, "f32"))
+			return F8B_ERR(F8B_EINVAL, "--rs-dtype '%s' (accepted: bf16, f32)", arg);
+		c->rs_f32 = !strcmp(arg, "f32");
+		return F8B_OK;
+	case OPT_TIMEOUT: {
+		char *end;
+		errno = 0;
+		c->timeout_s = strtod(arg, &end);
+		if (errno || end == arg || *end || !(c->timeout_s > 0 && c->timeout_s <= 86400))
+			return F8B_ERR(F8B_EINVAL, "--timeout '%s': expected seconds in (0, 86400]",
+			               arg);
+		return F8B_OK;
+	}
+	}
+	return F8B_ERR(F8B_EINTERNAL, "allgather option %d", key);
+}
+
+static int parse_modes(struct ag_cfg *c)
+{
+	char *copy = strdup(c->modes_spec), *save = NULL;
+	if (!copy)
+		return F8B_ERR(F8B_ENOMEM, "--modes");
+	int rc = F8B_OK;
+	for (char *t = strtok_r(copy, ",", &save); t && rc == F8B_OK; t = strtok_r(NULL, ",", &save)) {
+		t = f8b_trim(t);
+		int m = 0;
+		while (m < AG_NMODES && strcmp(t, mode_names[m]))
+			m++;
+		if (m == AG_NMODES)
+			rc = F8B_ERR(F8B_EINVAL,
+			             "--modes: unknown mode '%s' (accepted: bf16, fp8-compute, "
+			             "fp8-allgather, fp8-allgather-axiswise)",
+			             t);
+		for (int j = 0; rc == F8B_OK && j < c->nmodes; j++)
+			if (c->modes[j] == m)
+				rc = F8B_ERR(F8B_EINVAL, "--modes: '%s' is listed twice", t);
+		if (rc == F8B_OK)
+			c->modes[c->nmodes++] = m;
+	}
+	free(copy);
+	if (rc == F8B_OK && c->nmodes == 0)
+		rc = F8B_ERR(F8B_EINVAL, "--modes '%s': no mode", c->modes_spec);
+	/* bf16 first: the fp8 rows' speedups and SQNRs are against it. */
+	for (int j = 1; rc == F8B_OK && j < c->nmodes; j++)
+		if (c->modes[j] == AG_BF16) {
+			memmove(c->modes + 1, c->modes, sizeof c->modes[0] * (size_t)j);
+			c->modes[0] = AG_BF16;
+		}
+	return rc;
+}
+
+static int add_weight(struct ag_cfg *c, int64_t n, int64_t k, const char *label,
+                      const char *origin)
+{
+	struct f8b_shape sh = {.m = 16, .k = k, .n = n};
+	if (f8b_shape_validate(&sh, origin) != F8B_OK)
+		return F8B_ERR(F8B_EINVAL, "--weights: %s", f8b_last_error());
+	for (size_t i = 0; i < c->nw; i++)
+		if (c->w[i].n == n && c->w[i].k == k)
+			return F8B_OK; /* a model's repeated shapes: once */
+	struct ag_weight *w = realloc(c->w, (c->nw + 1) * sizeof *w);
+	if (!w)
+		return F8B_ERR(F8B_ENOMEM, "--weights");
+	c->w = w;
+	w[c->nw] = (struct ag_weight){.n = n, .k = k};
+	f8b_ag_setstr(w[c->nw].label, sizeof w[c->nw].label, label);
+	c->nw++;
+	return F8B_OK;
+}
+
+static int parse_weights(struct ag_cfg *c)
+{
+	char *copy = strdup(c->weights_spec), *save = NULL;
+	if (!copy)
+		return F8B_ERR(F8B_ENOMEM, "--weights");
+	int rc = F8B_OK;
+	for (char *t = strtok_r(copy, ",", &save); t && rc == F8B_OK; t = strtok_r(NULL, ",", &save)) {
+		t = f8b_trim(t);
+		long long n = 0, k = 0;
+		char tail = 0;
+		if (sscanf(t, "%lld%c", &n, &tail) == 1) {
+			rc = add_weight(c, n, n, "", "--weights");
+		} else if (isdigit((unsigned char)t[0]) &&
+		           sscanf(t, "%lldx%lld%c", &n, &k, &tail) == 2) {
+			rc = add_weight(c, n, k, "", "--weights");
+		} else {
+			struct f8b_shapes sh = {0};
+			rc = f8b_shapes_parse(t, &sh);
+			if (rc != F8B_OK)
+				rc = F8B_ERR(F8B_EINVAL,
+				             "--weights '%s': not D, DOUTxDIN or a shape set (%s)", t,
+				             f8b_last_error());
+			for (size_t i = 0; rc == F8B_OK && i < sh.n; i++)
+				rc = add_weight(c, sh.v[i].n, sh.v[i].k, sh.v[i].label, t);
+			f8b_shapes_free(&sh);
+		}
+	}
+	free(copy);
+	if (rc == F8B_OK && c->nw == 0)
+		rc = F8B_ERR(F8B_EINVAL, "--weights '%s': no weight", c->weights_spec);
+	return rc;
+}
+
+static int parse_tokens(struct ag_cfg *c)
+{
+	size_t max = 1;
+	for (const char *p = c->tokens_spec; *p; p++)
+		max += *p == ',';
+	char *copy = strdup(c->tokens_spec), *save = NULL;
+	c->tokens = calloc(max, sizeof *c->tokens);
+	if (!copy || !c->tokens) {
+		free(copy);
+		return F8B_ERR(F8B_ENOMEM, "--tokens");
+	}
+	int rc = F8B_OK;
+	for (char *t = strtok_r(copy, ",", &save); t && rc == F8B_OK; t = strtok_r(NULL, ",", &save)) {
+		t = f8b_trim(t);
+		char *end;
+		errno = 0;
+		long long v = strtoll(t, &end, 10);
+		if (errno || end == t || *end || v < 16 || v % 16 || v > F8B_MAX_DIM)
+			rc = F8B_ERR(F8B_EINVAL,
+			             "--tokens: '%s' (each a multiple of 16 in 16..%lld)", t,
+			             (long long)F8B_MAX_DIM);
+		else
+			c->tokens[c->ntok++] = v;
+	}
+	free(copy);
+	if (rc == F8B_OK && c->ntok == 0)
+		rc = F8B_ERR(F8B_EINVAL, "--tokens '%s': no value", c->tokens_spec);
+	return rc;
+}
+
+int f8b_ag_cfg_finalize(void *cfg, size_t *ncases)
+{
+	struct ag_cfg *c = cfg;
+	/* Bound every MPI wait from here on: a rank that died before the
+	 * first collective must not leave the others waiting. */
+	f8b_comm_set_timeout(c->timeout_s);
+	F8B_TRY(parse_modes(c));
+	F8B_TRY(parse_weights(c));
+	F8B_TRY(parse_tokens(c));
+	int R = f8b_comm_size();
+	for (size_t i = 0; i < c->nw; i++) {
+		int64_t n = c->w[i].n, k = c->w[i].k;
+		/* Rows are sharded: n rows on even layers, k on odd ones. */
+		if (n % R || (c->layers > 1 && k % R))
+			return F8B_ERR(F8B_EINVAL,
+			               "--weights %lldx%lld on %d ranks: each layer's rows (%lld%s) "
+			               "must divide evenly over the ranks (doc/allgather.md)",
+			               (long long)n, (long long)k, R, (long long)n,
+			               c->layers > 1 ? (k == n ? "" : " and, on odd layers, its d_in")
+			                             : "");
+	}
+	c->ncases = c->nw * c->ntok * (size_t)c->nmodes;
+	c->cases = calloc(c->ncases + 1, sizeof *c->cases);
+	c->wchecked = calloc(c->nw * AG_NMODES + 1, sizeof *c->wchecked);
+	c->rschecked = calloc(c->nw + 1, sizeof *c->rschecked);
+	if (!c->cases || !c->wchecked || !c->rschecked)
+		return F8B_ERR(F8B_ENOMEM, "%zu cases", c->ncases);
+	size_t i = 0;
+	for (size_t w = 0; w < c->nw; w++)
+		for (size_t t = 0; t < c->ntok; t++)
+			for (int m = 0; m < c->nmodes; m++)
+				c->cases[i++] = (struct ag_case){(int)w, c->tokens[t], c->modes[m]};
+	*ncases = c->ncases;
+	return F8B_OK;
+}
+
+void f8b_ag_case_key(const void *cfg, size_t i, void *vrow)
+{
+	const struct ag_cfg *c = cfg;
+	const struct ag_case *ac = &c->cases[i];
+	const struct ag_weight *w = &c->w[ac->weight];
+	struct f8b_allgather_row *r = vrow;
+	f8b_ag_setstr(r->mode, sizeof r->mode, mode_names[ac->mode]);
+	r->d_out = w->n;
+	r->d_in = w->k;
+	r->layers = c->layers;
+	f8b_ag_setstr(r->label, sizeof r->label, w->label);
+	r->tokens_per_rank = ac->tokens;
+	r->ranks = f8b_comm_size();
+	r->prefetch = c->prefetch;
+	f8b_ag_setstr(r->rs_dtype, sizeof r->rs_dtype, c->rs_f32 ? "f32" : "bf16");
+	/* Not measured (yet): NaN, never a time of zero. */
+	double *nan_cols[] = {
+	    &r->time_median_s,       &r->time_min_s,         &r->time_max_s,
+	    &r->time_noise,          &r->fwd_time_s,         &r->bwd_time_s,
+	    &r->compute_time_s,      &r->exposed_comm_s,     &r->exposed_pct,
+	    &r->comm_time_s,         &r->overlap_efficiency, &r->ag_bytes,
+	    &r->ag_bytes_per_step,   &r->ag_time_s,          &r->ag_algbw_gbps,
+	    &r->ag_busbw_gbps,       &r->ag_overlap_time_s,  &r->ag_overlap_busbw_gbps,
+	    &r->ag_busbw_kept_pct,   &r->rs_bytes,           &r->rs_time_s,
+	    &r->rs_busbw_gbps,       &r->rs_overlap_time_s,  &r->rs_overlap_busbw_gbps,
+	    &r->amax_allreduce_s,    &r->gemm_time_s,        &r->gemm_tflops,
+	    &r->gemm_overlap_time_s, &r->gemm_overlap_tflops, &r->gemm_kept_pct,
+	    &r->step_flops,          &r->bf16_time_median_s, &r->speedup_vs_bf16,
+	    &r->sqnr_out_db,         &r->sqnr_grad_x_db,     &r->sqnr_grad_w_db,
+	    &r->sqnr_min_db,
+	};
+	for (size_t j = 0; j < sizeof nan_cols / sizeof nan_cols[0]; j++)
+		*nan_cols[j] = NAN;
+}
+
+bool f8b_ag_same_case(const void *va, const void *vb)
+{
+	const struct f8b_allgather_row *a = va, *b = vb;
+	return !strcmp(a->mode, b->mode) && a->d_out == b->d_out && a->d_in == b->d_in &&
+	       a->layers == b->layers && a->tokens_per_rank == b->tokens_per_rank &&
+	       a->ranks == b->ranks && a->prefetch == b->prefetch &&
+	       !strcmp(a->rs_dtype, b->rs_dtype);
+}
+
+void f8b_ag_describe(const void *vrow, char *buf, size_t n)
+{
+	const struct f8b_allgather_row *r = vrow;
+	snprintf(buf, n, "%s %dx[%lldx%lld] %lld tok/rank on %d ranks", r->mode, (int)r->layers,
+	         (long long)r->d_out, (long long)r->d_in, (long long)r->tokens_per_rank,
+	         (int)r->ranks);
+}
+
+void f8b_ag_summarize(const void *vrow, char *buf, size_t n)
+{
+	const struct f8b_allgather_row *r = vrow;
+	snprintf(buf, n, "%.4g ms %.2fx bf16, exposed comm %.1f%%, all-gather busbw %.1f GB/s",
+	         1e3 * r->time_median_s, r->speedup_vs_bf16, r->exposed_pct, r->ag_busbw_gbps);
+}
+
+/* An upper bound of a case's device memory per rank (ag_step.c's
+ * buffers): shards (bf16, dW's), gathered slots and their casts, the
+ * activations and their fp8 copies, gradients and dW. */
+int64_t f8b_ag_case_bytes(const void *cfg, size_t i)
+{
+	const struct ag_cfg *c = cfg;
+	const struct ag_weight *w = &c->w[c->cases[i].weight];
+	double R = f8b_comm_size(), L = c->layers, T = (double)c->cases[i].tokens;
+	double d = (double)(w->n > w->k ? w->n : w->k), nk = (double)w->n * (double)w->k;
+	double gwb = c->rs_f32 ? 4 : 2;
+	double shards = L * nk / R * (2 + 1 + gwb);
+	double slots = (c->prefetch + 1) * nk * 2 + 2 * nk + 2 * nk * gwb;
+	double acts = (L + 1) * T * d * 2 + L * T * d + T * d * (2 * 2 + 2 + 1);
+	double need = shards + slots + acts + 64.0 * (double)(1 << 20);
+	return need < 9e18 ? (int64_t)need : INT64_MAX;
+}

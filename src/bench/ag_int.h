@@ -1,0 +1,184 @@
+/* ag_int.h - what the allgather benchmark's files share (doc/allgather.md):
+ * configuration and cases (ag_cfg.c), the emulated FSDP step (ag_step.c),
+ * the exact checks (ag_check.c) and the driver (allgather.c).
+ *
+ * A stack of L linear layers; layer l's weight is [n_l, k_l] with
+ * (n_0, k_0) = (d_out, d_in) and the two swapped on odd layers, so the
+ * stack chains (an MLP's up and down projections).  Each weight is
+ * sharded by rows over the R ranks (rank r holds rows r*n/R ..), each
+ * rank has T tokens.  One step:
+ *   forward   for l = 0..L-1: gather W_l; x_{l+1} = x_l @ W_l^T
+ *   backward  for l = L-1..0: gather W_l again; g_l = g_{l+1} @ W_l;
+ *             dW_l = g_{l+1}^T @ x_l; reduce-scatter dW_l to the shards
+ * The gathers, the reduce-scatters and what prepares a gather (the fp8
+ * cast of a shard) run on a communication queue, `prefetch` gathers
+ * ahead of the layer computing; the GEMMs and the activations' casts on
+ * the backend's own queue.
+ */
+#ifndef F8B_AG_INT_H
+#define F8B_AG_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "harness/bench.h"
+#include "harness/comm.h"
+#include "results/schema.h"
+
+#define AG_MAX_LAYERS   64
+#define AG_MAX_PREFETCH 4
+#define AG_MAX_USES     (2 * AG_MAX_LAYERS) /* gathers per step */
+
+enum ag_mode {
+	AG_BF16,        /* bf16 gathers, bf16 GEMMs */
+	AG_FP8_COMPUTE, /* bf16 gathers, the gathered weight cast to fp8 on every rank */
+	AG_FP8_AG,      /* one all-reduce of L amaxes, shards cast, fp8 gathered */
+	AG_FP8_AG_AXIS, /* per-row scales on each shard, gathered beside the data */
+	AG_NMODES
+};
+const char *f8b_ag_mode_name(int mode);
+
+struct ag_weight {
+	int64_t n, k; /* layer 0's weight [n, k] */
+	char label[48];
+};
+
+struct ag_case {
+	int weight;
+	int64_t tokens;
+	int mode;
+};
+
+/* The bf16 step of one weight x tokens: its time and its outputs (the
+ * fp8 modes' SQNRs are against these). */
+struct ag_base {
+	bool have;
+	int64_t n, k, tokens; /* layer 0's weight, tokens per rank */
+	double median_s;
+	uint16_t *y, *gx, *gw; /* host copies */
+	size_t ny, ngx, ngw;
+	bool rs_f32; /* gw holds floats */
+};
+
+struct ag_cfg {
+	const char *modes_spec, *weights_spec, *tokens_spec;
+	int modes[AG_NMODES];
+	int nmodes;
+	struct ag_weight *w;
+	size_t nw;
+	int64_t *tokens;
+	size_t ntok;
+	int layers, prefetch;
+	bool rs_f32;
+	double timeout_s;
+	struct ag_case *cases;
+	size_t ncases;
+	/* Filled at the first setup. */
+	struct f8b_coll *coll;
+	int coll_rc;
+	bool coll_tried;
+	char transport[48];
+	int nodes;
+	struct ag_base base;
+	int *wchecked;  /* nw x AG_NMODES: exact checks the gathered weights passed (0: not yet) */
+	int *rschecked; /* nw: the reduce-scatter's */
+	struct f8b_backend *hb;  /* host backend for the checks' references */
+};
+
+extern const struct f8b_option f8b_ag_options[];
+int f8b_ag_cfg_new(void **cfg);
+int f8b_ag_cfg_option(void *cfg, int key, const char *arg);
+int f8b_ag_cfg_finalize(void *cfg, size_t *ncases);
+void f8b_ag_cfg_free(void *cfg);
+void f8b_ag_case_key(const void *cfg, size_t i, void *row);
+bool f8b_ag_same_case(const void *a, const void *b);
+void f8b_ag_describe(const void *row, char *buf, size_t n);
+void f8b_ag_summarize(const void *row, char *buf, size_t n);
+int64_t f8b_ag_case_bytes(const void *cfg, size_t i);
+void f8b_ag_setstr(char *dst, size_t n, const char *s);
+
+struct ag_gemm {
+	struct f8b_gemm_desc desc;
+	struct f8b_gemm_plan *plan;
+};
+
+/* Timing marks of an instrumented step. */
+enum { TM_START, TM_FWD_END, TM_END, TM_N };
+
+struct ag_state {
+	struct f8b_run *run;
+	struct ag_cfg *c;
+	int mode, L, P, R, rank;
+	int64_t T;
+	int64_t n[AG_MAX_LAYERS], k[AG_MAX_LAYERS], rows[AG_MAX_LAYERS];
+	int64_t maxn, maxk, maxrows; /* over layers: maxn = maxk = max(d_out, d_in) */
+	enum f8b_dtype gw_dtype;     /* of dW and its reduce-scatter */
+
+	struct f8b_tensor w[AG_MAX_LAYERS];  /* bf16 shards [rows, k] */
+	struct f8b_tensor wq_shard;          /* fp8 shard cast before a gather */
+	float *amax_loc, *amax_all;          /* fp8-allgather: L each */
+	float *scale_all, *sinv_all;         /* L each */
+	float *row_amax, *row_scale, *row_sinv; /* axiswise shard: maxrows each */
+	struct f8b_tensor slot[AG_MAX_PREFETCH + 1]; /* gathered weights (bytes: n*k*2) */
+	float *slot_sinv[AG_MAX_PREFETCH + 1];       /* axiswise: gathered row scales */
+
+	struct f8b_tensor wq, wq_t;       /* fp8 full weight / its transpose (casts on a rank) */
+	float *w_amax, *w_scale, *w_sinv; /* maxn floats each (tensorwise: [0]) */
+
+	struct f8b_tensor x[AG_MAX_LAYERS + 1]; /* activations bf16 [T, dim] */
+	struct f8b_tensor xq;                   /* fp8 x_l (forward's A) */
+	float *x_amax, *x_scale, *x_sinv;       /* T floats each */
+	struct f8b_tensor xq_t[AG_MAX_LAYERS];  /* fp8 x_l^T [k, T], kept for dW */
+	float *xt_sinv[AG_MAX_LAYERS];          /* its scales (tensorwise: 1; axiswise: k) */
+	float *xt_amax, *xt_scale;              /* maxk floats each (scratch) */
+
+	struct f8b_tensor dy;        /* seeded gradient of the output [T, n_{L-1}] */
+	struct f8b_tensor g[2];      /* gradients bf16 [T, maxn], ping-pong */
+	struct f8b_tensor gq, gq_t;  /* fp8 e5m2 g and g^T */
+	float *g_amax, *g_scale, *g_sinv;    /* T floats (tensorwise: [0]) */
+	float *gt_amax, *gt_scale, *gt_sinv; /* maxn floats */
+	struct f8b_tensor gw[2];             /* dW [n, k] bf16 or f32, ping-pong */
+	struct f8b_tensor gw_shard[AG_MAX_LAYERS];
+	const struct f8b_tensor *grad_x; /* where the step leaves dL/dx_0 */
+
+	struct ag_gemm fwd[AG_MAX_LAYERS], gi[AG_MAX_LAYERS], gwg[AG_MAX_LAYERS];
+
+	struct f8b_stream *cs; /* the communication queue */
+	struct f8b_event *ev_start, *ev_comm_end;
+	struct f8b_event *ev_gath[AG_MAX_USES], *ev_used[AG_MAX_USES];
+	struct f8b_event *ev_gw[AG_MAX_LAYERS], *ev_rs[AG_MAX_LAYERS];
+
+	/* What one launch does. */
+	bool no_coll; /* the compute-only step: every collective left out */
+	bool instr;   /* record the timing events below */
+	struct f8b_event *t_ag[AG_MAX_USES][2], *t_rs[AG_MAX_LAYERS][2];
+	struct f8b_event *t_gemm[3 * AG_MAX_LAYERS][2], *t_mark[TM_N];
+	int solo; /* finish's standalone launches: 0 all-gather, 1 reduce-scatter, 2 all-reduce */
+
+	int64_t allocated; /* bytes of backend memory */
+	int64_t weight_bytes;
+};
+
+/* ag_step.c */
+int f8b_ag_alloc(struct ag_state *s);
+void f8b_ag_free(struct ag_state *s);
+/* The scales of fp8-allgather: every shard's amax, the one all-reduce,
+ * the scales (on the current queue). */
+int f8b_ag_prologue(struct ag_state *s);
+/* Gather for use u (u < L: layer u's forward; else layer 2L-1-u's
+ * backward) into slot, on the current queue. */
+int f8b_ag_gather(struct ag_state *s, int u, int slot);
+/* A whole step (the harness's launch). */
+int f8b_ag_step(void *state);
+int f8b_ag_solo(void *state);
+/* Layer of use u, and whether it is a forward use. */
+int f8b_ag_use_layer(const struct ag_state *s, int u, bool *fwd);
+/* Bytes of the gather of use u (output, every rank's) and of dW_l. */
+double f8b_ag_gather_bytes(const struct ag_state *s, int u);
+double f8b_ag_rs_bytes(const struct ag_state *s, int l);
+
+/* ag_check.c */
+int f8b_ag_check(struct ag_state *s, struct f8b_allgather_row *row, bool *ok);
+
+#endif
