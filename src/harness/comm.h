@@ -33,6 +33,9 @@ int f8b_comm_gather_str(const char *s, char *recv, size_t n);
 int f8b_comm_size(void);
 /* Every rank receives `bytes` from every rank into recv (size*bytes). */
 int f8b_comm_allgather(const void *send, void *recv, size_t bytes);
+/* Every rank must run the same command: F8B_EINVAL naming the first
+ * option that differs from rank 0's (same_args.c).  Collective. */
+int f8b_comm_same_args(int argc, char **argv, int rank, int size);
 /* Bounds every MPI wait above (and the MPI collectives below) by
  * timeout_s (0: unbounded, the default).  A wait that runs past it means
  * a rank is dead or stuck: this rank prints which call, on which rank,

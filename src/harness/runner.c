@@ -509,7 +509,14 @@ int f8b_run_bench(const struct f8b_bench *b, int argc, char **argv)
 	}
 	sw.run.rank = sw.comm.rank;
 	sw.run.nranks = sw.comm.size;
-	int code = parse_step(&sw, argc, argv);
+	int code = GO_ON;
+	if (f8b_comm_same_args(argc, argv, sw.comm.rank, sw.comm.size) != F8B_OK) {
+		if (sw.comm.rank == 0)
+			fprintf(stderr, "f8bench %s: error: %s\n", b->name, f8b_last_error());
+		code = 2;
+	}
+	if (code == GO_ON)
+		code = parse_step(&sw, argc, argv);
 	if (code == GO_ON)
 		code = open_backend(&sw);
 	if (code == GO_ON)

@@ -215,8 +215,8 @@ static const struct {
 };
 #define NSHAPES (sizeof shapes / sizeof shapes[0])
 
-static const struct f8b_fill_spec spec_plain = {1, 0.0f, 1.0f, 0.0f, 0.0f};
-static const struct f8b_fill_spec spec_outl = {0xDEADBEEFull, 0.5f, 2.0f, 0.01f, 100.0f};
+static const struct f8b_fill_spec spec_plain = {1, 0.0f, 1.0f, 0.0f, 0.0f, 0};
+static const struct f8b_fill_spec spec_outl = {0xDEADBEEFull, 0.5f, 2.0f, 0.01f, 100.0f, 0};
 
 /* ------------------------------------------------------------ fill */
 
@@ -248,7 +248,7 @@ static void test_fill_one(enum f8b_dtype t, const struct f8b_fill_spec *spec, co
 static void test_fill(void)
 {
 	static const int64_t ns[] = {1, 7, 1000003};
-	static const struct f8b_fill_spec spec_wrap = {UINT64_MAX, -3.0f, 0.25f, 0.5f, -7.0f};
+	static const struct f8b_fill_spec spec_wrap = {UINT64_MAX, -3.0f, 0.25f, 0.5f, -7.0f, 0};
 
 	for (int t = 0; t < 2; t++) {
 		enum f8b_dtype dt = t ? F8B_BF16 : F8B_F32;

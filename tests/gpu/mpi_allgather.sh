@@ -1,0 +1,59 @@
+#!/bin/sh
+# mpi_allgather.sh - f8bench allgather on the GPUs of this node: one rank
+# per GPU (up to 2), every mode, the exact checks passing (every row ok,
+# with its checks counted), NCCL named, fp8 gathers moving half the bytes;
+# with 2 GPUs once more over NCCL's socket transport (P2P and SHM off, the
+# path between nodes).  Skips without a GPU.
+. "${srcdir:-.}/tests/tap.sh"
+[ -n "$MPIEXEC" ] || skip_all "no mpiexec found by configure"
+ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+[ "${ngpu:-0}" -ge 1 ] || skip_all "no GPU"
+cd "$tmp" || exit 1
+export NCCL_NVLS_ENABLE=0
+extra=
+if $MPIEXEC --version 2>&1 | grep -qE "Open MPI|OpenRTE"; then
+	extra="--bind-to none"
+	[ "$(id -u)" = 0 ] && extra="$extra --allow-run-as-root"
+fi
+n=1
+[ "$ngpu" -ge 2 ] && n=2
+A="allgather --backend cuda --weights 2048 --layers 4 --tokens 512,2048 --min-samples 5 --max-samples 20 --min-time 0 -q"
+# the value of column $2 in the row of mode $3 and tokens $4 of CSV $1
+col() {
+	awk -F, -v k="$2" -v m="$3" -v t="$4" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["mode"] == m && $c["tokens_per_rank"] == t { print $c[k] }' "$1"
+}
+run() { # $1 name, rest: env
+	name=$1
+	shift
+	env "$@" $MPIEXEC $extra -n $n "$F8BENCH" $A -o "$name.h5" >"$name.txt" 2>&1
+	rc=$?
+	ok $rc "mpiexec -n $n f8bench allgather ($name)"
+	[ $rc = 0 ] || diag "$(tail -8 "$name.txt")"
+	"$F8BENCH" export "$name.h5" --table allgather >"$name.csv" 2>/dev/null
+	for m in bf16 fp8-compute fp8-allgather fp8-allgather-axiswise; do
+		for t in 512 2048; do
+			st=$(col "$name.csv" status $m $t) ck=$(col "$name.csv" checks $m $t)
+			lib=$(col "$name.csv" library $m $t)
+			r=1
+			[ "$st" = ok ] && [ "${ck:-0}" -ge 2 ] && case "$lib" in NCCL*) r=0 ;; esac
+			ok $r "$name: $m, $t tokens/rank: $st, $ck exact checks, $lib"
+		done
+	done
+	b=$(col "$name.csv" ag_bytes_per_step bf16 2048) f=$(col "$name.csv" ag_bytes_per_step fp8-allgather 2048)
+	r=$(awk -v b="$b" -v f="$f" 'BEGIN { print (b > 0 && 2 * f == b) ? 0 : 1 }')
+	ok $r "$name: fp8-allgather gathers half the bytes of bf16 ($f vs $b)"
+	sp=$(col "$name.csv" speedup_vs_bf16 fp8-allgather 2048)
+	ex=$(col "$name.csv" exposed_pct fp8-allgather 2048)
+	bw=$(col "$name.csv" ag_busbw_gbps bf16 2048)
+	diag "$name: fp8-allgather at 2048 tokens/rank: ${sp}x bf16, exposed comm ${ex}%, bf16 all-gather busbw $bw GB/s"
+}
+run nccl
+if [ $n -ge 2 ]; then
+	run net NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1
+	tr=$(col net.csv transport bf16 512)
+	r=1
+	case "$tr" in net*) r=0 ;; esac
+	ok $r "with P2P and SHM off the rows name the network path ($tr)"
+fi
+done_testing

@@ -1,0 +1,121 @@
+#!/bin/sh
+# mpi_allgather.sh - f8bench allgather on the host backend under
+# mpiexec -n 1..4: every mode's exact checks pass (gathered weights bit
+# for bit, the global amax, the reduce-scatter), fp8 moves half the bytes,
+# the fp8 modes' SQNR against bf16 is recorded and identical across rank
+# counts (rank 0's output does not depend on how the weight was sharded);
+# bad input, ranks given different arguments, and a rank that dies or
+# stops responding (every rank ends, with the error, within --timeout).
+. "${srcdir:-.}/tests/tap.sh"
+[ -n "$MPIEXEC" ] || skip_all "no mpiexec found by configure"
+cd "$tmp" || exit 1
+Q="--backend host --min-time 0 --min-samples 3 --max-samples 5 --max-time 2 --warmup 1 -q"
+A="allgather $Q --layers 3 --tokens 32,64"
+extra=
+if $MPIEXEC --version 2>&1 | grep -qE "Open MPI|OpenRTE"; then extra="--oversubscribe"; [ "$(id -u)" = 0 ] && extra="$extra --allow-run-as-root"; fi
+# the value of column $2 in the row of mode $3 and tokens $4 of CSV $1
+col() {
+	awk -F, -v k="$2" -v m="$3" -v t="$4" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["mode"] == m && $c["tokens_per_rank"] == t { print $c[k] }' "$1"
+}
+MODES="bf16 fp8-compute fp8-allgather fp8-allgather-axiswise"
+for n in 1 2 3 4; do
+	w=96x48
+	[ $n = 4 ] && w=64x48
+	$MPIEXEC $extra -n $n "$F8BENCH" $A --weights $w -o r$n.h5 >r$n.txt 2>&1
+	rc=$?
+	ok $rc "mpiexec -n $n f8bench allgather --weights $w"
+	[ $rc = 0 ] || diag "$(tail -5 r$n.txt)"
+	"$F8BENCH" export r$n.h5 --csv --table allgather >r$n.csv 2>/dev/null
+	rows=$(($(wc -l <r$n.csv) - 1))
+	ok "$([ "$rows" = 8 ] && echo 0 || echo 1)" "$n ranks: 8 rows (got $rows)"
+	for m in $MODES; do
+		st=$(col r$n.csv status $m 64) ck=$(col r$n.csv checks $m 64) rk=$(col r$n.csv ranks $m 64)
+		ok "$([ "$st" = ok ] && [ "${ck:-0}" -ge 4 ] && [ "$rk" = $n ] && echo 0 || echo 1)" \
+			"$n ranks, $m: $st after $ck exact checks (ranks=$rk)"
+	done
+	b=$(col r$n.csv ag_bytes_per_step bf16 32) f=$(col r$n.csv ag_bytes_per_step fp8-allgather 32)
+	ok "$(awk -v b="$b" -v f="$f" 'BEGIN { print (b > 0 && 2 * f == b) ? 0 : 1 }')" \
+		"$n ranks: fp8-allgather gathers half of bf16's bytes ($f of $b)"
+	s=$(col r$n.csv sqnr_min_db fp8-allgather 64)
+	ok "$(awk -v s="$s" 'BEGIN { print (s > 15 && s < 60) ? 0 : 1 }')" \
+		"$n ranks: fp8-allgather's SQNR against bf16 is recorded ($s dB)"
+	# same global scale as a cast of the whole weight: the same output
+	so=$(col r$n.csv sqnr_out_db fp8-allgather 64) sc=$(col r$n.csv sqnr_out_db fp8-compute 64)
+	ok "$([ -n "$so" ] && [ "$so" = "$sc" ] && echo 0 || echo 1)" \
+		"$n ranks: fp8-allgather's output SQNR equals fp8-compute's ($so, $sc)"
+done
+s1=$(col r1.csv sqnr_out_db fp8-allgather 32) s2=$(col r2.csv sqnr_out_db fp8-allgather 32)
+s3=$(col r3.csv sqnr_out_db fp8-allgather 32)
+ok "$([ -n "$s1" ] && [ "$s1" = "$s2" ] && [ "$s1" = "$s3" ] && echo 0 || echo 1)" \
+	"rank 0's output is the same on 1, 2 and 3 ranks ($s1 / $s2 / $s3 dB)"
+lib=$(col r2.csv library bf16 32) tr=$(col r2.csv transport bf16 32)
+ok "$([ "$lib" = MPI ] && echo 0 || echo 1)" "host rows name MPI as the library ($lib, $tr)"
+$MPIEXEC $extra -n 2 "$F8BENCH" $A --weights 64 --modes fp8-allgather --rs-dtype f32 -o f32.h5 >f32.txt 2>&1
+ok $? "--rs-dtype f32 (bf16 baseline measured though not listed)"
+"$F8BENCH" export f32.h5 --csv --table allgather >f32.csv 2>/dev/null
+ok "$([ "$(col f32.csv rs_dtype fp8-allgather 64)" = f32 ] && [ "$(col f32.csv status fp8-allgather 64)" = ok ] && echo 0 || echo 1)" \
+	"f32 reduce-scatter row ok, speedup $(col f32.csv speedup_vs_bf16 fp8-allgather 64)"
+
+# Bad input: exit 2, the option named.
+bad() { # expected-text args...
+	want=$1
+	shift
+	$MPIEXEC $extra -n 2 "$F8BENCH" allgather $Q "$@" -o bad.h5 >bad.txt 2>&1
+	rc=$?
+	ok "$([ $rc = 2 ] && grep -q -- "$want" bad.txt && [ ! -e bad.h5 ] && echo 0 || echo 1)" \
+		"refused with exit 2 naming $want: $*"
+	[ $rc = 2 ] || diag "exit $rc: $(tail -3 bad.txt)"
+}
+bad "--modes" --modes fp8,bf16
+bad "--tokens" --tokens 17
+bad "--layers" --layers 0
+bad "--prefetch" --prefetch 9
+bad "--rs-dtype" --rs-dtype f16
+bad "--weights" --weights 100
+bad "--timeout" --timeout -1
+$MPIEXEC $extra -n 3 "$F8BENCH" $A --weights 64x48 -o bad.h5 >bad.txt 2>&1
+ok "$([ $? = 2 ] && grep -q "on 3 ranks" bad.txt && echo 0 || echo 1)" "64 rows over 3 ranks: refused"
+# Ranks given different arguments.
+cat >diff.sh <<EOS
+r=\${PMI_RANK:-\${OMPI_COMM_WORLD_RANK:-0}}
+t=32; [ "\$r" = 1 ] && t=64
+exec "$F8BENCH" $A --weights 64 --tokens \$t -o diff.h5
+EOS
+$MPIEXEC $extra -n 2 sh diff.sh >diff.txt 2>&1
+rc=$?
+ok "$([ $rc = 2 ] && grep -q "at --tokens, rank 0 has '32' and rank 1 has '64'" diff.txt && echo 0 || echo 1)" \
+	"ranks with different --tokens: refused, the option named"
+[ $rc = 2 ] || diag "exit $rc: $(tail -3 diff.txt)"
+
+# A rank that stops responding (SIGSTOP) or dies (SIGKILL): every rank
+# ends within --timeout (plus start-up), with an error; no results file.
+fault() { # signal
+	L="allgather --backend host --weights 96x48 --layers 2 --tokens 32,64,128,256 --min-time 0.3 --timeout 4 -q"
+	$MPIEXEC $extra -n 3 "$F8BENCH" $L -o fault.h5 >fault.txt 2>&1 &
+	job=$!
+	i=0
+	while [ $i -lt 50 ] && ! ls fault.h5.tmp.* >/dev/null 2>&1; do sleep 0.2; i=$((i + 1)); done
+	sleep 1
+	victim=$(pgrep -f "f8bench $L" | tail -1)
+	[ -n "$victim" ] && kill -"$1" "$victim"
+	t0=$(date +%s)
+	w=0
+	while kill -0 $job 2>/dev/null && [ $w -lt 60 ]; do sleep 1; w=$((w + 1)); done
+	kill -0 $job 2>/dev/null && { kill -9 $job; pkill -9 -f "f8bench $L"; }
+	wait $job
+	rc=$?
+	dt=$(($(date +%s) - t0))
+	ok "$([ -n "$victim" ] && [ $rc != 0 ] && [ $dt -le 20 ] && [ ! -e fault.h5 ] && echo 0 || echo 1)" \
+		"SIG$1 to one rank: the job ended in $dt s with exit $rc, no fault.h5"
+	[ "$1" = STOP ] && {
+		grep -q "did not complete within 4 s (--timeout)" fault.txt
+		ok $? "the waiting ranks say why (a rank is dead or stuck)"
+		diag "$(grep error: fault.txt | head -2)"
+	}
+	pkill -9 -f "f8bench $L" 2>/dev/null
+	rm -f fault.h5.tmp.*
+}
+fault STOP
+fault KILL
+done_testing
