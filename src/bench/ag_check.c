@@ -127,7 +127,7 @@ static int check_layer(struct ag_state *s, int l, char *why, size_t nwhy, int *c
 		if (rc == F8B_OK)
 			rc = ops->download(be, dev, s->amax_all + l, sizeof(float));
 		if (rc == F8B_OK)
-			rc = ops->download(be, dev + 1, s->sinv_all + l, sizeof(float));
+			rc = ops->download(be, dev + 1, s->sinv_all + 4 * l, sizeof(float));
 		if (rc != F8B_OK)
 			goto out;
 		if (memcmp(&dev[0], &amax, 4))

@@ -118,7 +118,7 @@ struct ag_state {
 	struct f8b_tensor w[AG_MAX_LAYERS];  /* bf16 shards [rows, k] */
 	struct f8b_tensor wq_shard;          /* fp8 shard cast before a gather */
 	float *amax_loc, *amax_all;          /* fp8-allgather: L each */
-	float *scale_all, *sinv_all;         /* L each */
+	float *scale_all, *sinv_all;         /* layer l's at [4*l] (16-byte aligned) */
 	float *row_amax, *row_scale, *row_sinv; /* axiswise shard: maxrows each */
 	struct f8b_tensor slot[AG_MAX_PREFETCH + 1]; /* gathered weights (bytes: n*k*2) */
 	float *slot_sinv[AG_MAX_PREFETCH + 1];       /* axiswise: gathered row scales */

@@ -165,8 +165,10 @@ int f8b_ag_alloc(struct ag_state *s)
 	if (s->mode == AG_FP8_AG) {
 		F8B_TRY(floats(s, L, &s->amax_loc));
 		F8B_TRY(floats(s, L, &s->amax_all));
-		F8B_TRY(floats(s, L, &s->scale_all));
-		F8B_TRY(floats(s, L, &s->sinv_all));
+		/* one 16-byte slot per layer: cuBLASLt takes scale pointers on
+		 * 16-byte boundaries only */
+		F8B_TRY(floats(s, 4 * L, &s->scale_all));
+		F8B_TRY(floats(s, 4 * L, &s->sinv_all));
 	}
 	if (axis) {
 		F8B_TRY(floats(s, s->maxrows, &s->row_amax));
@@ -303,7 +305,10 @@ int f8b_ag_prologue(struct ag_state *s)
 		F8B_TRY(ops->amax(be, &s->w[l], F8B_GRAN_TENSORWISE, s->amax_loc + l));
 	F8B_TRY(coll(s, F8B_COLL_ALLREDUCE, F8B_COLL_F32, F8B_COLL_MAX, s->amax_loc, s->amax_all,
 	             (size_t)s->L));
-	return ops->scales(be, s->amax_all, s->L, F8B_E4M3, &so, s->scale_all, s->sinv_all);
+	for (int l = 0; l < s->L; l++)
+		F8B_TRY(ops->scales(be, s->amax_all + l, 1, F8B_E4M3, &so, s->scale_all + 4 * l,
+		                    s->sinv_all + 4 * l));
+	return F8B_OK;
 }
 
 int f8b_ag_gather(struct ag_state *s, int u, int slot)
@@ -315,7 +320,7 @@ int f8b_ag_gather(struct ag_state *s, int u, int slot)
 	size_t shard = (size_t)(s->rows[l] * s->k[l]);
 	struct f8b_tensor q = view(s->wq_shard.data, F8B_E4M3, s->rows[l], s->k[l]);
 	if (s->mode == AG_FP8_AG) {
-		F8B_TRY(ops->cast(be, &s->w[l], F8B_GRAN_TENSORWISE, s->scale_all + l, &q));
+		F8B_TRY(ops->cast(be, &s->w[l], F8B_GRAN_TENSORWISE, s->scale_all + 4 * l, &q));
 		F8B_TRY(mark(s, s->t_ag[u][0]));
 		F8B_TRY(coll(s, F8B_COLL_ALLGATHER, F8B_COLL_U8, F8B_COLL_SUM, q.data,
 		             s->slot[slot].data, shard));
@@ -401,7 +406,7 @@ static int forward(struct ag_state *s, int l, int slot)
 		w = wq.data;
 		sb = s->w_sinv;
 	} else {
-		sb = s->mode == AG_FP8_AG ? s->sinv_all + l : s->slot_sinv[slot];
+		sb = s->mode == AG_FP8_AG ? s->sinv_all + 4 * l : s->slot_sinv[slot];
 	}
 	return gemm(s, &s->fwd[l], 3 * l, s->xq.data, sa, w, sb, s->x[l + 1].data);
 }
@@ -439,7 +444,7 @@ static int weight_t(struct ag_state *s, int l, int slot, const float **sinv)
 	struct f8b_tensor wb = view(s->slot[slot].data, F8B_BF16, n, k);
 	if (s->mode == AG_FP8_AG) {
 		struct f8b_tensor wq = view(s->slot[slot].data, F8B_E4M3, n, k);
-		*sinv = s->sinv_all + l;
+		*sinv = s->sinv_all + 4 * l;
 		return ops->transpose_fp8(be, &wq, &wt);
 	}
 	*sinv = s->w_sinv;
