@@ -72,6 +72,10 @@ if [ "$ngpu" -gt 1 ]; then
 	say "== collectives on $ngpu GPUs (tests/gpu/mpi_collectives.sh)"
 	grep -hE '^(ok|not ok|# )' "$build/tests/gpu/mpi_collectives.log" 2>/dev/null | tee -a "$summary"
 fi
+# The allgather benchmark on this node's GPUs (2 when there are: NCCL's
+# direct and network paths), its exact checks and first numbers.
+say "== allgather on min(2, $ngpu) GPUs (tests/gpu/mpi_allgather.sh)"
+grep -hE '^(ok|not ok|# )' "$build/tests/gpu/mpi_allgather.log" 2>/dev/null | tee -a "$summary"
 
 fi
 
@@ -99,7 +103,7 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
 	# The verdict is memcheck's own error summary: timing assertions cannot
 	# hold under instrumentation, and deliberate API errors (a test of
 	# out-of-memory handling) are not memory errors.
-	for t in test_kernels test_gemm_cuda test_harness_gpu test_lls_kernels; do
+	for t in test_kernels test_gemm_cuda test_harness_gpu test_lls_kernels test_ag_ops; do
 		(cd "$build" && srcdir="$src" timeout 240 compute-sanitizer --tool memcheck \
 			--leak-check full --report-api-errors no "tests/gpu/$t") \
 			>"$logs/sanitizer-$t.log" 2>&1
@@ -126,6 +130,19 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
 			status=1
 		fi
 	done
+	# The allgather step end to end on one rank (every mode, NCCL).
+	(cd "$build" && timeout 300 compute-sanitizer --tool memcheck --leak-check full \
+		--report-api-errors no ./f8bench allgather --weights 1024 --layers 3 --tokens 256 \
+		--min-time 0 --min-samples 1 --max-samples 2 --warmup 0 -q \
+		-o "$logs/sanitizer-allgather.h5") >"$logs/sanitizer-allgather.log" 2>&1
+	if grep -q 'ERROR SUMMARY: 0 errors' "$logs/sanitizer-allgather.log" &&
+		grep -q ' 0 wrong, .* 0 error' "$logs/sanitizer-allgather.log"; then
+		say "compute-sanitizer memcheck f8bench allgather: clean ($(grep -o 'wrote.*' "$logs/sanitizer-allgather.log"))"
+	else
+		say "compute-sanitizer memcheck f8bench allgather: ERRORS"
+		grep -m 20 -E '=========|error' "$logs/sanitizer-allgather.log" >>"$summary"
+		status=1
+	fi
 else
 	say "compute-sanitizer: not found"
 fi

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gpu-sweep.sh - the reference GEMM sweeps kept under results/ (one GPU).
 #
-#   scripts/gpu-sweep.sh F8BENCH OUTDIR ceilings|collectives|main|lls|lls-eager|extra|repeat|autotune|outliers
+#   scripts/gpu-sweep.sh F8BENCH OUTDIR ceilings|collectives|main|lls|lls-eager|allgather|allgather-net|extra|repeat|autotune|outliers
 #
 # ceilings: f8bench ceilings (bandwidth sweep, GEMM peaks, launch) -> OUTDIR/ceilings.h5
 # collectives: NCCL all-gather / all-reduce bus bandwidth over every GPU of
@@ -19,6 +19,12 @@
 #        ($CEILINGS as for main)
 # lls-eager: tensorwise on the same shapes with --graph off, appended to
 #        OUTDIR/lls-sweep.h5 (run after lls)
+# allgather: f8bench allgather over every GPU of the node (mpiexec -n
+#        <GPUs>): D=8192, L=8, 512..16384 tokens per rank, every mode ->
+#        OUTDIR/allgather-sweep.h5, the collectives' own ceilings beside it
+#        in OUTDIR/collectives.h5 when that part ran first
+# allgather-net: the same at 2048 and 8192 tokens with NCCL's P2P and SHM
+#        transports off (the network path) -> OUTDIR/allgather-net.h5
 # extra:    repeat, autotune and outliers
 # Every command is echoed, so the log holds exactly what produced each file.
 set -uo pipefail
@@ -70,10 +76,18 @@ lls-eager)
 	run lls --shapes pow2 --recipe tensorwise --graph off --min-time 0.2 --max-time 2 \
 		${CEILINGS:+--ceilings "$CEILINGS"} -o "$out/lls-sweep.h5" --append
 	;;
+allgather | allgather-net)
+	ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+	env=() file=allgather-sweep.h5 tok=512,1024,2048,4096,8192,16384
+	[ $part = allgather-net ] && env=(NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1) file=allgather-net.h5 tok=2048,8192
+	echo "+ ${env[*]} mpiexec -n $ngpu f8bench allgather --tokens $tok --min-time 0.2 --max-time 3"
+	env NCCL_NVLS_ENABLE=0 "${env[@]}" mpiexec -n "$ngpu" --bind-to none "$f8b" allgather \
+		--tokens $tok --min-time 0.2 --max-time 3 -o "$out/$file" || status=1
+	;;
 repeat | autotune | outliers) $part ;;
 extra) repeat; autotune; outliers ;;
 *)
-	echo "gpu-sweep.sh: unknown part '$part' (accepted: ceilings, collectives, main, lls, lls-eager, extra, repeat, autotune, outliers)" >&2
+	echo "gpu-sweep.sh: unknown part '$part' (accepted: ceilings, collectives, main, lls, lls-eager, allgather, allgather-net, extra, repeat, autotune, outliers)" >&2
 	exit 2
 	;;
 esac
