@@ -60,7 +60,7 @@ F8B_ARGS="$LLS_ARGS" "$S/submit-sweep.sh" -b lls -n 2 -o ls >ls.ids 2>>sw.err
 ok $? "submit-sweep.sh -b lls submits an lls sweep"
 lls_merge=$(sed -n 's/^merge //p' ls.ids)
 mkdir -p coll
-ag=$(F8B_OUT_DIR="$tmp/coll" F8B_COLL_ARGS="$Q --kinds allgather,allreduce --coll-sizes 4K:16K" \
+ag=$(F8B_OUT_DIR="$tmp/coll" F8B_ALLGATHER_ARGS="$Q --weights 64 --layers 2 --tokens 32 --max-time 1" \
 	sbatch --parsable --nodes=1 --ntasks-per-node=2 --gpus-per-node=1 --cpus-per-task=1 \
 	--output="$tmp/coll/ag-%j.out" "$S/allgather.sbatch" 2>>sw.err)
 ok $? "allgather.sbatch is submitted (2 ranks)"
@@ -154,9 +154,11 @@ ok $? "the merged lls file holds every case once and every case's kernels ($(wc 
 # ---- allgather.sbatch: two ranks through srun
 [ "$(state "$ag")" = "COMPLETED:None" ]
 ok $? "allgather.sbatch completed ($(state "$ag"))"
-f=$(ls coll/collectives-*.h5 coll/allgather-*.h5 2>/dev/null | head -1)
+f=$(ls coll/allgather-*.h5 2>/dev/null | head -1)
 "$F8BENCH" export "$f" --provenance 2>/dev/null | grep -qx "mpi_ranks: 2"
-ok $? "it ran as 2 MPI ranks ($f)"
+ok $? "it ran f8bench allgather as 2 MPI ranks ($f)"
+n=$("$F8BENCH" export "$f" --table allgather 2>/dev/null | grep -c ',ok,')
+ok "$([ "$n" = 4 ] && echo 0 || echo 1)" "its four modes' rows are ok ($n)"
 
 # ---- ceilings.sbatch, once
 [ "$(state "$c1")" = "COMPLETED:None" ] && [ -s coll/ceilings-testnode.h5 ]
