@@ -21,8 +21,9 @@
 #        OUTDIR/lls-sweep.h5 (run after lls)
 # allgather: f8bench allgather over every GPU of the node (mpiexec -n
 #        <GPUs>): D=8192, L=8, 512..16384 tokens per rank, every mode ->
-#        OUTDIR/allgather-sweep.h5, the collectives' own ceilings beside it
-#        in OUTDIR/collectives.h5 when that part ran first
+#        OUTDIR/allgather-sweep.h5, then D=16384 (L=4, 4096 tokens: gathers
+#        of 256 and 512 MiB) appended; the collectives part (NCCL's own
+#        all-gather, the busbw reference) belongs in the same job
 # allgather-net: the same at 2048 and 8192 tokens with NCCL's P2P and SHM
 #        transports off (the network path) -> OUTDIR/allgather-net.h5
 # extra:    repeat, autotune and outliers
@@ -83,6 +84,14 @@ allgather | allgather-net)
 	echo "+ ${env[*]} mpiexec -n $ngpu f8bench allgather --tokens $tok --min-time 0.2 --max-time 3"
 	env NCCL_NVLS_ENABLE=0 "${env[@]}" mpiexec -n "$ngpu" --bind-to none "$f8b" allgather \
 		--tokens $tok --min-time 0.2 --max-time 3 -o "$out/$file" || status=1
+	# Gathers of 256 MiB and more (D=16384: 512 MiB in bf16, 256 in fp8),
+	# for the busbw against NCCL's own plain call (the collectives part).
+	if [ $part = allgather ]; then
+		echo "+ mpiexec -n $ngpu f8bench allgather --weights 16384 --layers 4 --tokens 4096 --append"
+		env NCCL_NVLS_ENABLE=0 mpiexec -n "$ngpu" --bind-to none "$f8b" allgather \
+			--weights 16384 --layers 4 --tokens 4096 --min-time 0.2 --max-time 3 \
+			-o "$out/$file" --append || status=1
+	fi
 	;;
 repeat | autotune | outliers) $part ;;
 extra) repeat; autotune; outliers ;;
