@@ -46,7 +46,8 @@ static __global__ void __launch_bounds__(F8B_K_THREADS)
 			for (int q = 0; q < 4; q++) {
 				uint32_t b = 0;
 				for (int j = 0; j < 4; j++)
-					b |= (uint32_t)t[(ch * 16 + q * 4 + j) * PITCH + c] << (8 * j);
+					b |= (uint32_t)t[(ch * 16 + q * 4 + j) * PITCH + c]
+					     << (8 * j);
 				w[q] = b;
 			}
 			*(uint4 *)(out + oc * rows + orow) = make_uint4(w[0], w[1], w[2], w[3]);
@@ -66,6 +67,6 @@ extern "C" int f8b_k_transpose8(const void *x, int64_t rows, int64_t cols, void 
 	if (e != cudaSuccess)
 		return e;
 	transpose8_kernel<<<grid, F8B_K_THREADS, 0, stream>>>((const uint8_t *)x, (uint8_t *)out,
-	                                                       rows, cols);
+	                                                      rows, cols);
 	return (int)cudaGetLastError();
 }

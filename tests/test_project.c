@@ -53,8 +53,8 @@ int main(void)
 	st.slowdown = 1;
 	struct f8b_proj_result r;
 	int rc = f8b_proj_run(&st, &z, 2, &r);
-	tap_ok(rc == 0 && near(r.step_s, 5.5) && near(r.compute_s, 4) &&
-	           near(r.comm_s, 2.5) && near(r.exposed_s, 1.5),
+	tap_ok(rc == 0 && near(r.step_s, 5.5) && near(r.compute_s, 4) && near(r.comm_s, 2.5) &&
+	           near(r.exposed_s, 1.5),
 	       "one layer by hand: step %g s (5.5), compute %g (4), comm %g (2.5)", r.step_s,
 	       r.compute_s, r.comm_s);
 	/* One rank: nothing to wait for, the step is its compute. */

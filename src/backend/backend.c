@@ -138,14 +138,16 @@ int f8b_check_transpose_fp8(const struct f8b_tensor *x, const struct f8b_tensor 
 		               "transpose_fp8: input %s, output %s (both e4m3 or both e5m2)",
 		               f8b_dtype_name(x->dtype), f8b_dtype_name(out->dtype));
 	if (out->rows != x->cols || out->cols != x->rows)
-		return F8B_ERR(F8B_EINVAL,
-		               "transpose_fp8: output %lldx%lld is not the input %lldx%lld transposed",
-		               (long long)out->rows, (long long)out->cols, (long long)x->rows,
-		               (long long)x->cols);
+		return F8B_ERR(
+		    F8B_EINVAL,
+		    "transpose_fp8: output %lldx%lld is not the input %lldx%lld transposed",
+		    (long long)out->rows, (long long)out->cols, (long long)x->rows,
+		    (long long)x->cols);
 	if (x->rows % 16 || x->cols % 16)
-		return F8B_ERR(F8B_EUNSUPPORTED,
-		               "transpose_fp8: %lldx%lld (rows and columns must be multiples of 16)",
-		               (long long)x->rows, (long long)x->cols);
+		return F8B_ERR(
+		    F8B_EUNSUPPORTED,
+		    "transpose_fp8: %lldx%lld (rows and columns must be multiples of 16)",
+		    (long long)x->rows, (long long)x->cols);
 	return F8B_OK;
 }
 

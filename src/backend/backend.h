@@ -28,7 +28,7 @@ extern "C" {
 struct f8b_backend; /* opaque, one per process (one GPU per rank) */
 struct f8b_event;
 struct f8b_gemm_plan;
-struct f8b_graph; /* a captured sequence of ops, replayed by graph_launch */
+struct f8b_graph;  /* a captured sequence of ops, replayed by graph_launch */
 struct f8b_stream; /* a second queue of ops (stream_create) */
 
 struct f8b_tensor {

@@ -46,7 +46,8 @@ void f8b_cuda_stream_destroy(struct f8b_backend *be, struct f8b_stream *s)
 	if (be->stream == st)
 		be->stream = be->main_stream;
 	if (st) {
-		if (cudaStreamSynchronize(st) != cudaSuccess || cudaStreamDestroy(st) != cudaSuccess)
+		if (cudaStreamSynchronize(st) != cudaSuccess ||
+		    cudaStreamDestroy(st) != cudaSuccess)
 			(void)cudaGetLastError();
 	}
 	be->side[s->slot] = NULL;
@@ -64,8 +65,8 @@ int f8b_cuda_stream_use(struct f8b_backend *be, struct f8b_stream *s)
 int f8b_cuda_stream_wait(struct f8b_backend *be, struct f8b_event *ev)
 {
 	if (!ev || !ev->recorded)
-		return F8B_ERR(F8B_EINVAL, "stream_wait: %s", ev ? "the event was never recorded"
-		                                                 : "no event");
+		return F8B_ERR(F8B_EINVAL, "stream_wait: %s",
+		               ev ? "the event was never recorded" : "no event");
 	F8B_CUDA_TRY(cudaStreamWaitEvent(be->stream, ev->ev, 0));
 	return F8B_OK;
 }

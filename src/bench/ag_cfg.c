@@ -98,8 +98,8 @@ static int parse_int(const char *arg, const char *opt, long lo, long hi, long *v
 	errno = 0;
 	*v = strtol(arg, &end, 10);
 	if (errno || end == arg || *end || *v < lo || *v > hi)
-		return F8B_ERR(F8B_EINVAL, "--%s '%s': expected an integer in %ld..%ld", opt, arg, lo,
-		               hi);
+		return F8B_ERR(F8B_EINVAL, "--%s '%s': expected an integer in %ld..%ld", opt, arg,
+		               lo, hi);
 	return F8B_OK;
 }
 
@@ -124,15 +124,7 @@ int f8b_ag_cfg_option(void *cfg, int key, const char *arg)
 			return F8B_ERR(F8B_EINVAL, "--rs-dtype '%s' (accepted: bf16, f32)", arg);
 		c->rs_f32 = !strcmp(arg, "f32");
 		return F8B_OK;
-	case OPT_TIMEOUT: {
-		char *end;
-		errno = 0;
-		c->timeout_s = strtod(arg, &end);
-		if (errno || end == arg || *end || !(c->timeout_s > 0 && c->timeout_s <= 86400))
-			return F8B_ERR(F8B_EINVAL, "--timeout '%s': expected seconds in (0, 86400]",
-			               arg);
-		return F8B_OK;
-	}
+	case OPT_TIMEOUT: return f8b_parse_timeout(arg, &c->timeout_s);
 	}
 	return F8B_ERR(F8B_EINTERNAL, "allgather option %d", key);
 }
@@ -143,7 +135,8 @@ static int parse_modes(struct ag_cfg *c)
 	if (!copy)
 		return F8B_ERR(F8B_ENOMEM, "--modes");
 	int rc = F8B_OK;
-	for (char *t = strtok_r(copy, ",", &save); t && rc == F8B_OK; t = strtok_r(NULL, ",", &save)) {
+	for (char *t = strtok_r(copy, ",", &save); t && rc == F8B_OK;
+	     t = strtok_r(NULL, ",", &save)) {
 		t = f8b_trim(t);
 		int m = 0;
 		while (m < AG_NMODES && strcmp(t, mode_names[m]))
@@ -171,8 +164,7 @@ static int parse_modes(struct ag_cfg *c)
 	return rc;
 }
 
-static int add_weight(struct ag_cfg *c, int64_t n, int64_t k, const char *label,
-                      const char *origin)
+static int add_weight(struct ag_cfg *c, int64_t n, int64_t k, const char *label, const char *origin)
 {
 	struct f8b_shape sh = {.m = 16, .k = k, .n = n};
 	if (f8b_shape_validate(&sh, origin) != F8B_OK)
@@ -196,7 +188,8 @@ static int parse_weights(struct ag_cfg *c)
 	if (!copy)
 		return F8B_ERR(F8B_ENOMEM, "--weights");
 	int rc = F8B_OK;
-	for (char *t = strtok_r(copy, ",", &save); t && rc == F8B_OK; t = strtok_r(NULL, ",", &save)) {
+	for (char *t = strtok_r(copy, ",", &save); t && rc == F8B_OK;
+	     t = strtok_r(NULL, ",", &save)) {
 		t = f8b_trim(t);
 		long long n = 0, k = 0;
 		char tail = 0;
@@ -210,8 +203,8 @@ static int parse_weights(struct ag_cfg *c)
 			rc = f8b_shapes_parse(t, &sh);
 			if (rc != F8B_OK)
 				rc = F8B_ERR(F8B_EINVAL,
-				             "--weights '%s': not D, DOUTxDIN or a shape set (%s)", t,
-				             f8b_last_error());
+				             "--weights '%s': not D, DOUTxDIN or a shape set (%s)",
+				             t, f8b_last_error());
 			for (size_t i = 0; rc == F8B_OK && i < sh.n; i++)
 				rc = add_weight(c, sh.v[i].n, sh.v[i].k, sh.v[i].label, t);
 			f8b_shapes_free(&sh);
@@ -235,7 +228,8 @@ static int parse_tokens(struct ag_cfg *c)
 		return F8B_ERR(F8B_ENOMEM, "--tokens");
 	}
 	int rc = F8B_OK;
-	for (char *t = strtok_r(copy, ",", &save); t && rc == F8B_OK; t = strtok_r(NULL, ",", &save)) {
+	for (char *t = strtok_r(copy, ",", &save); t && rc == F8B_OK;
+	     t = strtok_r(NULL, ",", &save)) {
 		t = f8b_trim(t);
 		char *end;
 		errno = 0;
@@ -267,12 +261,12 @@ int f8b_ag_cfg_finalize(void *cfg, size_t *ncases)
 		int64_t n = c->w[i].n, k = c->w[i].k;
 		/* Rows are sharded: n rows on even layers, k on odd ones. */
 		if (n % R || (c->layers > 1 && k % R))
-			return F8B_ERR(F8B_EINVAL,
-			               "--weights %lldx%lld on %d ranks: each layer's rows (%lld%s) "
-			               "must divide evenly over the ranks (doc/allgather.md)",
-			               (long long)n, (long long)k, R, (long long)n,
-			               c->layers > 1 ? (k == n ? "" : " and, on odd layers, its d_in")
-			                             : "");
+			return F8B_ERR(
+			    F8B_EINVAL,
+			    "--weights %lldx%lld on %d ranks: each layer's rows (%lld%s) "
+			    "must divide evenly over the ranks (doc/allgather.md)",
+			    (long long)n, (long long)k, R, (long long)n,
+			    c->layers > 1 ? (k == n ? "" : " and, on odd layers, its d_in") : "");
 	}
 	c->ncases = c->nw * c->ntok * (size_t)c->nmodes;
 	c->cases = calloc(c->ncases + 1, sizeof *c->cases);
@@ -306,18 +300,24 @@ void f8b_ag_case_key(const void *cfg, size_t i, void *vrow)
 	f8b_ag_setstr(r->rs_dtype, sizeof r->rs_dtype, c->rs_f32 ? "f32" : "bf16");
 	/* Not measured (yet): NaN, never a time of zero. */
 	double *nan_cols[] = {
-	    &r->time_median_s,       &r->time_min_s,         &r->time_max_s,
-	    &r->time_noise,          &r->fwd_time_s,         &r->bwd_time_s,
-	    &r->compute_time_s,      &r->exposed_comm_s,     &r->exposed_pct,
-	    &r->comm_time_s,         &r->overlap_efficiency, &r->ag_bytes,
-	    &r->ag_bytes_per_step,   &r->ag_time_s,          &r->ag_algbw_gbps,
-	    &r->ag_busbw_gbps,       &r->ag_overlap_time_s,  &r->ag_overlap_busbw_gbps,
-	    &r->ag_busbw_kept_pct,   &r->rs_bytes,           &r->rs_time_s,
-	    &r->rs_busbw_gbps,       &r->rs_overlap_time_s,  &r->rs_overlap_busbw_gbps,
-	    &r->amax_allreduce_s,    &r->gemm_time_s,        &r->gemm_tflops,
-	    &r->gemm_overlap_time_s, &r->gemm_overlap_tflops, &r->gemm_kept_pct,
-	    &r->step_flops,          &r->bf16_time_median_s, &r->speedup_vs_bf16,
-	    &r->sqnr_out_db,         &r->sqnr_grad_x_db,     &r->sqnr_grad_w_db,
+	    &r->time_median_s,       &r->time_min_s,
+	    &r->time_max_s,          &r->time_noise,
+	    &r->fwd_time_s,          &r->bwd_time_s,
+	    &r->compute_time_s,      &r->exposed_comm_s,
+	    &r->exposed_pct,         &r->comm_time_s,
+	    &r->overlap_efficiency,  &r->ag_bytes,
+	    &r->ag_bytes_per_step,   &r->ag_time_s,
+	    &r->ag_algbw_gbps,       &r->ag_busbw_gbps,
+	    &r->ag_overlap_time_s,   &r->ag_overlap_busbw_gbps,
+	    &r->ag_busbw_kept_pct,   &r->rs_bytes,
+	    &r->rs_time_s,           &r->rs_busbw_gbps,
+	    &r->rs_overlap_time_s,   &r->rs_overlap_busbw_gbps,
+	    &r->amax_allreduce_s,    &r->gemm_time_s,
+	    &r->gemm_tflops,         &r->gemm_overlap_time_s,
+	    &r->gemm_overlap_tflops, &r->gemm_kept_pct,
+	    &r->step_flops,          &r->bf16_time_median_s,
+	    &r->speedup_vs_bf16,     &r->sqnr_out_db,
+	    &r->sqnr_grad_x_db,      &r->sqnr_grad_w_db,
 	    &r->sqnr_min_db,
 	};
 	for (size_t j = 0; j < sizeof nan_cols / sizeof nan_cols[0]; j++)

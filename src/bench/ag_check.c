@@ -32,8 +32,9 @@ static int host_tensor(struct f8b_tensor *t, enum f8b_dtype dt, int64_t r, int64
 	t->rows = r;
 	t->cols = c;
 	t->data = malloc((size_t)(r * c) * f8b_dtype_size(dt) + 16);
-	return t->data ? F8B_OK : F8B_ERR(F8B_ENOMEM, "check: %lldx%lld host tensor", (long long)r,
-	                                  (long long)c);
+	return t->data ? F8B_OK
+	               : F8B_ERR(F8B_ENOMEM, "check: %lldx%lld host tensor", (long long)r,
+	                         (long long)c);
 }
 
 static int mismatch(const char *what, int l, const void *a, const void *b, size_t bytes,
@@ -95,8 +96,12 @@ static int check_layer(struct ag_state *s, int l, char *why, size_t nwhy, int *c
 		/* The cast every rank makes of the gathered weight. */
 		struct f8b_tensor wb = {s->slot[0].data, F8B_BF16, n, k};
 		struct f8b_tensor wq = {s->wq.data, F8B_E4M3, n, k};
-		struct f8b_cast_spec d = {.gran = F8B_GRAN_TENSORWISE, .dtype = F8B_E4M3, .opts = so,
-		                          .q = &wq, .amax = s->w_amax, .scale_inv = s->w_sinv};
+		struct f8b_cast_spec d = {.gran = F8B_GRAN_TENSORWISE,
+		                          .dtype = F8B_E4M3,
+		                          .opts = so,
+		                          .q = &wq,
+		                          .amax = s->w_amax,
+		                          .scale_inv = s->w_sinv};
 		struct f8b_cast_spec h = d;
 		h.q = &q;
 		h.amax = &amax;
@@ -115,7 +120,8 @@ static int check_layer(struct ag_state *s, int l, char *why, size_t nwhy, int *c
 		bad = mismatch("the rank's fp8 cast of the gathered weight", l, got.data, q.data,
 		               nk, 1);
 		if (!bad && memcmp(dev, &sinv, 4))
-			bad = F8B_ERR(F8B_EINVAL, "layer %d: scale_inv %g, host %g", l, dev[0], sinv);
+			bad =
+			    F8B_ERR(F8B_EINVAL, "layer %d: scale_inv %g, host %g", l, dev[0], sinv);
 		*checks += !bad;
 	}
 	if (!bad && s->mode == AG_FP8_AG) {
@@ -131,10 +137,11 @@ static int check_layer(struct ag_state *s, int l, char *why, size_t nwhy, int *c
 		if (rc != F8B_OK)
 			goto out;
 		if (memcmp(&dev[0], &amax, 4))
-			bad = F8B_ERR(F8B_EINVAL,
-			              "layer %d: the all-reduced amax %.9g is not the whole weight's "
-			              "%.9g",
-			              l, dev[0], amax);
+			bad =
+			    F8B_ERR(F8B_EINVAL,
+			            "layer %d: the all-reduced amax %.9g is not the whole weight's "
+			            "%.9g",
+			            l, dev[0], amax);
 		else if (memcmp(&dev[1], &sinv, 4))
 			bad = F8B_ERR(F8B_EINVAL, "layer %d: scale_inv %.9g, host %.9g", l, dev[1],
 			              sinv);
@@ -159,8 +166,12 @@ static int check_layer(struct ag_state *s, int l, char *why, size_t nwhy, int *c
 		}
 	}
 	if (!bad && s->mode == AG_FP8_AG_AXIS) {
-		struct f8b_cast_spec h = {.gran = F8B_GRAN_AXISWISE, .dtype = F8B_E4M3, .opts = so,
-		                          .q = &q, .amax = ramax, .scale_inv = rsinv};
+		struct f8b_cast_spec h = {.gran = F8B_GRAN_AXISWISE,
+		                          .dtype = F8B_E4M3,
+		                          .opts = so,
+		                          .q = &q,
+		                          .amax = ramax,
+		                          .scale_inv = rsinv};
 		rc = H->cast_fused(hb, &W, &h);
 		if (rc == F8B_OK)
 			rc = ops->download(be, dsinv, s->slot_sinv[0], (size_t)n * 4);
@@ -168,7 +179,8 @@ static int check_layer(struct ag_state *s, int l, char *why, size_t nwhy, int *c
 			goto out;
 		bad = mismatch("the gathered per-row scale_inv", l, dsinv, rsinv, (size_t)n * 4, 4);
 		if (!bad)
-			bad = mismatch("the gathered axiswise fp8 weight", l, got.data, q.data, nk, 1);
+			bad = mismatch("the gathered axiswise fp8 weight", l, got.data, q.data, nk,
+			               1);
 		*checks += bad ? 0 : 2;
 		if (!bad) { /* the backward's gather is bf16 */
 			rc = f8b_ag_gather(s, 2 * s->L - 1 - l, 0);
@@ -240,8 +252,10 @@ static int check_rs(struct ag_state *s, char *why, size_t nwhy, int *checks)
 			v = f8b_bf16_to_f32(b);
 		}
 		if (v != (float)want) {
-			int w = snprintf(why, nwhy, "reduce-scatter: %g at element %zu of rank %d, "
-			                 "sum %d", v, i, s->rank, want);
+			int w = snprintf(why, nwhy,
+			                 "reduce-scatter: %g at element %zu of rank %d, "
+			                 "sum %d",
+			                 v, i, s->rank, want);
 			(void)w;
 			break;
 		}
@@ -303,9 +317,18 @@ static int check_outputs(struct ag_state *s, struct f8b_allgather_row *row, char
 		free(b->y);
 		free(b->gx);
 		free(b->gw);
-		*b = (struct ag_base){.have = true, .n = s->n[0], .k = s->k[0], .tokens = s->T,
-		                      .y = y, .gx = gx, .gw = gw, .ny = ny, .ngx = ngx, .ngw = ngw,
-		                      .rs_f32 = f32, .median_s = NAN};
+		*b = (struct ag_base){.have = true,
+		                      .n = s->n[0],
+		                      .k = s->k[0],
+		                      .tokens = s->T,
+		                      .y = y,
+		                      .gx = gx,
+		                      .gw = gw,
+		                      .ny = ny,
+		                      .ngx = ngx,
+		                      .ngw = ngw,
+		                      .rs_f32 = f32,
+		                      .median_s = NAN};
 		sqnr(y, y, ny, false, &finite);
 		sqnr(gx, gx, ngx, false, &finite);
 		sqnr(gw, gw, ngw, f32, &finite);

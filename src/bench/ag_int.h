@@ -83,7 +83,7 @@ struct ag_cfg {
 	struct ag_base base;
 	int *wchecked;  /* nw x AG_NMODES: exact checks the gathered weights passed (0: not yet) */
 	int *rschecked; /* nw: the reduce-scatter's */
-	struct f8b_backend *hb;  /* host backend for the checks' references */
+	struct f8b_backend *hb; /* host backend for the checks' references */
 };
 
 extern const struct f8b_option f8b_ag_options[];
@@ -115,11 +115,11 @@ struct ag_state {
 	int64_t maxn, maxk, maxrows; /* over layers: maxn = maxk = max(d_out, d_in) */
 	enum f8b_dtype gw_dtype;     /* of dW and its reduce-scatter */
 
-	struct f8b_tensor w[AG_MAX_LAYERS];  /* bf16 shards [rows, k] */
-	struct f8b_tensor wq_shard;          /* fp8 shard cast before a gather */
-	float *amax_loc, *amax_all;          /* fp8-allgather: L each */
-	float *scale_all, *sinv_all;         /* layer l's at [4*l] (16-byte aligned) */
-	float *row_amax, *row_scale, *row_sinv; /* axiswise shard: maxrows each */
+	struct f8b_tensor w[AG_MAX_LAYERS];          /* bf16 shards [rows, k] */
+	struct f8b_tensor wq_shard;                  /* fp8 shard cast before a gather */
+	float *amax_loc, *amax_all;                  /* fp8-allgather: L each */
+	float *scale_all, *sinv_all;                 /* layer l's at [4*l] (16-byte aligned) */
+	float *row_amax, *row_scale, *row_sinv;      /* axiswise shard: maxrows each */
 	struct f8b_tensor slot[AG_MAX_PREFETCH + 1]; /* gathered weights (bytes: n*k*2) */
 	float *slot_sinv[AG_MAX_PREFETCH + 1];       /* axiswise: gathered row scales */
 
@@ -133,9 +133,9 @@ struct ag_state {
 	float *xt_sinv[AG_MAX_LAYERS];          /* its scales (tensorwise: 1; axiswise: k) */
 	float *xt_amax, *xt_scale;              /* maxk floats each (scratch) */
 
-	struct f8b_tensor dy;        /* seeded gradient of the output [T, n_{L-1}] */
-	struct f8b_tensor g[2];      /* gradients bf16 [T, maxn], ping-pong */
-	struct f8b_tensor gq, gq_t;  /* fp8 e5m2 g and g^T */
+	struct f8b_tensor dy;                /* seeded gradient of the output [T, n_{L-1}] */
+	struct f8b_tensor g[2];              /* gradients bf16 [T, maxn], ping-pong */
+	struct f8b_tensor gq, gq_t;          /* fp8 e5m2 g and g^T */
 	float *g_amax, *g_scale, *g_sinv;    /* T floats (tensorwise: [0]) */
 	float *gt_amax, *gt_scale, *gt_sinv; /* maxn floats */
 	struct f8b_tensor gw[2];             /* dW [n, k] bf16 or f32, ping-pong */

@@ -226,7 +226,7 @@ void f8b_ag_free(struct ag_state *s)
 	struct f8b_backend *be = s->run->be;
 	if (s->cs)
 		ops->stream_destroy(be, s->cs);
-	struct f8b_tensor *ts[] = {&s->wq_shard, &s->wq, &s->wq_t, &s->xq, &s->dy, &s->g[0],
+	struct f8b_tensor *ts[] = {&s->wq_shard, &s->wq, &s->wq_t, &s->xq,    &s->dy,   &s->g[0],
 	                           &s->g[1],     &s->gq, &s->gq_t, &s->gw[0], &s->gw[1]};
 	for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++)
 		f8b_tensor_free(ops, be, ts[i]);
@@ -244,10 +244,10 @@ void f8b_ag_free(struct ag_state *s)
 		if (s->slot_sinv[i])
 			ops->free(be, s->slot_sinv[i]);
 	}
-	float *fs[] = {s->amax_loc, s->amax_all, s->scale_all, s->sinv_all, s->row_amax,
-	               s->row_scale, s->row_sinv, s->w_amax,  s->w_scale,   s->w_sinv,
-	               s->x_amax,   s->x_scale,   s->x_sinv,   s->xt_amax,  s->xt_scale,
-	               s->g_amax,   s->g_scale,   s->g_sinv,   s->gt_amax,  s->gt_scale,
+	float *fs[] = {s->amax_loc,  s->amax_all, s->scale_all, s->sinv_all, s->row_amax,
+	               s->row_scale, s->row_sinv, s->w_amax,    s->w_scale,  s->w_sinv,
+	               s->x_amax,    s->x_scale,  s->x_sinv,    s->xt_amax,  s->xt_scale,
+	               s->g_amax,    s->g_scale,  s->g_sinv,    s->gt_amax,  s->gt_scale,
 	               s->gt_sinv};
 	for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++)
 		if (fs[i])
@@ -262,7 +262,8 @@ void f8b_ag_free(struct ag_state *s)
 		if (es[i])
 			ops->event_destroy(be, es[i]);
 	for (int u = 0; u < AG_MAX_USES; u++) {
-		struct f8b_event *e4[] = {s->ev_gath[u], s->ev_used[u], s->t_ag[u][0], s->t_ag[u][1]};
+		struct f8b_event *e4[] = {s->ev_gath[u], s->ev_used[u], s->t_ag[u][0],
+		                          s->t_ag[u][1]};
 		for (int i = 0; i < 4; i++)
 			if (e4[i])
 				ops->event_destroy(be, e4[i]);
@@ -395,7 +396,8 @@ static int forward(struct ag_state *s, int l, int slot)
 	F8B_TRY(cast_x(s, l));
 	const float *sa = s->mode == AG_FP8_AG_AXIS ? s->x_sinv : s->xt_sinv[l], *sb;
 	if (s->mode == AG_FP8_COMPUTE) {
-		struct f8b_tensor wb = view(w, F8B_BF16, n, k), wq = view(s->wq.data, F8B_E4M3, n, k);
+		struct f8b_tensor wb = view(w, F8B_BF16, n, k),
+		                  wq = view(s->wq.data, F8B_E4M3, n, k);
 		struct f8b_cast_spec cs = {.gran = F8B_GRAN_TENSORWISE,
 		                           .dtype = F8B_E4M3,
 		                           .opts = so,
@@ -545,7 +547,8 @@ int f8b_ag_step(void *state)
 		F8B_TRY(mark(s, s->t_rs[l][0]));
 		F8B_TRY(coll(s, F8B_COLL_REDUCE_SCATTER,
 		             s->gw_dtype == F8B_F32 ? F8B_COLL_F32 : F8B_COLL_BF16, F8B_COLL_SUM,
-		             s->gw[l % 2].data, s->gw_shard[l].data, (size_t)(s->rows[l] * s->k[l])));
+		             s->gw[l % 2].data, s->gw_shard[l].data,
+		             (size_t)(s->rows[l] * s->k[l])));
 		F8B_TRY(mark(s, s->t_rs[l][1]));
 		F8B_TRY(ops->event_record(be, s->ev_rs[l]));
 		F8B_TRY(ops->stream_use(be, NULL));

@@ -49,7 +49,8 @@ static int open_comm(struct f8b_run *run, struct ag_cfg *c)
 	for (int r = 0; rc == F8B_OK && r < run->nranks; r++) {
 		int seen = 0;
 		for (int q = 0; q < r && !seen; q++)
-			seen = !strcmp(all + (size_t)q * sizeof host, all + (size_t)r * sizeof host);
+			seen =
+			    !strcmp(all + (size_t)q * sizeof host, all + (size_t)r * sizeof host);
 		c->nodes += !seen;
 	}
 	free(all);
@@ -58,9 +59,9 @@ static int open_comm(struct f8b_run *run, struct ag_cfg *c)
 	const char *t = "MPI (host memory)";
 	if (strcmp(f8b_coll_library(c->coll), "MPI"))
 		t = run->nranks == 1 ? "none (1 rank)"
-		    : netonly        ? (c->nodes > 1 ? "net (P2P+SHM off)" : "net, 1 node (P2P+SHM off)")
-		    : c->nodes > 1   ? "intra-node P2P/SHM + net"
-		                     : "intra-node P2P/SHM";
+		    : netonly ? (c->nodes > 1 ? "net (P2P+SHM off)" : "net, 1 node (P2P+SHM off)")
+		    : c->nodes > 1 ? "intra-node P2P/SHM + net"
+		                   : "intra-node P2P/SHM";
 	f8b_ag_setstr(c->transport, sizeof c->transport, t);
 	return rc;
 }
@@ -121,7 +122,8 @@ static int measure_baseline(struct f8b_run *run, struct ag_cfg *c, const struct 
 	teardown(b);
 	F8B_TRY(rc);
 	if (!ok)
-		return F8B_ERR(F8B_EDEVICE, "the bf16 step of this case was wrong: %s", row.message);
+		return F8B_ERR(F8B_EDEVICE, "the bf16 step of this case was wrong: %s",
+		               row.message);
 	c->base.median_s = m.median_s;
 	return F8B_OK;
 }
@@ -346,12 +348,11 @@ static int finish(void *vs, const struct f8b_measure_result *m, void *vrow)
 }
 
 static const char *const ag_key_columns[] = {
-    "mode", "d_out", "d_in", "layers", "label", "tokens_per_rank", "ranks", "prefetch",
-    "rs_dtype", NULL,
+    "mode",  "d_out",    "d_in",     "layers", "label", "tokens_per_rank",
+    "ranks", "prefetch", "rs_dtype", NULL,
 };
 static const struct f8b_gate_column ag_accuracy[] = {
-    {"sqnr_min_db", +1}, {"sqnr_out_db", +1}, {"sqnr_grad_x_db", +1}, {"sqnr_grad_w_db", +1},
-    {0},
+    {"sqnr_min_db", +1}, {"sqnr_out_db", +1}, {"sqnr_grad_x_db", +1}, {"sqnr_grad_w_db", +1}, {0},
 };
 
 const struct f8b_bench f8b_bench_allgather = {

@@ -155,13 +155,7 @@ int f8b_ceil_cfg_option(void *cfg, int key, const char *arg)
 		c->gemm_algos = (int)n;
 		return F8B_OK;
 	}
-	case OPT_TIMEOUT:
-		errno = 0;
-		c->timeout_s = strtod(arg, &end);
-		if (errno || end == arg || *end || !(c->timeout_s > 0 && c->timeout_s <= 86400))
-			return F8B_ERR(F8B_EINVAL, "--timeout '%s': expected seconds in (0, 86400]",
-			               arg);
-		return F8B_OK;
+	case OPT_TIMEOUT: return f8b_parse_timeout(arg, &c->timeout_s);
 	}
 	return F8B_ERR(F8B_EINTERNAL, "ceilings option %d", key);
 }

@@ -3,9 +3,11 @@
 #include "core/common.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <float.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
@@ -131,4 +133,15 @@ char *f8b_trim(char *s)
 	while (e > s && isspace((unsigned char)e[-1]))
 		*--e = '\0';
 	return s;
+}
+
+int f8b_parse_timeout(const char *arg, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(v > 0 && v <= 86400))
+		return F8B_ERR(F8B_EINVAL, "--timeout '%s': expected seconds in (0, 86400]", arg);
+	*out = v;
+	return F8B_OK;
 }

@@ -78,6 +78,9 @@ double f8b_now(void);
  * returns a pointer into s. */
 char *f8b_trim(char *s);
 
+/* --timeout's argument: seconds in (0, 86400]; F8B_EINVAL naming it. */
+int f8b_parse_timeout(const char *arg, double *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -382,7 +382,7 @@ static int nccl_open(struct f8b_coll *c, struct f8b_backend *be)
 
 static const char *coll_name(enum f8b_coll_op op)
 {
-	return op == F8B_COLL_ALLGATHER ? "ncclAllGather"
+	return op == F8B_COLL_ALLGATHER   ? "ncclAllGather"
 	       : op == F8B_COLL_ALLREDUCE ? "ncclAllReduce"
 	                                  : "ncclReduceScatter";
 }
@@ -400,12 +400,11 @@ static int nccl_run(struct f8b_coll *c, enum f8b_coll_op op, enum f8b_coll_type 
 		return rc;
 	}
 	ncclRedOp_t ro = red == F8B_COLL_MAX ? ncclMax : ncclSum;
-	ncclResult_t r =
-	    op == F8B_COLL_ALLGATHER
-	        ? ncclAllGather(send, recv, count, nt[type], c->comm, stream)
-	    : op == F8B_COLL_ALLREDUCE
-	        ? ncclAllReduce(send, recv, count, nt[type], ro, c->comm, stream)
-	        : ncclReduceScatter(send, recv, count, nt[type], ro, c->comm, stream);
+	ncclResult_t r = op == F8B_COLL_ALLGATHER
+	                     ? ncclAllGather(send, recv, count, nt[type], c->comm, stream)
+	                 : op == F8B_COLL_ALLREDUCE
+	                     ? ncclAllReduce(send, recv, count, nt[type], ro, c->comm, stream)
+	                     : ncclReduceScatter(send, recv, count, nt[type], ro, c->comm, stream);
 	rc = nccl_settle(c, r, coll_name(op), 0);
 	if (rc == F8B_OK) {
 		bool full = c->head - c->tail >= F8B_COLL_RING;

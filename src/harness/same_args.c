@@ -52,10 +52,12 @@ int f8b_comm_same_args(int argc, char **argv, int rank, int size)
 		if (off < len || i < argc) {
 			const char *theirs = off < len ? buf + off : "(nothing)";
 			const char *mine = i < argc ? argv[i] : "(nothing)";
-			int w = snprintf(why, sizeof why,
-			         "the ranks were given different arguments: at %.40s, rank 0 has '%.60s' "
-			         "and rank %d has '%.60s' (every rank must run the same command)",
-			         option_of(argc, argv, i < argc ? i : argc - 1), theirs, rank, mine);
+			int w = snprintf(
+			    why, sizeof why,
+			    "the ranks were given different arguments: at %.40s, rank 0 has "
+			    "'%.60s' "
+			    "and rank %d has '%.60s' (every rank must run the same command)",
+			    option_of(argc, argv, i < argc ? i : argc - 1), theirs, rank, mine);
 			(void)w;
 		}
 	}

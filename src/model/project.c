@@ -65,7 +65,7 @@ int f8b_proj_run(const struct f8b_proj_step *st, const struct f8b_proj_net *net,
 		if ((u) < U) {                                                                     \
 			double t_ = f8b_proj_ring(net, st->ag_bytes[(u)], ranks);                  \
 			comm_sum += t_;                                                            \
-			gath[(u)] = queue(&comm, (u) >= P + 1 ? used[(u) - P - 1] : 0, t_);        \
+			gath[(u)] = queue(&comm, (u) >= P + 1 ? used[(u)-P - 1] : 0, t_);          \
 		}                                                                                  \
 	} while (0)
 	for (int u = 0; u <= P; u++)

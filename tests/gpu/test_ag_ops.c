@@ -27,22 +27,25 @@ static void test_fill_offset(void)
 	for (int dt = 0; dt < 2; dt++) {
 		enum f8b_dtype t = dt ? F8B_BF16 : F8B_F32;
 		size_t es = f8b_dtype_size(t);
-		void *whole = malloc((size_t)(rows * cols) * es), *got = malloc((size_t)(part * cols) * es);
+		void *whole = malloc((size_t)(rows * cols) * es),
+		     *got = malloc((size_t)(part * cols) * es);
 		struct f8b_tensor hw = {whole, t, rows, cols}, d = {0};
-		struct f8b_fill_spec f = {.seed = 99, .std = 0.5f, .outlier_frac = 0.01f,
-		                          .outlier_scale = 50};
+		struct f8b_fill_spec f = {
+		    .seed = 99, .std = 0.5f, .outlier_frac = 0.01f, .outlier_scale = 50};
 		if (!ok_rc(H->fill(hb, &hw, &f), "host fill") ||
 		    !ok_rc(f8b_tensor_alloc(C, cb, &d, t, part, cols), "alloc"))
 			continue;
 		for (int r = 0; r < 3; r++) {
 			f.offset = (uint64_t)(r * part * cols);
 			if (ok_rc(C->fill(cb, &d, &f), "cuda fill") &&
-			    ok_rc(C->download(cb, got, d.data, (size_t)(part * cols) * es), "download"))
-				tap_ok(!memcmp(got, (char *)whole + (size_t)f.offset * es,
-				               (size_t)(part * cols) * es),
-				       "fill %s with offset %llu is rows %lld.. of the whole tensor",
-				       f8b_dtype_name(t), (unsigned long long)f.offset,
-				       (long long)(r * part));
+			    ok_rc(C->download(cb, got, d.data, (size_t)(part * cols) * es),
+			          "download"))
+				tap_ok(
+				    !memcmp(got, (char *)whole + (size_t)f.offset * es,
+				            (size_t)(part * cols) * es),
+				    "fill %s with offset %llu is rows %lld.. of the whole tensor",
+				    f8b_dtype_name(t), (unsigned long long)f.offset,
+				    (long long)(r * part));
 		}
 		f8b_tensor_free(C, cb, &d);
 		free(whole);
@@ -72,7 +75,8 @@ static void test_transpose_one(int64_t rows, int64_t cols, enum f8b_dtype t)
 		while (bad < n && got[bad] == want[bad])
 			bad++;
 		tap_ok(bad == n, "transpose_fp8 %s %lldx%lld bit-exact%s", f8b_dtype_name(t),
-		       (long long)rows, (long long)cols, bad == n ? "" : " (first difference below)");
+		       (long long)rows, (long long)cols,
+		       bad == n ? "" : " (first difference below)");
 		if (bad < n)
 			tap_diag("element %zu: got 0x%02x, want 0x%02x", bad, got[bad], want[bad]);
 	}
@@ -85,16 +89,16 @@ static void test_transpose_one(int64_t rows, int64_t cols, enum f8b_dtype t)
 
 static void test_transpose(void)
 {
-	static const int64_t sh[][2] = {{16, 16}, {64, 64}, {80, 48}, {1008, 208}, {4096, 2064},
-	                                {2048, 8192}};
+	static const int64_t sh[][2] = {{16, 16},    {64, 64},     {80, 48},
+	                                {1008, 208}, {4096, 2064}, {2048, 8192}};
 	for (size_t i = 0; i < sizeof sh / sizeof sh[0]; i++)
 		test_transpose_one(sh[i][0], sh[i][1], i % 2 ? F8B_E5M2 : F8B_E4M3);
 	struct f8b_tensor a = {(void *)16, F8B_E4M3, 24, 32}, b = {(void *)16, F8B_E4M3, 32, 24};
 	tap_ok(C->transpose_fp8(cb, &a, &b) == F8B_EUNSUPPORTED,
 	       "transpose_fp8 refuses 24 rows (not a multiple of 16): %s", f8b_last_error());
 	struct f8b_tensor c = {(void *)16, F8B_E4M3, 32, 32}, d = {(void *)16, F8B_E5M2, 32, 32};
-	tap_ok(C->transpose_fp8(cb, &c, &d) == F8B_EINVAL,
-	       "transpose_fp8 refuses e4m3 to e5m2: %s", f8b_last_error());
+	tap_ok(C->transpose_fp8(cb, &c, &d) == F8B_EINVAL, "transpose_fp8 refuses e4m3 to e5m2: %s",
+	       f8b_last_error());
 }
 
 static void test_streams(void)
@@ -105,8 +109,10 @@ static void test_streams(void)
 	void *buf = NULL, *dst = NULL;
 	unsigned char *h = malloc(bytes);
 	if (!ok_rc(C->stream_create(cb, &s), "stream_create") ||
-	    !ok_rc(C->alloc(cb, bytes, &buf), "alloc") || !ok_rc(C->alloc(cb, bytes, &dst), "alloc") ||
-	    !ok_rc(C->event_create(cb, &e0), "event") || !ok_rc(C->event_create(cb, &e1), "event") ||
+	    !ok_rc(C->alloc(cb, bytes, &buf), "alloc") ||
+	    !ok_rc(C->alloc(cb, bytes, &dst), "alloc") ||
+	    !ok_rc(C->event_create(cb, &e0), "event") ||
+	    !ok_rc(C->event_create(cb, &e1), "event") ||
 	    !ok_rc(C->event_create(cb, &done), "event"))
 		goto out;
 	/* The side queue spins 20 ms, then writes 1s; the main queue waits
@@ -122,15 +128,18 @@ static void test_streams(void)
 	C->event_record(cb, done);
 	C->stream_use(cb, NULL);
 	if (ok_rc(C->stream_wait(cb, done), "stream_wait") &&
-	    ok_rc(C->bw_copy(cb, dst, buf, bytes, 1), "copy") && ok_rc(C->event_record(cb, e1), "ev")) {
+	    ok_rc(C->bw_copy(cb, dst, buf, bytes, 1), "copy") &&
+	    ok_rc(C->event_record(cb, e1), "ev")) {
 		double t = 0;
 		ok_rc(C->event_elapsed(cb, e0, e1, &t), "elapsed");
 		ok_rc(C->download(cb, h, dst, bytes), "download");
 		size_t ones = 0;
 		for (size_t i = 0; i < bytes; i++)
 			ones += h[i] == 1;
-		tap_ok(ones == bytes, "a wait orders the main queue after the side queue's work "
-		                      "(%zu of %zu bytes copied after it)", ones, bytes);
+		tap_ok(ones == bytes,
+		       "a wait orders the main queue after the side queue's work "
+		       "(%zu of %zu bytes copied after it)",
+		       ones, bytes);
 		tap_ok(t > 0.018 && t < 0.5, "events on two queues compare: %.2f ms (20 ms spin)",
 		       1e3 * t);
 	}
