@@ -389,5 +389,5 @@ const struct f8b_bench f8b_bench_allgather = {
     .noise_column = "time_noise",
     .throttled_column = "throttled",
     .accuracy = ag_accuracy,
-    .report = NULL,
+    .report = &f8b_allgather_report,
 };

@@ -55,7 +55,7 @@ int f8b_proj_run(const struct f8b_proj_step *st, const struct f8b_proj_net *net,
 	double rs_done[F8B_PROJ_MAX_LAYERS + 2];
 	double comm = 0, comp = 0, comm_sum = 0, comp_sum = 0, s = st->slowdown;
 	if (st->amax_allreduce) {
-		double t = f8b_proj_allreduce_small(net, ranks);
+		double t = st->measured ? st->ar_s : f8b_proj_allreduce_small(net, ranks);
 		comm_sum += t;
 		queue(&comm, 0, t);
 	}
@@ -63,7 +63,8 @@ int f8b_proj_run(const struct f8b_proj_step *st, const struct f8b_proj_net *net,
 #define ISSUE(u)                                                                                   \
 	do {                                                                                       \
 		if ((u) < U) {                                                                     \
-			double t_ = f8b_proj_ring(net, st->ag_bytes[(u)], ranks);                  \
+			double t_ = st->measured ? st->ag_s[(u)]                                   \
+			                         : f8b_proj_ring(net, st->ag_bytes[(u)], ranks);   \
 			comm_sum += t_;                                                            \
 			gath[(u)] = queue(&comm, (u) >= P + 1 ? used[(u)-P - 1] : 0, t_);          \
 		}                                                                                  \
@@ -85,7 +86,7 @@ int f8b_proj_run(const struct f8b_proj_step *st, const struct f8b_proj_net *net,
 		comp_sum += s * (st->gi_s[l] + st->gw_s[l]);
 		used[u] = comp;
 		ISSUE(u + P + 1);
-		double t = f8b_proj_ring(net, st->rs_bytes[l], ranks);
+		double t = st->measured ? st->rs_s[l] : f8b_proj_ring(net, st->rs_bytes[l], ranks);
 		comm_sum += t;
 		rs_done[l] = queue(&comm, comp, t);
 	}

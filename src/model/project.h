@@ -43,6 +43,10 @@ struct f8b_proj_step {
 	double rs_bytes[F8B_PROJ_MAX_LAYERS];
 	bool amax_allreduce; /* fp8-allgather: one all-reduce before the first gather */
 	double slowdown;     /* compute multiplier while overlapped (1: none) */
+	/* Measured instead of modelled (the check at a measured rank count):
+	 * when set, each collective takes these times, not the formula's. */
+	bool measured;
+	double ag_s[2 * F8B_PROJ_MAX_LAYERS], rs_s[F8B_PROJ_MAX_LAYERS], ar_s;
 };
 
 struct f8b_proj_net {

@@ -165,20 +165,40 @@ static int draw(const char *dir, const char *const *plots, int nplots, char *not
 	return F8B_OK;
 }
 
-enum { OPT_OUTPUT = 256, OPT_CEILINGS, OPT_HELP };
+enum { OPT_OUTPUT = 256, OPT_CEILINGS, OPT_NET_BW, OPT_NET_LAT, OPT_GPN, OPT_HELP };
 static const struct f8b_option report_options[] = {
     {"output", OPT_OUTPUT, 'o', "DIR", "write the report into DIR (created if missing; required)"},
     {"ceilings", OPT_CEILINGS, 0, "FILE",
      "measured roofs from the ceilings table of FILE (f8bench ceilings);\n"
      "default: the first FILE.h5 given that has a ceilings table"},
+    {"net-bw", OPT_NET_BW, 0, "GBPS",
+     "the network between nodes, per GPU, that a projection past one node\n"
+     "assumes (default 50: a 400 Gb/s NIC per GPU)"},
+    {"net-lat", OPT_NET_LAT, 0, "US", "its latency per ring step, microseconds (default 5)"},
+    {"gpus-per-node", OPT_GPN, 0, "N", "GPUs per node in that projection (default 8)"},
     {"help", OPT_HELP, 0, NULL, "this text"},
     {0},
 };
 
 struct report_cfg {
 	const char *dir, *ceilings;
+	double net_bw, net_lat_s;
+	int gpus_per_node;
 	bool help;
 };
+
+/* A positive number no larger than max, for --net-bw and friends. */
+static int positive(const char *opt, const char *arg, double max, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(arg, &end);
+	if (errno || end == arg || *end || !(v > 0 && v <= max))
+		return F8B_ERR(F8B_EINVAL, "--%s '%s': expected a number in (0, %g]", opt, arg,
+		               max);
+	*out = v;
+	return F8B_OK;
+}
 
 static int report_opt(void *ctx, int table, int key, const char *arg)
 {
@@ -189,6 +209,20 @@ static int report_opt(void *ctx, int table, int key, const char *arg)
 		c->dir = arg;
 	else if (key == OPT_CEILINGS)
 		c->ceilings = arg;
+	else if (key == OPT_NET_BW) {
+		F8B_TRY(positive("net-bw", arg, 1e6, &c->net_bw));
+		c->net_bw *= 1e9;
+	} else if (key == OPT_NET_LAT) {
+		F8B_TRY(positive("net-lat", arg, 1e6, &c->net_lat_s));
+		c->net_lat_s *= 1e-6;
+	} else if (key == OPT_GPN) {
+		double v;
+		F8B_TRY(positive("gpus-per-node", arg, 1024, &v));
+		if (v != (int)v)
+			return F8B_ERR(F8B_EINVAL, "--gpus-per-node '%s': expected a whole number",
+			               arg);
+		c->gpus_per_node = (int)v;
+	}
 	return F8B_OK;
 }
 
@@ -223,6 +257,8 @@ struct section {
 
 struct core {
 	const char *dir, *ceilings;
+	double net_bw, net_lat_s;
+	int gpus_per_node;
 	struct f8b_report_file *files; /* provenance and tables of every input */
 	int nfiles;
 	struct section sec[16];
@@ -470,6 +506,9 @@ static int report(struct core *R, char **paths, int npaths, char *note, size_t n
 		                             .files = S->files,
 		                             .nfiles = R->nfiles,
 		                             .ceilings_path = R->ceilings,
+		                             .net_bw = R->net_bw,
+		                             .net_lat_s = R->net_lat_s,
+		                             .gpus_per_node = R->gpus_per_node,
 		                             .gpu = R->gpu,
 		                             .date = R->date};
 		F8B_TRY(S->bench->report->prepare(&ctx, &S->state, plots, &plotted));
@@ -485,7 +524,7 @@ static int report(struct core *R, char **paths, int npaths, char *note, size_t n
 
 int f8b_report_main(int argc, char **argv)
 {
-	struct report_cfg c = {0};
+	struct report_cfg c = {.net_bw = 50e9, .net_lat_s = 5e-6, .gpus_per_node = 8};
 	const struct f8b_option *tables[] = {report_options, NULL};
 	char **pos = calloc((size_t)argc + 1, sizeof *pos);
 	int npos = 0;
@@ -510,7 +549,11 @@ int f8b_report_main(int argc, char **argv)
 		return 2;
 	}
 
-	struct core R = {.dir = c.dir, .ceilings = c.ceilings};
+	struct core R = {.dir = c.dir,
+	                 .ceilings = c.ceilings,
+	                 .net_bw = c.net_bw,
+	                 .net_lat_s = c.net_lat_s,
+	                 .gpus_per_node = c.gpus_per_node};
 	char note[8192] = "", gnuplot[4096] = "";
 	rc = report(&R, pos, npos, note, sizeof note, gnuplot, sizeof gnuplot);
 	int exit_status = 0;

@@ -40,7 +40,11 @@ struct f8b_report_ctx {
 	const struct f8b_report_file *files;
 	int nfiles;
 	const char *ceilings_path; /* --ceilings FILE, or NULL */
-	const char *gpu, *date;    /* of every input, for titles: "NVIDIA H100 ...", "2026-11-21" */
+	/* The network a projection past one node assumes (--net-bw GB/s per
+	 * GPU, --net-lat us, --gpus-per-node), in B/s and s. */
+	double net_bw, net_lat_s;
+	int gpus_per_node;
+	const char *gpu, *date; /* of every input, for titles: "NVIDIA H100 ...", "2026-11-21" */
 };
 
 #define F8B_REPORT_MAX_PLOTS 8
@@ -60,7 +64,8 @@ struct f8b_report_module {
 	const char *help;
 };
 
-extern const struct f8b_report_module f8b_gemm_report, f8b_ceilings_report, f8b_lls_report;
+extern const struct f8b_report_module f8b_gemm_report, f8b_ceilings_report, f8b_lls_report,
+    f8b_allgather_report;
 
 /* The subcommand's main: argv[0] is "report".  Prints its own errors.
  * Exit status: 0 everything written; 1 data and report.md written but no

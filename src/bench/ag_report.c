@@ -1,0 +1,367 @@
+/* ag_report.c - the allgather benchmark's report module: fp8 speedup over
+ * bf16 and exposed communication against tokens per rank, all-gather bus
+ * bandwidth against message size beside NCCL's own (a ceilings file), and
+ * the projection past one node (src/model/project.c) with its check
+ * against every measured rank count.  Templates: roofline/ag_speedup.gp,
+ * ag_busbw.gp, ag_projection.gp; the Markdown is ag_report_md.c's. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/ag_report.h"
+
+const int f8b_arpt_ranks[ARPT_NR] = {8, 16, 32, 64, 128, 256, 512, 1024};
+
+static int mode_rank(const char *m)
+{
+	for (int i = 0; i < AG_NMODES; i++)
+		if (!strcmp(m, f8b_ag_mode_name(i)))
+			return i;
+	return AG_NMODES;
+}
+
+/* Rows of one setting (weight, layers, prefetch, rs dtype, ranks). */
+bool f8b_arpt_same_setting(const struct f8b_allgather_row *a, const struct f8b_allgather_row *b)
+{
+	return a->d_out == b->d_out && a->d_in == b->d_in && a->layers == b->layers &&
+	       a->prefetch == b->prefetch && a->ranks == b->ranks &&
+	       !strcmp(a->rs_dtype, b->rs_dtype);
+}
+
+static int cmp_rows(const void *x, const void *y)
+{
+	const struct f8b_allgather_row *a = *(const struct f8b_allgather_row *const *)x,
+	                               *b = *(const struct f8b_allgather_row *const *)y;
+	int64_t ka[] = {a->d_out * a->d_in, a->d_out,           a->layers,         a->prefetch,
+	                a->ranks,           mode_rank(a->mode), a->tokens_per_rank};
+	int64_t kb[] = {b->d_out * b->d_in, b->d_out,           b->layers,         b->prefetch,
+	                b->ranks,           mode_rank(b->mode), b->tokens_per_rank};
+	for (int i = 0; i < 7; i++)
+		if (ka[i] != kb[i])
+			return ka[i] < kb[i] ? -1 : 1;
+	return strcmp(a->rs_dtype, b->rs_dtype);
+}
+
+/* The bf16 row of r's case, or NULL. */
+const struct f8b_allgather_row *f8b_arpt_bf16_of(const struct arpt *A,
+                                                 const struct f8b_allgather_row *r)
+{
+	for (size_t i = 0; i < A->n; i++) {
+		const struct f8b_allgather_row *b = A->rows[i];
+		if (!strcmp(b->mode, "bf16") && f8b_arpt_same_setting(b, r) &&
+		    b->tokens_per_rank == r->tokens_per_rank && !strcmp(b->status, "ok"))
+			return b;
+	}
+	return NULL;
+}
+
+/* ---- the projection's inputs ------------------------------------------------ */
+
+/* The node's all-gather: a ceilings file's NCCL rows, else these rows'
+ * own standalone gathers (2+ ranks), else an assumption (said so). */
+static void intra_link(struct arpt *A)
+{
+	A->intra = (struct f8b_proj_link){370e9, 10e-6};
+	snprintf(A->intra_src, sizeof A->intra_src, "assumed (no measured all-gather of 2+ ranks)");
+	void *rows = NULL;
+	size_t n = 0;
+	if (A->ctx.ceilings_path &&
+	    f8b_results_read(A->ctx.ceilings_path, &f8b_ceilings_schema, &rows, &n) == F8B_OK) {
+		const struct f8b_ceilings_row *c = rows, *big = NULL, *small = NULL;
+		for (size_t i = 0; i < n; i++) {
+			if (strcmp(c[i].kind, "allgather") || strcmp(c[i].status, "ok") ||
+			    c[i].ranks < 2 || !f8b_rpt_finite_pos(c[i].value))
+				continue;
+			if (!big || c[i].bytes > big->bytes)
+				big = &c[i];
+			if (!small || c[i].bytes < small->bytes)
+				small = &c[i];
+		}
+		if (big) {
+			A->intra.busbw = big->value;
+			A->intra.alpha_s = small->time_median_s / (small->ranks - 1);
+			snprintf(
+			    A->intra_src, sizeof A->intra_src,
+			    "%s: NCCL all-gather on %d ranks, busbw at %lld B, alpha from %lld B",
+			    A->ctx.ceilings_path, (int)big->ranks, (long long)big->bytes,
+			    (long long)small->bytes);
+			A->nccl = calloc(n, sizeof *A->nccl);
+			for (size_t i = 0; A->nccl && i < n; i++)
+				if (!strcmp(c[i].kind, "allgather") && !strcmp(c[i].status, "ok") &&
+				    c[i].ranks == big->ranks)
+					A->nccl[A->nnccl++] = c[i];
+		}
+	}
+	free(rows);
+	if (A->nnccl)
+		return;
+	double best = 0;
+	for (size_t i = 0; i < A->n; i++)
+		if (A->rows[i]->ranks > 1 && !strcmp(A->rows[i]->status, "ok") &&
+		    A->rows[i]->ag_busbw_gbps > best)
+			best = A->rows[i]->ag_busbw_gbps;
+	if (best > 0) {
+		A->intra = (struct f8b_proj_link){best * 1e9, 10e-6};
+		snprintf(A->intra_src, sizeof A->intra_src,
+		         "these rows' standalone all-gathers (best busbw), alpha assumed 10 us");
+	}
+}
+
+void f8b_arpt_step_of(const struct f8b_allgather_row *r, struct f8b_proj_step *st)
+{
+	memset(st, 0, sizeof *st);
+	int L = r->layers < F8B_PROJ_MAX_LAYERS ? r->layers : F8B_PROJ_MAX_LAYERS;
+	double nk = (double)r->d_out * (double)r->d_in, c = r->compute_time_s / (3.0 * L);
+	bool axis = !strcmp(r->mode, "fp8-allgather-axiswise");
+	bool fp8 = !strcmp(r->mode, "fp8-allgather");
+	st->layers = L;
+	st->prefetch = r->prefetch;
+	for (int l = 0; l < L; l++) {
+		st->fwd_s[l] = st->gi_s[l] = st->gw_s[l] = c;
+		st->rs_bytes[l] = nk * (strcmp(r->rs_dtype, "f32") ? 2 : 4);
+	}
+	for (int u = 0; u < 2 * L; u++) {
+		bool fwd = u < L;
+		int l = fwd ? u : 2 * L - 1 - u;
+		double rows = (double)(l % 2 ? r->d_in : r->d_out);
+		st->ag_bytes[u] = fp8 ? nk : axis && fwd ? nk + 4 * rows : 2 * nk;
+	}
+	st->amax_allreduce = fp8;
+	double s = 100.0 / r->gemm_kept_pct;
+	st->slowdown = isfinite(s) && s > 1 ? s : 1;
+	/* The collectives as measured alone in this row, scaled by bytes (the
+	 * row times the largest gather's data and dW), for the check at the
+	 * row's own rank count. */
+	double agb = r->ag_bytes, rsb = r->rs_bytes;
+	for (int u = 0; u < 2 * L; u++)
+		st->ag_s[u] = f8b_rpt_finite_pos(agb) ? r->ag_time_s * st->ag_bytes[u] / agb : 0;
+	for (int l = 0; l < L; l++)
+		st->rs_s[l] = f8b_rpt_finite_pos(rsb) ? r->rs_time_s * st->rs_bytes[l] / rsb : 0;
+	st->ar_s = isfinite(r->amax_allreduce_s) ? r->amax_allreduce_s : 0;
+}
+
+static int project(struct arpt *A)
+{
+	A->net = (struct f8b_proj_net){
+	    A->intra, {A->ctx.net_bw, A->ctx.net_lat_s}, A->ctx.gpus_per_node};
+	A->proj = calloc(A->n + 1, sizeof *A->proj);
+	if (!A->proj)
+		return F8B_ERR(F8B_ENOMEM, "projection");
+	for (size_t i = 0; i < A->n; i++) {
+		const struct f8b_allgather_row *r = A->rows[i];
+		struct arpt_proj *p = &A->proj[i];
+		if (strcmp(r->status, "ok") || !f8b_rpt_finite_pos(r->compute_time_s))
+			continue;
+		struct f8b_proj_step st;
+		struct f8b_proj_result o;
+		f8b_arpt_step_of(r, &st);
+		st.measured = true;
+		p->ok = f8b_proj_run(&st, &A->net, r->ranks, &o) == 0;
+		p->at_measured = o.step_s;
+		st.measured = false;
+		for (int k = 0; p->ok && k < ARPT_NR; k++) {
+			p->ok = f8b_proj_run(&st, &A->net, f8b_arpt_ranks[k], &o) == 0;
+			p->step[k] = o.step_s;
+			p->exposed_pct[k] = 100.0 * o.exposed_s / o.step_s;
+		}
+	}
+	return F8B_OK;
+}
+
+/* ---- data files ------------------------------------------------------------- */
+
+static const char *const short_mode[AG_NMODES + 1] = {"bf16", "fp8-compute", "fp8-allgather",
+                                                      "fp8-ag-axiswise", "?"};
+
+static int write_dat(struct arpt *A)
+{
+	struct f8b_rpt_out o, v;
+	F8B_TRY(f8b_rpt_open(A->ctx.dir, &o, "ag-speedup.dat"));
+	f8b_rpt_dat_header(o.f, "fp8 speedup over bf16 and exposed communication, per series",
+	                   "tokens_per_rank speedup_vs_bf16 exposed_pct");
+	F8B_TRY(f8b_rpt_open(A->ctx.dir, &v, "ag-vars.gp"));
+	fprintf(v.f, "# f8bench report: what roofline/ag_*.gp plot.\nl_gpu = ");
+	f8b_rpt_gp_str(v.f, A->ctx.gpu);
+	fprintf(v.f, "\nl_date = ");
+	f8b_rpt_gp_str(v.f, A->ctx.date);
+	/* sized for the most series written below */
+	fprintf(v.f, "\narray b_title[%d]\narray p_mode[64]\narray p_title[64]\n", AG_NMODES * 21);
+	/* speedup series: one per fp8 mode x setting with a bf16 row */
+	char titles[64][96];
+	int modes[64], ns = 0;
+	for (size_t i = 0; i < A->n && ns < 64; i++) {
+		const struct f8b_allgather_row *r = A->rows[i];
+		if (!strcmp(r->mode, "bf16") || strcmp(r->status, "ok") ||
+		    !isfinite(r->speedup_vs_bf16))
+			continue;
+		if (i > 0 && ns > 0 && !strcmp(A->rows[i - 1]->mode, r->mode) &&
+		    f8b_arpt_same_setting(A->rows[i - 1], r) &&
+		    !strcmp(A->rows[i - 1]->status, "ok")) {
+			fprintf(o.f, "%lld %.6g %.6g\n", (long long)r->tokens_per_rank,
+			        r->speedup_vs_bf16, r->exposed_pct);
+			continue;
+		}
+		if (ns)
+			fprintf(o.f, "\n\n");
+		modes[ns] = mode_rank(r->mode);
+		snprintf(titles[ns], sizeof titles[ns], "%s, %dx[%lldx%lld], %d rank%s",
+		         short_mode[modes[ns]], (int)r->layers, (long long)r->d_out,
+		         (long long)r->d_in, (int)r->ranks, r->ranks > 1 ? "s" : "");
+		fprintf(o.f, "%lld %.6g %.6g\n", (long long)r->tokens_per_rank, r->speedup_vs_bf16,
+		        r->exposed_pct);
+		ns++;
+	}
+	A->nspeed = ns;
+	fprintf(v.f, "ns = %d\narray s_mode[%d]\narray s_title[%d]\n", ns, ns ? ns : 1,
+	        ns ? ns : 1);
+	if (!ns)
+		fprintf(v.f, "s_mode[1] = 0; s_title[1] = \"\"\n");
+	for (int i = 0; i < ns; i++) {
+		fprintf(v.f, "s_mode[%d] = %d; s_title[%d] = ", i + 1, modes[i], i + 1);
+		f8b_rpt_gp_str(v.f, titles[i]);
+		fputc('\n', v.f);
+	}
+	F8B_TRY(f8b_rpt_close(&o, F8B_OK));
+	/* busbw: one block per mode x ranks (2+), then NCCL's */
+	F8B_TRY(f8b_rpt_open(A->ctx.dir, &o, "ag-busbw.dat"));
+	f8b_rpt_dat_header(o.f, "all-gather bus bandwidth per message size (alone, in the step)",
+	                   "bytes busbw_alone_gbps busbw_in_step_gbps");
+	int nb = 0, rmax = 1;
+	for (size_t i = 0; i < A->n; i++)
+		rmax = A->rows[i]->ranks > rmax ? A->rows[i]->ranks : rmax;
+	for (int m = 0; m < AG_NMODES; m++)
+		for (int R = 2; R <= rmax && nb < AG_NMODES * 21; R++) {
+			int k = 0;
+			for (size_t i = 0; i < A->n; i++) {
+				const struct f8b_allgather_row *r = A->rows[i];
+				if (mode_rank(r->mode) != m || r->ranks != R ||
+				    strcmp(r->status, "ok") ||
+				    !f8b_rpt_finite_pos(r->ag_busbw_gbps))
+					continue;
+				if (!k++) {
+					if (nb)
+						fprintf(o.f, "\n\n");
+					fprintf(v.f, "b_title[%d] = \"%s, %d ranks\"\n", nb + 1,
+					        short_mode[m], R);
+					nb++;
+				}
+				fprintf(o.f, "%.0f %.6g %.6g\n", r->ag_bytes, r->ag_busbw_gbps,
+				        r->ag_overlap_busbw_gbps);
+			}
+		}
+	if (A->nnccl) {
+		if (nb)
+			fprintf(o.f, "\n\n");
+		for (size_t i = 0; i < A->nnccl; i++)
+			fprintf(o.f, "%lld %.6g NaN\n", (long long)A->nccl[i].bytes,
+			        A->nccl[i].value / 1e9);
+	}
+	A->nbus = nb;
+	fprintf(v.f, "nb = %d\nhas_nccl = %d\n", nb, A->nnccl > 0);
+	F8B_TRY(f8b_rpt_close(&o, F8B_OK));
+	/* projection: predicted speedup against R per fp8 mode x tokens, then
+	 * the measured speedups (one block per fp8 mode: ranks, speedup) */
+	F8B_TRY(f8b_rpt_open(A->ctx.dir, &o, "ag-projection.dat"));
+	f8b_rpt_dat_header(o.f, "predicted fp8 speedup over bf16 against ranks",
+	                   "ranks speedup exposed_pct");
+	int np = 0;
+	for (size_t i = 0; i < A->n; i++)
+		A->has_key_tokens |=
+		    A->rows[i]->tokens_per_rank == 2048 || A->rows[i]->tokens_per_rank == 8192;
+	for (size_t i = 0; i < A->n && np < 64; i++) {
+		const struct f8b_allgather_row *r = A->rows[i];
+		const struct f8b_allgather_row *b = f8b_arpt_bf16_of(A, r);
+		if (!strcmp(r->mode, "bf16") || !A->proj[i].ok || !b ||
+		    (A->has_key_tokens && r->tokens_per_rank != 2048 && r->tokens_per_rank != 8192))
+			continue;
+		size_t bi = 0;
+		while (bi < A->n && A->rows[bi] != b)
+			bi++;
+		if (bi == A->n || !A->proj[bi].ok)
+			continue;
+		if (np)
+			fprintf(o.f, "\n\n");
+		for (int k = 0; k < ARPT_NR; k++)
+			fprintf(o.f, "%d %.6g %.6g\n", f8b_arpt_ranks[k],
+			        A->proj[bi].step[k] / A->proj[i].step[k],
+			        A->proj[i].exposed_pct[k]);
+		fprintf(v.f, "p_mode[%d] = %d; p_title[%d] = \"%s, %lld tok/rank\"\n", np + 1,
+		        mode_rank(r->mode), np + 1, short_mode[mode_rank(r->mode)],
+		        (long long)r->tokens_per_rank);
+		np++;
+	}
+	A->nproj = np;
+	int nm = 0;
+	for (size_t i = 0; i < A->n; i++) {
+		const struct f8b_allgather_row *r = A->rows[i];
+		if (strcmp(r->mode, "bf16") && !strcmp(r->status, "ok") &&
+		    isfinite(r->speedup_vs_bf16)) {
+			fprintf(o.f, "%s%d %.6g NaN\n", nm++ ? "" : "\n\n", (int)r->ranks,
+			        r->speedup_vs_bf16);
+		}
+	}
+	fprintf(v.f, "np = %d\nhas_measured = %d\n", np, nm > 0);
+	F8B_TRY(f8b_rpt_close(&o, F8B_OK));
+	return f8b_rpt_close(&v, F8B_OK);
+}
+
+static void release(void *state)
+{
+	struct arpt *A = state;
+	if (!A)
+		return;
+	free(A->rows);
+	free(A->proj);
+	free(A->nccl);
+	free(A);
+}
+
+static int prepare(const struct f8b_report_ctx *ctx, void **state, const char **plots,
+                   size_t *plotted)
+{
+	struct arpt *A = calloc(1, sizeof *A);
+	*state = A;
+	*plotted = 0;
+	if (!A)
+		return F8B_ERR(F8B_ENOMEM, "no memory for the allgather report");
+	A->ctx = *ctx;
+	size_t total = 0;
+	for (int f = 0; f < ctx->nfiles; f++)
+		total += ctx->files[f].nrows;
+	A->rows = calloc(total + 1, sizeof *A->rows);
+	if (!A->rows)
+		return F8B_ERR(F8B_ENOMEM, "no memory for the allgather report");
+	for (int f = 0; f < ctx->nfiles; f++)
+		for (size_t i = 0; i < ctx->files[f].nrows; i++)
+			A->rows[A->n++] = (const struct f8b_allgather_row *)ctx->files[f].rows + i;
+	qsort(A->rows, A->n, sizeof *A->rows, cmp_rows);
+	intra_link(A);
+	F8B_TRY(project(A));
+	F8B_TRY(write_dat(A));
+	F8B_TRY(f8b_arpt_write_csv(A));
+	int np = 0;
+	if (A->nspeed)
+		plots[np++] = "ag_speedup";
+	if (A->nbus || A->nnccl)
+		plots[np++] = "ag_busbw";
+	if (A->nproj)
+		plots[np++] = "ag_projection";
+	plots[np] = NULL;
+	*plotted = (size_t)A->nspeed + (size_t)A->nbus + (size_t)A->nproj;
+	return F8B_OK;
+}
+
+const struct f8b_report_module f8b_allgather_report = {
+    .prepare = prepare,
+    .markdown = f8b_arpt_markdown,
+    .release = release,
+    .help = "  ag_speedup.png/.svg     fp8 speedup over bf16 and exposed communication against\n"
+            "                          tokens per rank, per mode and setting\n"
+            "  ag_busbw.png/.svg       all-gather bus bandwidth against message size, alone and\n"
+            "                          inside the step, beside NCCL's own (--ceilings)\n"
+            "  ag_projection.png/.svg  the step projected to 8..1024 GPUs (--net-bw, --net-lat,\n"
+            "                          --gpus-per-node): fp8 speedup against ranks\n"
+            "  allgather.csv, ag-projection.csv, ag-validation.csv, ag-*.dat  the data;\n"
+            "                          report.md: the tables\n",
+};

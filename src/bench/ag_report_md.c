@@ -1,0 +1,212 @@
+/* ag_report_md.c - the allgather report's CSV files (the projection and
+ * its check against the measured rows) and its sections of report.md. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench/ag_report.h"
+
+static size_t index_of(const struct arpt *A, const struct f8b_allgather_row *r)
+{
+	size_t i = 0;
+	while (i < A->n && A->rows[i] != r)
+		i++;
+	return i;
+}
+
+static void csv_key(FILE *f, const struct f8b_allgather_row *r)
+{
+	f8b_rpt_csv_str(f, r->mode);
+	fprintf(f, ",%lld,%lld,%d,%d,%s,%lld,%d,", (long long)r->d_out, (long long)r->d_in,
+	        (int)r->layers, (int)r->prefetch, r->rs_dtype, (long long)r->tokens_per_rank,
+	        (int)r->ranks);
+}
+
+int f8b_arpt_write_csv(struct arpt *A)
+{
+	struct f8b_rpt_out o;
+	F8B_TRY(f8b_rpt_open(A->ctx.dir, &o, "ag-validation.csv"));
+	fprintf(o.f, "mode,d_out,d_in,layers,prefetch,rs_dtype,tokens_per_rank,ranks,measured_s,"
+	             "predicted_s,ratio,within_15pct\n");
+	for (size_t i = 0; i < A->n; i++) {
+		const struct f8b_allgather_row *r = A->rows[i];
+		if (!A->proj[i].ok)
+			continue;
+		double q = A->proj[i].at_measured / r->time_median_s;
+		csv_key(o.f, r);
+		fprintf(o.f, "%.9g,%.9g,%.4f,%d\n", r->time_median_s, A->proj[i].at_measured, q,
+		        q >= 0.85 && q <= 1.15);
+	}
+	F8B_TRY(f8b_rpt_close(&o, F8B_OK));
+	F8B_TRY(f8b_rpt_open(A->ctx.dir, &o, "ag-projection.csv"));
+	fprintf(o.f, "mode,d_out,d_in,layers,prefetch,rs_dtype,tokens_per_rank,measured_ranks,"
+	             "ranks,predicted_step_s,exposed_pct,speedup_vs_bf16,net_bw_gbps,net_lat_us,"
+	             "intra_busbw_gbps,intra_alpha_us,gpus_per_node\n");
+	for (size_t i = 0; i < A->n; i++) {
+		const struct f8b_allgather_row *r = A->rows[i];
+		if (!A->proj[i].ok)
+			continue;
+		const struct f8b_allgather_row *b = f8b_arpt_bf16_of(A, r);
+		size_t bi = b ? index_of(A, b) : A->n;
+		for (int k = 0; k < ARPT_NR; k++) {
+			csv_key(o.f, r);
+			double sp = bi < A->n && A->proj[bi].ok
+			                ? A->proj[bi].step[k] / A->proj[i].step[k]
+			                : NAN;
+			fprintf(o.f, "%d,%.9g,%.3f,", f8b_arpt_ranks[k], A->proj[i].step[k],
+			        A->proj[i].exposed_pct[k]);
+			f8b_rpt_csv_num(o.f, sp);
+			fprintf(o.f, ",%g,%g,%g,%g,%d\n", A->net.inter.busbw / 1e9,
+			        A->net.inter.alpha_s * 1e6, A->intra.busbw / 1e9,
+			        A->intra.alpha_s * 1e6, A->net.gpus_per_node);
+		}
+	}
+	return f8b_rpt_close(&o, F8B_OK);
+}
+
+static void setting_title(FILE *md, const struct f8b_allgather_row *r)
+{
+	fprintf(md, "\n### %d x [%lld x %lld], %d rank%s on %d node%s, prefetch %d, dW in %s\n\n",
+	        (int)r->layers, (long long)r->d_out, (long long)r->d_in, (int)r->ranks,
+	        r->ranks > 1 ? "s" : "", (int)r->nodes, r->nodes > 1 ? "s" : "", (int)r->prefetch,
+	        r->rs_dtype);
+	fprintf(md, "%s on %s, %s (%s).\n\n", r->gpu, r->backend, r->library, r->transport);
+}
+
+static void measured_tables(const struct arpt *A, FILE *md)
+{
+	for (size_t i = 0; i < A->n; i++) {
+		const struct f8b_allgather_row *r = A->rows[i];
+		if (i == 0 || !f8b_arpt_same_setting(A->rows[i - 1], r)) {
+			setting_title(md, r);
+			fprintf(
+			    md,
+			    "| tokens/rank | mode | step (ms) | x bf16 | exposed comm | overlap "
+			    "eff. | all-gather busbw alone / in step (GB/s) | GEMM TFLOP/s kept "
+			    "| exact checks | SQNR min (dB) | peak mem (GiB) | status |\n");
+			fprintf(md,
+			        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- "
+			        "| --- |\n");
+		}
+		fprintf(md, "| %lld | %s | ", (long long)r->tokens_per_rank, r->mode);
+		f8b_rpt_md_num(md, "%.3f", 1e3 * r->time_median_s);
+		fputs(" | ", md);
+		f8b_rpt_md_num(md, "%.3f", r->speedup_vs_bf16);
+		fputs(" | ", md);
+		f8b_rpt_md_num(md, "%.1f%%", r->exposed_pct);
+		fputs(" | ", md);
+		f8b_rpt_md_num(md, "%.2f", r->overlap_efficiency);
+		fputs(" | ", md);
+		f8b_rpt_md_num(md, "%.1f", r->ag_busbw_gbps);
+		fputs(" / ", md);
+		f8b_rpt_md_num(md, "%.1f", r->ag_overlap_busbw_gbps);
+		fputs(" | ", md);
+		f8b_rpt_md_num(md, "%.1f%%", r->gemm_kept_pct);
+		fprintf(md, " | %d | ", (int)r->checks);
+		f8b_rpt_md_num(md, "%.1f", r->sqnr_min_db);
+		fputs(" | ", md);
+		f8b_rpt_md_num(md, "%.2f", (double)r->peak_mem_bytes / (1 << 30));
+		fprintf(md, " | %s |\n", r->status);
+	}
+}
+
+static void projection_tables(const struct arpt *A, FILE *md)
+{
+	fprintf(md, "\n## allgather: the step past one node (projection)\n\n"
+	            "An alpha-beta model of ring collectives replays the step's two queues with "
+	            "the compute measured here (doc/allgather.md, \"Projection\"). The network "
+	            "it assumed:\n\n");
+	fprintf(md, "- within a node (up to %d GPUs): busbw %.1f GB/s, alpha %.1f us, from %s\n",
+	        A->net.gpus_per_node, A->intra.busbw / 1e9, A->intra.alpha_s * 1e6, A->intra_src);
+	fprintf(md,
+	        "- between nodes, per GPU: %.1f GB/s, alpha %.1f us (`--net-bw`, "
+	        "`--net-lat`)\n\n",
+	        A->net.inter.busbw / 1e9, A->net.inter.alpha_s * 1e6);
+	fprintf(md, "### Against every measured rank count\n\n"
+	            "The step replayed at the row's own rank count with its collectives as "
+	            "measured alone (bytes-scaled) and its compute-only time: what the overlap "
+	            "model predicts, against the step measured.\n\n"
+	            "| ranks | mode | tokens/rank | measured (ms) | predicted (ms) | predicted / "
+	            "measured |\n| --- | --- | --- | --- | --- | --- |\n");
+	int n = 0, in = 0;
+	for (size_t i = 0; i < A->n; i++) {
+		const struct f8b_allgather_row *r = A->rows[i];
+		if (!A->proj[i].ok)
+			continue;
+		double q = A->proj[i].at_measured / r->time_median_s;
+		n++;
+		in += q >= 0.85 && q <= 1.15;
+		fprintf(md, "| %d | %s | %lld | %.3f | %.3f | %.3f%s |\n", (int)r->ranks, r->mode,
+		        (long long)r->tokens_per_rank, 1e3 * r->time_median_s,
+		        1e3 * A->proj[i].at_measured, q,
+		        q >= 0.85 && q <= 1.15 ? "" : " (outside 15%)");
+	}
+	fprintf(md, "\n%d of %d rows within 15%%.\n\n### Projected fp8 speedup over bf16\n\n", in,
+	        n);
+	fprintf(md, "| weight | tokens/rank | mode |");
+	static const int show[] = {0, 3, 6, 7}; /* 8, 64, 512, 1024 ranks */
+	for (int k = 0; k < 4; k++)
+		fprintf(md, " %d GPUs |", f8b_arpt_ranks[show[k]]);
+	fprintf(md, " exposed at 1024 |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+	for (size_t i = 0; i < A->n; i++) {
+		const struct f8b_allgather_row *r = A->rows[i], *b = f8b_arpt_bf16_of(A, r);
+		size_t bi = b ? index_of(A, b) : A->n;
+		if (!A->proj[i].ok || !strcmp(r->mode, "bf16") || bi == A->n || !A->proj[bi].ok)
+			continue;
+		fprintf(md, "| %dx[%lldx%lld] | %lld | %s |", (int)r->layers, (long long)r->d_out,
+		        (long long)r->d_in, (long long)r->tokens_per_rank, r->mode);
+		for (int k = 0; k < 4; k++)
+			fprintf(md, " %.3f |",
+			        A->proj[bi].step[show[k]] / A->proj[i].step[show[k]]);
+		fprintf(md, " %.1f%% |\n", A->proj[i].exposed_pct[ARPT_NR - 1]);
+	}
+	fprintf(md, "\nAll rank counts: [ag-projection.csv](ag-projection.csv); the check: "
+	            "[ag-validation.csv](ag-validation.csv).\n");
+}
+
+int f8b_arpt_markdown(void *state, FILE *md, bool drawn)
+{
+	const struct arpt *A = state;
+	fprintf(md, "\n## allgather: the emulated FSDP step\n\n"
+	            "Each row is one step (forward and backward through the stack), the slowest "
+	            "rank's; exposed communication is the step minus the same step without its "
+	            "collectives; busbw as nccl-tests defines it (doc/allgather.md).\n");
+	measured_tables(A, md);
+	fputc('\n', md);
+	if (A->nspeed) {
+		f8b_rpt_md_plot(md, "ag_speedup", "fp8 speedup over bf16 and exposed communication",
+		                drawn);
+		fprintf(md, "data: [ag-speedup.dat](ag-speedup.dat)\n\n");
+	}
+	if (A->nbus || A->nnccl) {
+		f8b_rpt_md_plot(md, "ag_busbw", "all-gather bus bandwidth", drawn);
+		fprintf(md, "data: [ag-busbw.dat](ag-busbw.dat)\n\n");
+	} else {
+		fprintf(md,
+		        "No row of two or more ranks and no NCCL all-gather in a ceilings file: "
+		        "no bus bandwidth to plot.\n");
+	}
+	projection_tables(A, md);
+	if (A->nproj) {
+		fputc('\n', md);
+		f8b_rpt_md_plot(md, "ag_projection", "projected fp8 speedup against GPUs", drawn);
+		fprintf(md, "data: [ag-projection.dat](ag-projection.dat)\n");
+	}
+	int bad = 0;
+	for (size_t i = 0; i < A->n; i++)
+		if (strcmp(A->rows[i]->status, "ok")) {
+			if (!bad++)
+				fprintf(
+				    md,
+				    "\n### allgather rows that are not ok\n\n| mode | weight | "
+				    "tokens/rank | ranks | status | message |\n| --- | --- | --- | "
+				    "--- | --- | --- |\n");
+			const struct f8b_allgather_row *r = A->rows[i];
+			fprintf(md, "| %s | %lldx%lld | %lld | %d | %s | ", r->mode,
+			        (long long)r->d_out, (long long)r->d_in,
+			        (long long)r->tokens_per_rank, (int)r->ranks, r->status);
+			f8b_rpt_md_str(md, r->message);
+			fprintf(md, " |\n");
+		}
+	return ferror(md) ? F8B_ERR(F8B_EIO, "writing report.md") : F8B_OK;
+}
