@@ -20,12 +20,6 @@ const char *f8b_ag_mode_name(int mode)
 	return mode >= 0 && mode < AG_NMODES ? mode_names[mode] : "?";
 }
 
-void f8b_ag_setstr(char *dst, size_t n, const char *s)
-{
-	memset(dst, 0, n);
-	snprintf(dst, n, "%s", s);
-}
-
 enum {
 	OPT_MODES = 3100,
 	OPT_WEIGHTS,
@@ -177,7 +171,7 @@ static int add_weight(struct ag_cfg *c, int64_t n, int64_t k, const char *label,
 		return F8B_ERR(F8B_ENOMEM, "--weights");
 	c->w = w;
 	w[c->nw] = (struct ag_weight){.n = n, .k = k};
-	f8b_ag_setstr(w[c->nw].label, sizeof w[c->nw].label, label);
+	f8b_setstr(w[c->nw].label, sizeof w[c->nw].label, label);
 	c->nw++;
 	return F8B_OK;
 }
@@ -289,15 +283,15 @@ void f8b_ag_case_key(const void *cfg, size_t i, void *vrow)
 	const struct ag_case *ac = &c->cases[i];
 	const struct ag_weight *w = &c->w[ac->weight];
 	struct f8b_allgather_row *r = vrow;
-	f8b_ag_setstr(r->mode, sizeof r->mode, mode_names[ac->mode]);
+	f8b_setstr(r->mode, sizeof r->mode, mode_names[ac->mode]);
 	r->d_out = w->n;
 	r->d_in = w->k;
 	r->layers = c->layers;
-	f8b_ag_setstr(r->label, sizeof r->label, w->label);
+	f8b_setstr(r->label, sizeof r->label, w->label);
 	r->tokens_per_rank = ac->tokens;
 	r->ranks = f8b_comm_size();
 	r->prefetch = c->prefetch;
-	f8b_ag_setstr(r->rs_dtype, sizeof r->rs_dtype, c->rs_f32 ? "f32" : "bf16");
+	f8b_setstr(r->rs_dtype, sizeof r->rs_dtype, c->rs_f32 ? "f32" : "bf16");
 	/* Not measured (yet): NaN, never a time of zero. */
 	double *nan_cols[] = {
 	    &r->time_median_s,       &r->time_min_s,

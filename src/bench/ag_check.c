@@ -386,7 +386,7 @@ int f8b_ag_check(struct ag_state *s, struct f8b_allgather_row *row, bool *ok)
 	checks = *wdone + c->rschecked[wi];
 	row->checks = checks;
 	if (why[0]) {
-		f8b_ag_setstr(row->message, sizeof row->message, why);
+		f8b_setstr(row->message, sizeof row->message, why);
 		return F8B_OK;
 	}
 	*ok = true;

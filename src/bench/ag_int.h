@@ -96,7 +96,6 @@ bool f8b_ag_same_case(const void *a, const void *b);
 void f8b_ag_describe(const void *row, char *buf, size_t n);
 void f8b_ag_summarize(const void *row, char *buf, size_t n);
 int64_t f8b_ag_case_bytes(const void *cfg, size_t i);
-void f8b_ag_setstr(char *dst, size_t n, const char *s);
 
 struct ag_gemm {
 	struct f8b_gemm_desc desc;

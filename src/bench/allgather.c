@@ -62,7 +62,7 @@ static int open_comm(struct f8b_run *run, struct ag_cfg *c)
 		    : netonly ? (c->nodes > 1 ? "net (P2P+SHM off)" : "net, 1 node (P2P+SHM off)")
 		    : c->nodes > 1 ? "intra-node P2P/SHM + net"
 		                   : "intra-node P2P/SHM";
-	f8b_ag_setstr(c->transport, sizeof c->transport, t);
+	f8b_setstr(c->transport, sizeof c->transport, t);
 	return rc;
 }
 
@@ -142,8 +142,8 @@ static int setup(struct f8b_run *run, size_t i, void *vrow, void **state)
 	struct f8b_allgather_row *row = vrow;
 	const struct ag_case *ac = &c->cases[i];
 	*state = NULL;
-	f8b_ag_setstr(row->backend, sizeof row->backend, run->ops->name);
-	f8b_ag_setstr(row->gpu, sizeof row->gpu, run->dev.name);
+	f8b_setstr(row->backend, sizeof row->backend, run->ops->name);
+	f8b_setstr(row->gpu, sizeof row->gpu, run->dev.name);
 	row->seed = (int64_t)run->seed;
 	row->rank = run->rank;
 	row->device = run->dev.device;
@@ -153,8 +153,8 @@ static int setup(struct f8b_run *run, size_t i, void *vrow, void **state)
 		return F8B_ERR(c->coll_rc, "no collectives: opening the communicator failed (the "
 		                           "first row says why)");
 	F8B_TRY(f8b_coll_status(c->coll));
-	f8b_ag_setstr(row->library, sizeof row->library, f8b_coll_library(c->coll));
-	f8b_ag_setstr(row->transport, sizeof row->transport, c->transport);
+	f8b_setstr(row->library, sizeof row->library, f8b_coll_library(c->coll));
+	f8b_setstr(row->transport, sizeof row->transport, c->transport);
 	row->nodes = c->nodes;
 	if (ac->mode != AG_BF16 && !base_matches(c, ac))
 		F8B_TRY(measure_baseline(run, c, ac));

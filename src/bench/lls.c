@@ -127,8 +127,8 @@ static int setup(struct f8b_run *run, size_t i, void *vrow, void **state)
 	const struct f8b_shape *sh = &c->shapes.v[lc->shape];
 	const struct f8b_recipe *r = &c->recipes[lc->recipe];
 	*state = NULL;
-	f8b_lls_setstr(row->backend, sizeof row->backend, run->ops->name);
-	f8b_lls_setstr(row->gpu, sizeof row->gpu, run->dev.name);
+	f8b_setstr(row->backend, sizeof row->backend, run->ops->name);
+	f8b_setstr(row->gpu, sizeof row->gpu, run->dev.name);
 	row->seed = (int64_t)run->seed;
 	row->rank = run->rank;
 	row->device = run->dev.device;
@@ -217,7 +217,7 @@ static int finish(void *vs, const struct f8b_measure_result *m, void *vrow)
 		pred -= (s->nst - 1) * c->ceilings.launch_s;
 	row->predicted_time_s = pred;
 	row->pct_of_roofline = f8b_pct_of_roofline(pred, m->median_s);
-	f8b_lls_setstr(row->roofline_source, sizeof row->roofline_source, c->ceilings.source);
+	f8b_setstr(row->roofline_source, sizeof row->roofline_source, c->ceilings.source);
 	if (!m->converged && !row->message[0])
 		snprintf(row->message, sizeof row->message, "timing not converged: %.70s",
 		         m->unmet);
@@ -236,13 +236,13 @@ static size_t detail(void *vs, const void *vrow, void *vrows)
 		r->m = s->m;
 		r->k = s->k;
 		r->n = s->n;
-		f8b_lls_setstr(r->recipe, sizeof r->recipe, row->recipe);
+		f8b_setstr(r->recipe, sizeof r->recipe, row->recipe);
 		r->index = i;
-		f8b_lls_setstr(r->kernel, sizeof r->kernel, f8b_lls_kind_name(st->kind));
-		f8b_lls_setstr(r->tensor, sizeof r->tensor, st->tensor);
-		f8b_lls_setstr(r->pass, sizeof r->pass, st->bwd ? "bwd" : "fwd");
-		f8b_lls_setstr(r->fuses, sizeof r->fuses, st->fuses);
-		f8b_lls_setstr(r->dtype, sizeof r->dtype, f8b_dtype_name(st->dtype));
+		f8b_setstr(r->kernel, sizeof r->kernel, f8b_lls_kind_name(st->kind));
+		f8b_setstr(r->tensor, sizeof r->tensor, st->tensor);
+		f8b_setstr(r->pass, sizeof r->pass, st->bwd ? "bwd" : "fwd");
+		f8b_setstr(r->fuses, sizeof r->fuses, st->fuses);
+		f8b_setstr(r->dtype, sizeof r->dtype, f8b_dtype_name(st->dtype));
 		r->bytes = f8b_cost_bytes(&st->cost);
 		r->flops = st->cost.flops;
 		r->time_median_s = st->time_s;
@@ -252,9 +252,9 @@ static size_t detail(void *vs, const void *vrow, void *vrows)
 		r->tflops = st->kind == K_GEMM ? r->flops / st->time_s / 1e12 : NAN;
 		r->predicted_time_s = f8b_roofline_time(&st->cost, ceil, st->compute);
 		r->pct_of_roofline = f8b_pct_of_roofline(r->predicted_time_s, st->time_s);
-		f8b_lls_setstr(r->status, sizeof r->status, "ok");
+		f8b_setstr(r->status, sizeof r->status, "ok");
 		r->rank = row->rank;
-		f8b_lls_setstr(r->gpu, sizeof r->gpu, row->gpu);
+		f8b_setstr(r->gpu, sizeof r->gpu, row->gpu);
 	}
 	return (size_t)s->nst;
 }

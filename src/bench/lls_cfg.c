@@ -13,12 +13,6 @@
 #include "bench/lls_int.h"
 #include "core/fp8.h"
 
-void f8b_lls_setstr(char *dst, size_t n, const char *s)
-{
-	memset(dst, 0, n);
-	snprintf(dst, n, "%s", s);
-}
-
 enum {
 	OPT_SHAPES = 3000,
 	OPT_RECIPE,
@@ -203,8 +197,8 @@ void f8b_lls_case_key(const void *cfg, size_t i, void *vrow)
 	row->m = s->m;
 	row->k = s->k;
 	row->n = s->n;
-	f8b_lls_setstr(row->label, sizeof row->label, s->label);
-	f8b_lls_setstr(row->recipe, sizeof row->recipe, r->name);
+	f8b_setstr(row->label, sizeof row->label, s->label);
+	f8b_setstr(row->recipe, sizeof row->recipe, r->name);
 	f8b_lls_recipe_line(r, row->recipe_long, sizeof row->recipe_long);
 	row->graph = c->graph;
 	/* Not measured (yet): NaN, never a time of zero. */

@@ -451,7 +451,7 @@ int f8b_lls_check(struct lls_state *s, struct f8b_lls_row *row, bool *ok)
 	row->sqnr_grad_x_db = sqnr_db(sum.sig[1], sum.err[1]);
 	row->sqnr_grad_w_db = sqnr_db(sum.sig[2], sum.err[2]);
 	row->sqnr_min_db = fmin(row->sqnr_y_db, fmin(row->sqnr_grad_x_db, row->sqnr_grad_w_db));
-	f8b_lls_setstr(row->reference, sizeof row->reference, full ? "host-f64" : "host-f64-rows");
+	f8b_setstr(row->reference, sizeof row->reference, full ? "host-f64" : "host-f64-rows");
 	row->casts_checked = s->casts_checked;
 	row->scale_staleness = s->staleness;
 	bool any_fp8 = false;

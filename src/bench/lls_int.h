@@ -168,7 +168,6 @@ bool f8b_lls_same_case(const void *a, const void *b);
 void f8b_lls_describe(const void *row, char *buf, size_t n);
 void f8b_lls_summarize(const void *row, char *buf, size_t n);
 int64_t f8b_lls_case_bytes(const void *cfg, size_t i);
-void f8b_lls_setstr(char *dst, size_t n, const char *s);
 /* The recipe in one line, "input=tensorwise:e4m3:dynamic,...". */
 void f8b_lls_recipe_line(const struct f8b_recipe *r, char *buf, size_t n);
 

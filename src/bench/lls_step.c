@@ -94,7 +94,7 @@ static struct lls_stage *add(struct lls_state *s, enum lls_kind k, bool bwd, con
 	st->src = st->hp_out = st->q = st->qt = st->gemm = -1;
 	st->compute = F8B_F32;
 	st->dtype = F8B_BF16;
-	f8b_lls_setstr(st->tensor, sizeof st->tensor, tensor);
+	f8b_setstr(st->tensor, sizeof st->tensor, tensor);
 	return st;
 }
 
@@ -168,9 +168,8 @@ static void plan_source(struct lls_state *s, int src, int d, int t, enum lls_kin
 			f8b_cost_layernorm_fwd(r, c, &st->cost);
 		else
 			f8b_cost_sigmoid_bwd(r, c, &st->cost);
-		f8b_lls_setstr(st->fuses, sizeof st->fuses,
-		               plain == K_LN_FWD ? "layernorm (mean, rstd kept)"
-		                                 : "sigmoid backward");
+		f8b_setstr(st->fuses, sizeof st->fuses,
+		           plain == K_LN_FWD ? "layernorm (mean, rstd kept)" : "sigmoid backward");
 	}
 	if (nd && !d_fused) { /* 128x128: amax + scales + cast */
 		enum f8b_granularity g = od->cfg.gran;
@@ -304,7 +303,7 @@ int f8b_lls_plan(struct lls_state *s)
 	plan_gemm(s, 0, O_XLN, O_W, r->output.fast_accum);
 	struct lls_stage *sf = add(s, K_SIG_FWD, false, "z");
 	f8b_cost_sigmoid_fwd(s->m, s->n, &sf->cost);
-	f8b_lls_setstr(sf->fuses, sizeof sf->fuses, "sigmoid");
+	f8b_setstr(sf->fuses, sizeof sf->fuses, "sigmoid");
 	/* backward: sigmoid backward (+ casts of dz), the two GEMMs, LayerNorm */
 	plan_source(s, B_DZ, O_DZ, O_DZT, K_SIG_BWD_CAST, K_SIG_BWD, true, &hp_dz);
 	/* W^T's own cast (when separate) went after the backward's first
@@ -313,7 +312,7 @@ int f8b_lls_plan(struct lls_state *s)
 	plan_gemm(s, 2, O_DZT, O_XLNT, r->grad_weight.fast_accum);
 	struct lls_stage *lb = add(s, K_LN_BWD, true, "dx_ln");
 	f8b_cost_layernorm_bwd(s->m, s->k, &lb->cost);
-	f8b_lls_setstr(lb->fuses, sizeof lb->fuses, "layernorm backward");
+	f8b_setstr(lb->fuses, sizeof lb->fuses, "layernorm backward");
 	/* Stable order: forward kernels first, each pass in planning order. */
 	struct lls_stage tmp[LLS_MAX_STAGES];
 	int n = 0;

@@ -145,3 +145,9 @@ int f8b_parse_timeout(const char *arg, double *out)
 	*out = v;
 	return F8B_OK;
 }
+
+void f8b_setstr(char *dst, size_t n, const char *s)
+{
+	memset(dst, 0, n);
+	snprintf(dst, n, "%s", s);
+}

@@ -78,6 +78,9 @@ double f8b_now(void);
  * returns a pointer into s. */
 char *f8b_trim(char *s);
 
+/* dst = s, NUL-padded to n bytes (a fixed-length string column), cut to fit. */
+void f8b_setstr(char *dst, size_t n, const char *s);
+
 /* --timeout's argument: seconds in (0, 86400]; F8B_EINVAL naming it. */
 int f8b_parse_timeout(const char *arg, double *out);
 
