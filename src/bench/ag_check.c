@@ -182,14 +182,16 @@ static int check_layer(struct ag_state *s, int l, char *why, size_t nwhy, int *c
 			bad = mismatch("the gathered axiswise fp8 weight", l, got.data, q.data, nk,
 			               1);
 		*checks += bad ? 0 : 2;
-		if (!bad) { /* the backward's gather is bf16 */
-			rc = f8b_ag_gather(s, 2 * s->L - 1 - l, 0);
-			if (rc == F8B_OK)
-				rc = ops->sync(be);
-			if (rc == F8B_OK)
-				rc = ops->download(be, got.data, s->slot[0].data, 2 * nk);
-			if (rc != F8B_OK)
-				goto out;
+		/* the backward's gather is bf16; a collective, so every rank
+		 * runs it whatever its own comparisons found */
+		rc = f8b_ag_gather(s, 2 * s->L - 1 - l, 0);
+		if (rc == F8B_OK)
+			rc = ops->sync(be);
+		if (rc == F8B_OK)
+			rc = ops->download(be, got.data, s->slot[0].data, 2 * nk);
+		if (rc != F8B_OK)
+			goto out;
+		if (!bad) {
 			bad = mismatch("the backward's gathered bf16 weight", l, got.data, W.data,
 			               2 * nk, 2);
 			*checks += !bad;
@@ -367,21 +369,42 @@ int f8b_ag_check(struct ag_state *s, struct f8b_allgather_row *row, bool *ok)
 	size_t wi = 0;
 	while (wi < c->nw && !(c->w[wi].n == s->n[0] && c->w[wi].k == s->k[0]))
 		wi++;
+	/* The checks below run collectives (gathers, the all-reduce, the
+	 * reduce-scatter): every rank takes every step of them, whatever it
+	 * found so far, and the ranks agree on the verdict before remembering
+	 * it, so that no rank skips a collective another one runs. */
 	int *wdone = &c->wchecked[wi * AG_NMODES + (size_t)s->mode];
-	if (!why[0] && !*wdone) {
+	if (!*wdone) {
 		if (!c->hb) {
 			struct f8b_device_info info;
 			F8B_TRY(f8b_backend_host.open(-1, &c->hb, &info));
 		}
-		int n = 0;
-		for (int l = 0; l < s->L && !why[0]; l++)
-			F8B_TRY(check_layer(s, l, why, sizeof why, &n));
-		*wdone = why[0] ? 0 : n;
+		int n = 0, bad;
+		char lw[F8B_MSG], first[F8B_MSG] = "";
+		for (int l = 0; l < s->L; l++) {
+			lw[0] = '\0';
+			F8B_TRY(check_layer(s, l, lw, sizeof lw, &n));
+			if (lw[0] && !first[0])
+				snprintf(first, sizeof first, "%s", lw);
+		}
+		bad = first[0] != 0;
+		F8B_TRY(f8b_comm_max_int(&bad));
+		*wdone = bad ? 0 : n;
+		if (first[0] && !why[0])
+			snprintf(why, sizeof why, "%s", first);
+		else if (bad && !why[0])
+			snprintf(why, sizeof why,
+			         "another rank's gathered weights differ from the host's");
 	}
-	if (!why[0] && !c->rschecked[wi]) {
-		int n = 0;
-		F8B_TRY(check_rs(s, why, sizeof why, &n));
-		c->rschecked[wi] = why[0] ? 0 : n;
+	if (!c->rschecked[wi]) {
+		int n = 0, bad;
+		char rw[F8B_MSG] = "";
+		F8B_TRY(check_rs(s, rw, sizeof rw, &n));
+		bad = rw[0] != 0;
+		F8B_TRY(f8b_comm_max_int(&bad));
+		c->rschecked[wi] = bad ? 0 : n;
+		if (rw[0] && !why[0])
+			snprintf(why, sizeof why, "%s", rw);
 	}
 	checks = *wdone + c->rschecked[wi];
 	row->checks = checks;
