@@ -94,6 +94,18 @@ static int make_state(struct f8b_run *run, struct ag_cfg *c, const struct ag_cas
 	return f8b_ag_alloc(s);
 }
 
+/* Before a step's collectives: every rank learns whether any failed to
+ * set up, so that none runs a collective the others do not. */
+static int agree(int rc)
+{
+	int bad = rc != F8B_OK;
+	if (f8b_comm_max_int(&bad) != F8B_OK)
+		return F8B_EMPI;
+	if (bad && rc == F8B_OK)
+		return F8B_ERR(F8B_EDEVICE, "another rank failed to set this case up");
+	return rc;
+}
+
 static bool base_matches(const struct ag_cfg *c, const struct ag_case *ac)
 {
 	const struct ag_weight *w = &c->w[ac->weight];
@@ -110,7 +122,7 @@ static int measure_baseline(struct f8b_run *run, struct ag_cfg *c, const struct 
 	struct f8b_allgather_row row = {0};
 	struct f8b_measure_result m;
 	bool ok = false;
-	int rc = make_state(run, c, ac, AG_BF16, &b);
+	int rc = agree(make_state(run, c, ac, AG_BF16, &b));
 	if (rc == F8B_OK)
 		rc = f8b_ag_step(b);
 	if (rc == F8B_OK)
@@ -160,7 +172,7 @@ static int setup(struct f8b_run *run, size_t i, void *vrow, void **state)
 		F8B_TRY(measure_baseline(run, c, ac));
 	size_t before = free_now(run);
 	struct ag_state *s = NULL;
-	int rc = make_state(run, c, ac, ac->mode, &s);
+	int rc = agree(make_state(run, c, ac, ac->mode, &s));
 	*state = s;
 	if (rc == F8B_OK)
 		rc = f8b_ag_step(s); /* libraries initialise lazily: not in a timed step */
