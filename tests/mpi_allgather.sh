@@ -111,7 +111,7 @@ fault() { # signal
 	[ "$1" = STOP ] && {
 		grep -q "did not complete within 4 s (--timeout)" fault.txt
 		ok $? "the waiting ranks say why (a rank is dead or stuck)"
-		diag "$(grep error: fault.txt | head -2)"
+		diag "$(head -c 1500 fault.txt)"
 	}
 	pkill -9 -f "f8bench $L" 2>/dev/null
 	rm -f fault.h5.tmp.*

@@ -73,6 +73,10 @@ static int wait_bounded(MPI_Request *rq, const char *what)
 	        "another rank is dead or stuck; ending the job\n",
 	        rank, size, what, wait_timeout_s);
 	fflush(stderr);
+	/* The launcher forwards this rank's output; give it a moment before
+	 * the abort takes every rank (and their pipes) down. */
+	struct timespec pause = {0, 500000000L};
+	nanosleep(&pause, NULL);
 	MPI_Abort(MPI_COMM_WORLD, 3);
 	_exit(3); /* MPI_Abort should not return */
 }
