@@ -90,7 +90,7 @@ static __device__ __forceinline__ void ln_row(float (&v)[NCH][8], const int (&le
 }
 
 template <int NCH, class S, bool LN>
-static __global__ void __launch_bounds__(F8B_K_THREADS) row_kernel(S src, struct row_p p)
+static __device__ __forceinline__ void row_body(S &src, const struct row_p &p)
 {
 	__shared__ float fsm[F8B_K_THREADS / 32];
 	__shared__ uint32_t usm[F8B_K_THREADS / 32];
@@ -160,6 +160,24 @@ static __global__ void __launch_bounds__(F8B_K_THREADS) row_kernel(S src, struct
 }
 
 template <int NCH, class S, bool LN>
+static __global__ void __launch_bounds__(F8B_K_THREADS) row_kernel(S src, struct row_p p)
+{
+	row_body<NCH, S, LN>(src, p);
+}
+
+/* The widest rows (NCH = 8: 16384 columns) held the row in ~146 registers
+ * a thread, one 256-thread block per SM, and reached ~42% of the copy
+ * bandwidth on an H100 (LayerNorm forward, 16384^2).  Capped at 128 (a few
+ * bytes spill), two blocks fit an SM: the same arithmetic, in the same
+ * order, at ~63%.  Narrower rows keep the compiler's choice: asking them
+ * for a minimum raised their registers and cost them occupancy. */
+template <int NCH, class S, bool LN>
+static __global__ void __launch_bounds__(F8B_K_THREADS, 2) row_kernel_wide(S src, struct row_p p)
+{
+	row_body<NCH, S, LN>(src, p);
+}
+
+template <int NCH, class S, bool LN>
 static int launch_rows_n(S src, const struct row_p &p, cudaStream_t stream)
 {
 	unsigned grid;
@@ -169,7 +187,10 @@ static int launch_rows_n(S src, const struct row_p &p, cudaStream_t stream)
 
 	if (e != cudaSuccess)
 		return e;
-	row_kernel<NCH, S, LN><<<grid, F8B_K_THREADS, 0, stream>>>(src, p);
+	if constexpr (NCH >= 8)
+		row_kernel_wide<NCH, S, LN><<<grid, F8B_K_THREADS, 0, stream>>>(src, p);
+	else
+		row_kernel<NCH, S, LN><<<grid, F8B_K_THREADS, 0, stream>>>(src, p);
 	return (int)cudaGetLastError();
 }
 
