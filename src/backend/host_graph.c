@@ -1,6 +1,7 @@
-/* host_graph.c - the host backend's delayed-scaling history step and its
- * "graphs": the host has no launch cost, so a graph is the sequence's
- * function, replayed on every launch (backend.h). */
+/* host_graph.c - the host backend's delayed-scaling history step, its
+ * "graphs" (the host has no launch cost, so a graph is the sequence's
+ * function, replayed on every launch) and its queues, which are names
+ * only (backend.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,17 +105,4 @@ int f8b_host_stream_wait(struct f8b_backend *be, struct f8b_event *ev)
 {
 	(void)be;
 	return ev ? F8B_OK : F8B_ERR(F8B_EINVAL, "stream_wait: no event");
-}
-
-int f8b_host_transpose_fp8(struct f8b_backend *be, const struct f8b_tensor *x,
-                           struct f8b_tensor *out)
-{
-	(void)be;
-	F8B_TRY(f8b_check_transpose_fp8(x, out));
-	const uint8_t *src = x->data;
-	uint8_t *dst = out->data;
-	for (int64_t r = 0; r < x->rows; r++)
-		for (int64_t c = 0; c < x->cols; c++)
-			dst[c * x->rows + r] = src[r * x->cols + c];
-	return F8B_OK;
 }

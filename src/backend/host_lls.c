@@ -334,3 +334,17 @@ int f8b_host_cast_fused(struct f8b_backend *be, const struct f8b_tensor *x,
 	free(v);
 	return rc;
 }
+
+/* transpose_fp8: the bytes moved as they are. */
+int f8b_host_transpose_fp8(struct f8b_backend *be, const struct f8b_tensor *x,
+                           struct f8b_tensor *out)
+{
+	(void)be;
+	F8B_TRY(f8b_check_transpose_fp8(x, out));
+	const uint8_t *src = x->data;
+	uint8_t *dst = out->data;
+	for (int64_t r = 0; r < x->rows; r++)
+		for (int64_t c = 0; c < x->cols; c++)
+			dst[c * x->rows + r] = src[r * x->cols + c];
+	return F8B_OK;
+}

@@ -20,6 +20,21 @@ const char *f8b_ag_mode_name(int mode)
 	return mode >= 0 && mode < AG_NMODES ? mode_names[mode] : "?";
 }
 
+int f8b_ag_mode_of(const char *name)
+{
+	int m = 0;
+	while (m < AG_NMODES && strcmp(name, mode_names[m]))
+		m++;
+	return m;
+}
+
+double f8b_ag_gather_bytes_of(int mode, int64_t n, int64_t k, bool fwd)
+{
+	bool fp8 = mode == AG_FP8_AG || (mode == AG_FP8_AG_AXIS && fwd);
+	double b = (double)n * (double)k * (fp8 ? 1 : 2);
+	return mode == AG_FP8_AG_AXIS && fwd ? b + 4.0 * (double)n : b;
+}
+
 enum {
 	OPT_MODES = 3100,
 	OPT_WEIGHTS,
@@ -132,9 +147,7 @@ static int parse_modes(struct ag_cfg *c)
 	for (char *t = strtok_r(copy, ",", &save); t && rc == F8B_OK;
 	     t = strtok_r(NULL, ",", &save)) {
 		t = f8b_trim(t);
-		int m = 0;
-		while (m < AG_NMODES && strcmp(t, mode_names[m]))
-			m++;
+		int m = f8b_ag_mode_of(t);
 		if (m == AG_NMODES)
 			rc = F8B_ERR(F8B_EINVAL,
 			             "--modes: unknown mode '%s' (accepted: bf16, fp8-compute, "

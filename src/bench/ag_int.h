@@ -38,6 +38,12 @@ enum ag_mode {
 	AG_NMODES
 };
 const char *f8b_ag_mode_name(int mode);
+/* The mode of a name, or AG_NMODES when it is none. */
+int f8b_ag_mode_of(const char *name);
+/* Bytes every rank holds after gathering a weight [n, k] in `mode`, for
+ * its forward or its backward (nccl-tests' size; the axiswise forward
+ * gathers its n row scales too). */
+double f8b_ag_gather_bytes_of(int mode, int64_t n, int64_t k, bool fwd);
 
 struct ag_weight {
 	int64_t n, k; /* layer 0's weight [n, k] */
@@ -118,7 +124,7 @@ struct ag_state {
 	struct f8b_tensor wq_shard;                  /* fp8 shard cast before a gather */
 	float *amax_loc, *amax_all;                  /* fp8-allgather: L each */
 	float *scale_all, *sinv_all;                 /* layer l's at [4*l] (16-byte aligned) */
-	float *row_amax, *row_scale, *row_sinv;      /* axiswise shard: maxrows each */
+	float *row_amax, *row_sinv;                  /* axiswise shard: maxrows each */
 	struct f8b_tensor slot[AG_MAX_PREFETCH + 1]; /* gathered weights (bytes: n*k*2) */
 	float *slot_sinv[AG_MAX_PREFETCH + 1];       /* axiswise: gathered row scales */
 
@@ -127,7 +133,7 @@ struct ag_state {
 
 	struct f8b_tensor x[AG_MAX_LAYERS + 1]; /* activations bf16 [T, dim] */
 	struct f8b_tensor xq;                   /* fp8 x_l (forward's A) */
-	float *x_amax, *x_scale, *x_sinv;       /* T floats each */
+	float *x_amax, *x_sinv;                 /* T floats each */
 	struct f8b_tensor xq_t[AG_MAX_LAYERS];  /* fp8 x_l^T [k, T], kept for dW */
 	float *xt_sinv[AG_MAX_LAYERS];          /* its scales (tensorwise: 1; axiswise: k) */
 	float *xt_amax, *xt_scale;              /* maxk floats each (scratch) */
@@ -135,7 +141,7 @@ struct ag_state {
 	struct f8b_tensor dy;                /* seeded gradient of the output [T, n_{L-1}] */
 	struct f8b_tensor g[2];              /* gradients bf16 [T, maxn], ping-pong */
 	struct f8b_tensor gq, gq_t;          /* fp8 e5m2 g and g^T */
-	float *g_amax, *g_scale, *g_sinv;    /* T floats (tensorwise: [0]) */
+	float *g_amax, *g_sinv;              /* T floats (tensorwise: [0]) */
 	float *gt_amax, *gt_scale, *gt_sinv; /* maxn floats */
 	struct f8b_tensor gw[2];             /* dW [n, k] bf16 or f32, ping-pong */
 	struct f8b_tensor gw_shard[AG_MAX_LAYERS];
@@ -160,6 +166,9 @@ struct ag_state {
 };
 
 /* ag_step.c */
+/* The seeded fill of layer l's weight: the whole W_l, or (shard) this
+ * rank's rows of it, which are the whole tensor's elements from an offset. */
+struct f8b_fill_spec f8b_ag_weight_fill(const struct ag_state *s, int l, bool shard);
 int f8b_ag_alloc(struct ag_state *s);
 void f8b_ag_free(struct ag_state *s);
 /* The scales of fp8-allgather: every shard's amax, the one all-reduce,

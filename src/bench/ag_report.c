@@ -13,14 +13,6 @@
 
 const int f8b_arpt_ranks[ARPT_NR] = {8, 16, 32, 64, 128, 256, 512, 1024};
 
-static int mode_rank(const char *m)
-{
-	for (int i = 0; i < AG_NMODES; i++)
-		if (!strcmp(m, f8b_ag_mode_name(i)))
-			return i;
-	return AG_NMODES;
-}
-
 /* Rows of one setting (weight, layers, prefetch, rs dtype, ranks). */
 bool f8b_arpt_same_setting(const struct f8b_allgather_row *a, const struct f8b_allgather_row *b)
 {
@@ -33,27 +25,29 @@ static int cmp_rows(const void *x, const void *y)
 {
 	const struct f8b_allgather_row *a = *(const struct f8b_allgather_row *const *)x,
 	                               *b = *(const struct f8b_allgather_row *const *)y;
-	int64_t ka[] = {a->d_out * a->d_in, a->d_out,           a->layers,         a->prefetch,
-	                a->ranks,           mode_rank(a->mode), a->tokens_per_rank};
-	int64_t kb[] = {b->d_out * b->d_in, b->d_out,           b->layers,         b->prefetch,
-	                b->ranks,           mode_rank(b->mode), b->tokens_per_rank};
+	int64_t ka[] = {a->d_out * a->d_in, a->d_out, a->layers,
+	                a->prefetch,        a->ranks, f8b_ag_mode_of(a->mode),
+	                a->tokens_per_rank};
+	int64_t kb[] = {b->d_out * b->d_in, b->d_out, b->layers,
+	                b->prefetch,        b->ranks, f8b_ag_mode_of(b->mode),
+	                b->tokens_per_rank};
 	for (int i = 0; i < 7; i++)
 		if (ka[i] != kb[i])
 			return ka[i] < kb[i] ? -1 : 1;
 	return strcmp(a->rs_dtype, b->rs_dtype);
 }
 
-/* The bf16 row of r's case, or NULL. */
-const struct f8b_allgather_row *f8b_arpt_bf16_of(const struct arpt *A,
-                                                 const struct f8b_allgather_row *r)
+/* Where the ok bf16 row of r's case is in A->rows, or A->n. */
+size_t f8b_arpt_bf16_of(const struct arpt *A, const struct f8b_allgather_row *r)
 {
-	for (size_t i = 0; i < A->n; i++) {
+	size_t i = 0;
+	for (; i < A->n; i++) {
 		const struct f8b_allgather_row *b = A->rows[i];
 		if (!strcmp(b->mode, "bf16") && f8b_arpt_same_setting(b, r) &&
 		    b->tokens_per_rank == r->tokens_per_rank && !strcmp(b->status, "ok"))
-			return b;
+			break;
 	}
-	return NULL;
+	return i;
 }
 
 /* ---- the projection's inputs ------------------------------------------------ */
@@ -113,8 +107,7 @@ void f8b_arpt_step_of(const struct f8b_allgather_row *r, struct f8b_proj_step *s
 	memset(st, 0, sizeof *st);
 	int L = r->layers < F8B_PROJ_MAX_LAYERS ? r->layers : F8B_PROJ_MAX_LAYERS;
 	double nk = (double)r->d_out * (double)r->d_in, c = r->compute_time_s / (3.0 * L);
-	bool axis = !strcmp(r->mode, "fp8-allgather-axiswise");
-	bool fp8 = !strcmp(r->mode, "fp8-allgather");
+	int mode = f8b_ag_mode_of(r->mode);
 	st->layers = L;
 	st->prefetch = r->prefetch;
 	for (int l = 0; l < L; l++) {
@@ -124,10 +117,10 @@ void f8b_arpt_step_of(const struct f8b_allgather_row *r, struct f8b_proj_step *s
 	for (int u = 0; u < 2 * L; u++) {
 		bool fwd = u < L;
 		int l = fwd ? u : 2 * L - 1 - u;
-		double rows = (double)(l % 2 ? r->d_in : r->d_out);
-		st->ag_bytes[u] = fp8 ? nk : axis && fwd ? nk + 4 * rows : 2 * nk;
+		st->ag_bytes[u] = f8b_ag_gather_bytes_of(mode, l % 2 ? r->d_in : r->d_out,
+		                                         l % 2 ? r->d_out : r->d_in, fwd);
 	}
-	st->amax_allreduce = fp8;
+	st->amax_allreduce = mode == AG_FP8_AG;
 	double s = 100.0 / r->gemm_kept_pct;
 	st->slowdown = isfinite(s) && s > 1 ? s : 1;
 	/* The collectives as measured alone in this row, scaled by bytes (the
@@ -204,7 +197,7 @@ static int write_dat(struct arpt *A)
 		}
 		if (ns)
 			fprintf(o.f, "\n\n");
-		modes[ns] = mode_rank(r->mode);
+		modes[ns] = f8b_ag_mode_of(r->mode);
 		snprintf(titles[ns], sizeof titles[ns], "%s, %dx[%lldx%lld], %d rank%s",
 		         short_mode[modes[ns]], (int)r->layers, (long long)r->d_out,
 		         (long long)r->d_in, (int)r->ranks, r->ranks > 1 ? "s" : "");
@@ -235,7 +228,7 @@ static int write_dat(struct arpt *A)
 			int k = 0;
 			for (size_t i = 0; i < A->n; i++) {
 				const struct f8b_allgather_row *r = A->rows[i];
-				if (mode_rank(r->mode) != m || r->ranks != R ||
+				if (f8b_ag_mode_of(r->mode) != m || r->ranks != R ||
 				    strcmp(r->status, "ok") ||
 				    !f8b_rpt_finite_pos(r->ag_busbw_gbps))
 					continue;
@@ -271,14 +264,9 @@ static int write_dat(struct arpt *A)
 		    A->rows[i]->tokens_per_rank == 2048 || A->rows[i]->tokens_per_rank == 8192;
 	for (size_t i = 0; i < A->n && np < 64; i++) {
 		const struct f8b_allgather_row *r = A->rows[i];
-		const struct f8b_allgather_row *b = f8b_arpt_bf16_of(A, r);
-		if (!strcmp(r->mode, "bf16") || !A->proj[i].ok || !b ||
+		size_t bi = f8b_arpt_bf16_of(A, r);
+		if (!strcmp(r->mode, "bf16") || !A->proj[i].ok || bi == A->n || !A->proj[bi].ok ||
 		    (A->has_key_tokens && r->tokens_per_rank != 2048 && r->tokens_per_rank != 8192))
-			continue;
-		size_t bi = 0;
-		while (bi < A->n && A->rows[bi] != b)
-			bi++;
-		if (bi == A->n || !A->proj[bi].ok)
 			continue;
 		if (np)
 			fprintf(o.f, "\n\n");
@@ -287,7 +275,7 @@ static int write_dat(struct arpt *A)
 			        A->proj[bi].step[k] / A->proj[i].step[k],
 			        A->proj[i].exposed_pct[k]);
 		fprintf(v.f, "p_mode[%d] = %d; p_title[%d] = \"%s, %lld tok/rank\"\n", np + 1,
-		        mode_rank(r->mode), np + 1, short_mode[mode_rank(r->mode)],
+		        f8b_ag_mode_of(r->mode), np + 1, short_mode[f8b_ag_mode_of(r->mode)],
 		        (long long)r->tokens_per_rank);
 		np++;
 	}

@@ -32,8 +32,8 @@ struct arpt {
 };
 
 bool f8b_arpt_same_setting(const struct f8b_allgather_row *a, const struct f8b_allgather_row *b);
-const struct f8b_allgather_row *f8b_arpt_bf16_of(const struct arpt *A,
-                                                 const struct f8b_allgather_row *r);
+/* Where the ok bf16 row of r's case is in A->rows, or A->n. */
+size_t f8b_arpt_bf16_of(const struct arpt *A, const struct f8b_allgather_row *r);
 /* The projection's step of a measured row (doc/allgather.md "Projection"). */
 void f8b_arpt_step_of(const struct f8b_allgather_row *r, struct f8b_proj_step *st);
 int f8b_arpt_write_csv(struct arpt *A);

@@ -6,14 +6,6 @@
 
 #include "bench/ag_report.h"
 
-static size_t index_of(const struct arpt *A, const struct f8b_allgather_row *r)
-{
-	size_t i = 0;
-	while (i < A->n && A->rows[i] != r)
-		i++;
-	return i;
-}
-
 static void csv_key(FILE *f, const struct f8b_allgather_row *r)
 {
 	f8b_rpt_csv_str(f, r->mode);
@@ -46,8 +38,7 @@ int f8b_arpt_write_csv(struct arpt *A)
 		const struct f8b_allgather_row *r = A->rows[i];
 		if (!A->proj[i].ok)
 			continue;
-		const struct f8b_allgather_row *b = f8b_arpt_bf16_of(A, r);
-		size_t bi = b ? index_of(A, b) : A->n;
+		size_t bi = f8b_arpt_bf16_of(A, r);
 		for (int k = 0; k < ARPT_NR; k++) {
 			csv_key(o.f, r);
 			double sp = bi < A->n && A->proj[bi].ok
@@ -149,8 +140,8 @@ static void projection_tables(const struct arpt *A, FILE *md)
 		fprintf(md, " %d GPUs |", f8b_arpt_ranks[show[k]]);
 	fprintf(md, " exposed at 1024 |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n");
 	for (size_t i = 0; i < A->n; i++) {
-		const struct f8b_allgather_row *r = A->rows[i], *b = f8b_arpt_bf16_of(A, r);
-		size_t bi = b ? index_of(A, b) : A->n;
+		const struct f8b_allgather_row *r = A->rows[i];
+		size_t bi = f8b_arpt_bf16_of(A, r);
 		if (!A->proj[i].ok || !strcmp(r->mode, "bf16") || bi == A->n || !A->proj[bi].ok)
 			continue;
 		fprintf(md, "| %dx[%lldx%lld] | %lld | %s |", (int)r->layers, (long long)r->d_out,

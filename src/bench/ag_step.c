@@ -18,13 +18,6 @@
 
 #include "bench/ag_int.h"
 
-#define TRY_ALLOC(call)                                                                            \
-	do {                                                                                       \
-		int rc_ = (call);                                                                  \
-		if (rc_ != F8B_OK)                                                                 \
-			return rc_;                                                                \
-	} while (0)
-
 static const struct f8b_scale_opts so = {0};
 
 static bool fp8_mode(const struct ag_state *s)
@@ -43,11 +36,7 @@ double f8b_ag_gather_bytes(const struct ag_state *s, int u)
 {
 	bool fwd;
 	int l = f8b_ag_use_layer(s, u, &fwd);
-	double e = s->mode == AG_FP8_AG || (s->mode == AG_FP8_AG_AXIS && fwd) ? 1 : 2;
-	double b = (double)s->n[l] * (double)s->k[l] * e;
-	if (s->mode == AG_FP8_AG_AXIS && fwd)
-		b += 4.0 * (double)s->n[l]; /* the row scales */
-	return b;
+	return f8b_ag_gather_bytes_of(s->mode, s->n[l], s->k[l], fwd);
 }
 
 double f8b_ag_rs_bytes(const struct ag_state *s, int l)
@@ -102,26 +91,34 @@ static int events(struct ag_state *s)
 	const struct f8b_backend_ops *ops = s->run->ops;
 	struct f8b_backend *be = s->run->be;
 	int uses = 2 * s->L;
-	TRY_ALLOC(ops->event_create(be, &s->ev_start));
-	TRY_ALLOC(ops->event_create(be, &s->ev_comm_end));
+	F8B_TRY(ops->event_create(be, &s->ev_start));
+	F8B_TRY(ops->event_create(be, &s->ev_comm_end));
 	for (int u = 0; u < uses; u++) {
-		TRY_ALLOC(ops->event_create(be, &s->ev_gath[u]));
-		TRY_ALLOC(ops->event_create(be, &s->ev_used[u]));
-		TRY_ALLOC(ops->event_create(be, &s->t_ag[u][0]));
-		TRY_ALLOC(ops->event_create(be, &s->t_ag[u][1]));
+		F8B_TRY(ops->event_create(be, &s->ev_gath[u]));
+		F8B_TRY(ops->event_create(be, &s->ev_used[u]));
+		F8B_TRY(ops->event_create(be, &s->t_ag[u][0]));
+		F8B_TRY(ops->event_create(be, &s->t_ag[u][1]));
 	}
 	for (int l = 0; l < s->L; l++) {
-		TRY_ALLOC(ops->event_create(be, &s->ev_gw[l]));
-		TRY_ALLOC(ops->event_create(be, &s->ev_rs[l]));
-		TRY_ALLOC(ops->event_create(be, &s->t_rs[l][0]));
-		TRY_ALLOC(ops->event_create(be, &s->t_rs[l][1]));
+		F8B_TRY(ops->event_create(be, &s->ev_gw[l]));
+		F8B_TRY(ops->event_create(be, &s->ev_rs[l]));
+		F8B_TRY(ops->event_create(be, &s->t_rs[l][0]));
+		F8B_TRY(ops->event_create(be, &s->t_rs[l][1]));
 	}
 	for (int j = 0; j < 3 * s->L; j++)
 		for (int e = 0; e < 2; e++)
-			TRY_ALLOC(ops->event_create(be, &s->t_gemm[j][e]));
+			F8B_TRY(ops->event_create(be, &s->t_gemm[j][e]));
 	for (int i = 0; i < TM_N; i++)
-		TRY_ALLOC(ops->event_create(be, &s->t_mark[i]));
+		F8B_TRY(ops->event_create(be, &s->t_mark[i]));
 	return ops->stream_create(be, &s->cs);
+}
+
+struct f8b_fill_spec f8b_ag_weight_fill(const struct ag_state *s, int l, bool shard)
+{
+	return (struct f8b_fill_spec){
+	    .seed = s->run->seed * 131 + 17 + (uint64_t)l,
+	    .std = 1.0f / sqrtf((float)s->k[l]),
+	    .offset = shard ? (uint64_t)s->rank * (uint64_t)s->rows[l] * (uint64_t)s->k[l] : 0};
 }
 
 /* The seeded data: layer l's shard is rows r*rows.. of the whole weight
@@ -132,10 +129,7 @@ static int fill(struct ag_state *s)
 	const struct f8b_backend_ops *ops = s->run->ops;
 	uint64_t seed = s->run->seed;
 	for (int l = 0; l < s->L; l++) {
-		struct f8b_fill_spec f = {.seed = seed * 131 + 17 + (uint64_t)l,
-		                          .std = 1.0f / sqrtf((float)s->k[l]),
-		                          .offset = (uint64_t)s->rank * (uint64_t)s->rows[l] *
-		                                    (uint64_t)s->k[l]};
+		struct f8b_fill_spec f = f8b_ag_weight_fill(s, l, true);
 		F8B_TRY(ops->fill(s->run->be, &s->w[l], &f));
 	}
 	struct f8b_fill_spec fx = {.seed = seed * 131 + 1000003 + (uint64_t)s->rank, .std = 1};
@@ -159,7 +153,6 @@ int f8b_ag_alloc(struct ag_state *s)
 		if (axis)
 			F8B_TRY(floats(s, mn, &s->slot_sinv[i]));
 	}
-	s->weight_bytes = s->allocated;
 	if (s->mode == AG_FP8_AG || axis)
 		F8B_TRY(tens(s, &s->wq_shard, F8B_E4M3, s->maxrows, mk));
 	if (s->mode == AG_FP8_AG) {
@@ -191,7 +184,6 @@ int f8b_ag_alloc(struct ag_state *s)
 		F8B_TRY(floats(s, mk, &s->w_sinv));
 		F8B_TRY(tens(s, &s->xq, F8B_E4M3, T, mk));
 		F8B_TRY(floats(s, T, &s->x_amax));
-		F8B_TRY(floats(s, T, &s->x_scale));
 		F8B_TRY(floats(s, T, &s->x_sinv));
 		F8B_TRY(floats(s, mk, &s->xt_amax));
 		F8B_TRY(floats(s, mk, &s->xt_scale));
@@ -202,7 +194,6 @@ int f8b_ag_alloc(struct ag_state *s)
 		F8B_TRY(tens(s, &s->gq, F8B_E5M2, T, mn));
 		F8B_TRY(tens(s, &s->gq_t, F8B_E5M2, mn, T));
 		F8B_TRY(floats(s, T, &s->g_amax));
-		F8B_TRY(floats(s, T, &s->g_scale));
 		F8B_TRY(floats(s, T, &s->g_sinv));
 		F8B_TRY(floats(s, mn, &s->gt_amax));
 		F8B_TRY(floats(s, mn, &s->gt_scale));
@@ -244,11 +235,10 @@ void f8b_ag_free(struct ag_state *s)
 		if (s->slot_sinv[i])
 			ops->free(be, s->slot_sinv[i]);
 	}
-	float *fs[] = {s->amax_loc,  s->amax_all, s->scale_all, s->sinv_all, s->row_amax,
-	               s->row_scale, s->row_sinv, s->w_amax,    s->w_scale,  s->w_sinv,
-	               s->x_amax,    s->x_scale,  s->x_sinv,    s->xt_amax,  s->xt_scale,
-	               s->g_amax,    s->g_scale,  s->g_sinv,    s->gt_amax,  s->gt_scale,
-	               s->gt_sinv};
+	float *fs[] = {s->amax_loc, s->amax_all, s->scale_all, s->sinv_all, s->row_amax,
+	               s->row_sinv, s->w_amax,   s->w_scale,   s->w_sinv,   s->x_amax,
+	               s->x_sinv,   s->xt_amax,  s->xt_scale,  s->g_amax,   s->g_sinv,
+	               s->gt_amax,  s->gt_scale, s->gt_sinv};
 	for (size_t i = 0; i < sizeof fs / sizeof fs[0]; i++)
 		if (fs[i])
 			ops->free(be, fs[i]);
@@ -568,7 +558,8 @@ int f8b_ag_step(void *state)
 int f8b_ag_solo(void *state)
 {
 	struct ag_state *s = state;
-	int l = s->n[0] * s->k[0] >= (s->L > 1 ? s->n[1] * s->k[1] : 0) ? 0 : 1;
+	/* every layer's weight has n*k elements (odd layers swap n and k) */
+	const int l = 0;
 	size_t shard = (size_t)(s->rows[l] * s->k[l]);
 	struct f8b_coll *c = s->c->coll;
 	switch (s->solo) {

@@ -315,7 +315,7 @@ static int finish(void *vs, const struct f8b_measure_result *m, void *vrow)
 	if (s->mode == AG_FP8_AG)
 		F8B_TRY(solo(s, 2, &ar_t));
 
-	int l = s->n[0] * s->k[0] >= (s->L > 1 ? s->n[1] * s->k[1] : 0) ? 0 : 1;
+	/* f8b_ag_solo's sizes: layer 0's data (every layer has n*k elements) */
 	double e = s->mode == AG_FP8_AG || s->mode == AG_FP8_AG_AXIS ? 1 : 2;
 	double ag_step = 0, rs_step = 0;
 	for (int u = 0; u < 2 * s->L; u++)
@@ -323,7 +323,7 @@ static int finish(void *vs, const struct f8b_measure_result *m, void *vrow)
 	for (int j = 0; j < s->L; j++)
 		rs_step += f8b_ag_rs_bytes(s, j);
 	row->ag_per_step = 2 * s->L;
-	row->ag_bytes = (double)s->n[l] * (double)s->k[l] * e;
+	row->ag_bytes = (double)s->n[0] * (double)s->k[0] * e;
 	row->ag_bytes_per_step = ag_step;
 	row->ag_time_s = ag_t;
 	row->ag_algbw_gbps = row->ag_bytes / ag_t / 1e9;
@@ -331,7 +331,7 @@ static int finish(void *vs, const struct f8b_measure_result *m, void *vrow)
 	row->ag_overlap_time_s = v[2] / (2 * s->L);
 	row->ag_overlap_busbw_gbps = ag_step / v[2] * bus / 1e9;
 	row->ag_busbw_kept_pct = 100.0 * row->ag_overlap_busbw_gbps / row->ag_busbw_gbps;
-	row->rs_bytes = f8b_ag_rs_bytes(s, l);
+	row->rs_bytes = f8b_ag_rs_bytes(s, 0);
 	row->rs_time_s = rs_t;
 	row->rs_busbw_gbps = row->rs_bytes / rs_t * bus / 1e9;
 	row->rs_overlap_time_s = v[3] / s->L;

@@ -135,14 +135,22 @@ char *f8b_trim(char *s)
 	return s;
 }
 
-int f8b_parse_timeout(const char *arg, double *out)
+int f8b_parse_positive(const char *opt, const char *arg, double max, double *out)
 {
 	char *end;
 	errno = 0;
 	double v = strtod(arg, &end);
-	if (errno || end == arg || *end || !(v > 0 && v <= 86400))
-		return F8B_ERR(F8B_EINVAL, "--timeout '%s': expected seconds in (0, 86400]", arg);
+	if (errno || end == arg || *end || !(v > 0 && v <= max))
+		return F8B_ERR(F8B_EINVAL, "--%s '%s': expected a number in (0, %g]", opt, arg,
+		               max);
 	*out = v;
+	return F8B_OK;
+}
+
+int f8b_parse_timeout(const char *arg, double *out)
+{
+	if (f8b_parse_positive("timeout", arg, 86400, out) != F8B_OK)
+		return F8B_ERR(F8B_EINVAL, "--timeout '%s': expected seconds in (0, 86400]", arg);
 	return F8B_OK;
 }
 

@@ -81,7 +81,9 @@ char *f8b_trim(char *s);
 /* dst = s, NUL-padded to n bytes (a fixed-length string column), cut to fit. */
 void f8b_setstr(char *dst, size_t n, const char *s);
 
-/* --timeout's argument: seconds in (0, 86400]; F8B_EINVAL naming it. */
+/* A number in (0, max] given to --opt; F8B_EINVAL naming the option. */
+int f8b_parse_positive(const char *opt, const char *arg, double max, double *out);
+/* --timeout's argument: seconds in (0, 86400]. */
 int f8b_parse_timeout(const char *arg, double *out);
 
 #ifdef __cplusplus

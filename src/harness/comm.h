@@ -16,7 +16,7 @@ struct f8b_comm {
  * error-message context to "host:rank N". */
 int f8b_comm_init(int *argc, char ***argv, struct f8b_comm *c);
 void f8b_comm_finalize(void);
-/* Aborts every rank (only main decides to call this). */
+/* Aborts every rank (main, and a wait past --timeout: f8b_comm_set_timeout). */
 void f8b_comm_abort(int code);
 
 /* Rank 0 receives `bytes` from every rank into recv (size*bytes). */

@@ -187,19 +187,6 @@ struct report_cfg {
 	bool help;
 };
 
-/* A positive number no larger than max, for --net-bw and friends. */
-static int positive(const char *opt, const char *arg, double max, double *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(arg, &end);
-	if (errno || end == arg || *end || !(v > 0 && v <= max))
-		return F8B_ERR(F8B_EINVAL, "--%s '%s': expected a number in (0, %g]", opt, arg,
-		               max);
-	*out = v;
-	return F8B_OK;
-}
-
 static int report_opt(void *ctx, int table, int key, const char *arg)
 {
 	struct report_cfg *c = ctx;
@@ -210,14 +197,14 @@ static int report_opt(void *ctx, int table, int key, const char *arg)
 	else if (key == OPT_CEILINGS)
 		c->ceilings = arg;
 	else if (key == OPT_NET_BW) {
-		F8B_TRY(positive("net-bw", arg, 1e6, &c->net_bw));
+		F8B_TRY(f8b_parse_positive("net-bw", arg, 1e6, &c->net_bw));
 		c->net_bw *= 1e9;
 	} else if (key == OPT_NET_LAT) {
-		F8B_TRY(positive("net-lat", arg, 1e6, &c->net_lat_s));
+		F8B_TRY(f8b_parse_positive("net-lat", arg, 1e6, &c->net_lat_s));
 		c->net_lat_s *= 1e-6;
 	} else if (key == OPT_GPN) {
 		double v;
-		F8B_TRY(positive("gpus-per-node", arg, 1024, &v));
+		F8B_TRY(f8b_parse_positive("gpus-per-node", arg, 1024, &v));
 		if (v != (int)v)
 			return F8B_ERR(F8B_EINVAL, "--gpus-per-node '%s': expected a whole number",
 			               arg);
