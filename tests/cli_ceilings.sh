@@ -136,8 +136,7 @@ bad "multiple of 16" --gemm-shapes 100x128x128
 
 # ---- collectives on host buffers (MPI) under mpiexec -n 2
 if [ -n "$MPIEXEC" ]; then
-	extra=
-	if $MPIEXEC --version 2>&1 | grep -qE "Open MPI|OpenRTE"; then extra="--oversubscribe"; [ "$(id -u)" = 0 ] && extra="$extra --allow-run-as-root"; fi
+	extra=$(ompi_flags --oversubscribe)
 	$MPIEXEC $extra -n 2 "$F8BENCH" ceilings --backend host $Q --kinds read,allgather,allreduce \
 		--sizes 4K --launch-bytes 64K --coll-sizes 4K,64K -o m.h5 >mout.txt 2>merr.txt
 	rc=$?

@@ -118,8 +118,7 @@ ok "$([ $(($(wc -l <k2.csv) - 1)) = "$nk" ] && echo 0 || echo 1)" "the kernels t
 
 # mpiexec -n 2: every case once, every case's kernels.
 if [ -n "$MPIEXEC" ]; then
-	extra=
-	if $MPIEXEC --version 2>&1 | grep -qE "Open MPI|OpenRTE"; then extra="--oversubscribe"; [ "$(id -u)" = 0 ] && extra="$extra --allow-run-as-root"; fi
+	extra=$(ompi_flags --oversubscribe)
 	$MPIEXEC $extra -n 2 "$F8BENCH" lls --backend host $Q $SH --recipe $ALL -q -o m.h5 2>merr.txt
 	ok $? "mpiexec -n 2 f8bench lls"
 	"$F8BENCH" export m.h5 --table lls >m.csv && "$F8BENCH" export m.h5 --table lls_kernels >mk.csv

@@ -8,8 +8,7 @@
 [ -n "$MPIEXEC" ] || skip_all "no mpiexec found by configure"
 cd "$tmp" || exit 1
 Q="--backend host --min-time 0 --min-samples 3 --max-samples 5 --max-time 1 --warmup 1 -q"
-extra=
-if $MPIEXEC --version 2>&1 | grep -qE "Open MPI|OpenRTE"; then extra="--oversubscribe"; [ "$(id -u)" = 0 ] && extra="$extra --allow-run-as-root"; fi
+extra=$(ompi_flags --oversubscribe)
 $MPIEXEC $extra -n 2 "$F8BENCH" allgather $Q --weights 64 --layers 2 --tokens 32,64 -o a.h5 >a.txt 2>&1
 ok $? "a 2-rank allgather file"
 "$F8BENCH" allgather $Q --weights 64 --layers 2 --tokens 32,64 -o a1.h5 >a1.txt 2>&1

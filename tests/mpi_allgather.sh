@@ -11,8 +11,7 @@
 cd "$tmp" || exit 1
 Q="--backend host --min-time 0 --min-samples 3 --max-samples 5 --max-time 2 --warmup 1 -q"
 A="allgather $Q --layers 3 --tokens 32,64"
-extra=
-if $MPIEXEC --version 2>&1 | grep -qE "Open MPI|OpenRTE"; then extra="--oversubscribe"; [ "$(id -u)" = 0 ] && extra="$extra --allow-run-as-root"; fi
+extra=$(ompi_flags --oversubscribe)
 # the value of column $2 in the row of mode $3 and tokens $4 of CSV $1
 col() {
 	awk -F, -v k="$2" -v m="$3" -v t="$4" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }

@@ -6,8 +6,7 @@
 cd "$tmp" || exit 1
 Q="--backend host --min-time 0 --min-samples 3 --max-samples 5 --warmup 1 -q"
 SWEEP="--shapes 256x256x256,512x1024x256 --scaling tensorwise,axiswise,blockwise --fast-accum on,off"
-extra=
-if $MPIEXEC --version 2>&1 | grep -qE "Open MPI|OpenRTE"; then extra="--oversubscribe"; [ "$(id -u)" = 0 ] && extra="$extra --allow-run-as-root"; fi
+extra=$(ompi_flags --oversubscribe)
 
 $MPIEXEC $extra -n 4 "$F8BENCH" gemm $Q $SWEEP -o m.h5 >out.txt 2>err.txt
 rc=$?

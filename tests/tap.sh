@@ -17,6 +17,15 @@ skip() {
 	echo "ok $tap_n # SKIP $*"
 }
 diag() { printf '# %s\n' "$@"; }
+# What Open MPI's mpiexec needs beside -n here, MPICH's nothing: the flags
+# given (--oversubscribe on the host, --bind-to none on GPU nodes), and
+# --allow-run-as-root when root.  Use unquoted: extra=$(ompi_flags ...).
+ompi_flags() {
+	$MPIEXEC --version 2>&1 | grep -qE "Open MPI|OpenRTE" || return 0
+	echo "$*"
+	[ "$(id -u)" = 0 ] && echo --allow-run-as-root
+	return 0
+}
 skip_all() {
 	echo "1..0 # SKIP $*"
 	exit 0

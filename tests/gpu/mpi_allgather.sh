@@ -10,11 +10,7 @@ ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 [ "${ngpu:-0}" -ge 1 ] || skip_all "no GPU"
 cd "$tmp" || exit 1
 export NCCL_NVLS_ENABLE=0
-extra=
-if $MPIEXEC --version 2>&1 | grep -qE "Open MPI|OpenRTE"; then
-	extra="--bind-to none"
-	[ "$(id -u)" = 0 ] && extra="$extra --allow-run-as-root"
-fi
+extra=$(ompi_flags --bind-to none)
 n=1
 [ "$ngpu" -ge 2 ] && n=2
 A="allgather --backend cuda --weights 2048 --layers 4 --tokens 512,2048 --min-samples 5 --max-samples 20 --min-time 0 -q"

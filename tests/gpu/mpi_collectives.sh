@@ -11,11 +11,7 @@ ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 [ "${ngpu:-0}" -ge 2 ] || skip_all "needs 2 GPUs (found ${ngpu:-0})"
 cd "$tmp" || exit 1
 export NCCL_NVLS_ENABLE=0
-extra=
-if $MPIEXEC --version 2>&1 | grep -qE "Open MPI|OpenRTE"; then
-	extra="--bind-to none"
-	[ "$(id -u)" = 0 ] && extra="$extra --allow-run-as-root"
-fi
+extra=$(ompi_flags --bind-to none)
 C="ceilings --backend cuda --kinds allgather --coll-sizes 1M,64M,256M -q"
 $MPIEXEC $extra -n 2 "$F8BENCH" $C -o cold.h5 >cold.txt 2>&1
 rc=$?
