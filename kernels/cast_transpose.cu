@@ -1,24 +1,31 @@
-/* cast_transpose.cu - cast and/or transpose in one pass over 64x64 tiles,
- * and the tile pass the fused casts of lls_fused.cu reuse.
+/* cast_transpose.cu - cast and/or transpose in one pass over 128 x 64
+ * tiles, and the tile pass the fused casts of lls_fused.cu reuse.
  *
- * A 256-thread block takes a 64 x 64 tile of the value tensor (grid-stride
- * over tiles, tiles in row-major order so neighbouring blocks read
- * neighbouring memory).  Phase 1: each thread takes 2 of the tile's 512
- * chunks (8 consecutive columns of one row: one 16-byte bf16 load), forms
- * the values (value sources of lls_internal.cuh: plain, LayerNorm,
- * sigmoid backward), writes the row-major output directly (8 bytes of fp8
- * per chunk, 8 threads per 64-byte row segment) and parks the transposed
- * output's elements in shared memory.  Phase 2: each thread gathers 8
- * consecutive rows of one column from shared memory and writes them as one
- * 8-element store into out_t's row.
+ * A 256-thread block takes a 128-row x 64-column tile of the value tensor
+ * (grid-stride over tiles in row-major order).  Each thread owns 4 of the
+ * tile's 1024 chunks (8 consecutive columns of one row: one 16-byte bf16
+ * load), and issues the loads of all 4 before it uses any; the loads of
+ * the block's next tile go out as soon as this tile's values are formed,
+ * so they are in flight while the transposed half is written.
  *
- * Bytes: bf16 -> fp8 + fp8^T reads 2 B and writes 2 B per element.  The
- * shared tile rows are padded by one element (65 B for fp8, 130 B for
- * bf16) so the column gathers of a warp (4 columns x 8 row groups, 8 rows
- * apart) land in distinct banks: with a pitch of P bytes, row groups are
- * 2P words apart, 130 = 2 (mod 32) words for fp8 and 260 = 4 for bf16.  (A
- * 16-byte pad made the stride 0 mod 32 words: 8-way conflicts on every
- * gather, which held the pass to ~40% of the copy bandwidth on an H100.)
+ * Phase 1: each chunk's values (the value sources of lls_internal.cuh:
+ * plain, LayerNorm, sigmoid backward) are converted two per instruction,
+ * the row-major output is written directly (8 bytes of fp8 per chunk) and
+ * the transposed output's bytes go to shared memory as two words with one
+ * 8-byte store.  Phase 2: each thread reads one word (4 columns) from each
+ * of 8 rows, transposes the 8 x 4 bytes with byte permutes, and writes
+ * 8 bytes to each of 4 out_t rows; 16 threads fill 128 contiguous bytes of
+ * an out_t row.  Shared words are swizzled (swz()) so that both phases
+ * use distinct banks up to 2-way.  bf16 outputs (the transpose without a
+ * cast) keep a plain padded tile and element-wise copies.
+ *
+ * Bytes: bf16 -> fp8 + fp8^T reads 2 B and writes 2 B per element.  On an
+ * H100 at 8192^2 this takes the delayed-scaling W cast +T from 135 to
+ * 107 us and the axiswise cast_transpose from 126 to 88 us (69% -> 87%
+ * and 55% -> 79% of the copy bandwidth; results/README.md).  Per-element
+ * byte stores and gathers had kept the old 64 x 64 version
+ * instruction-bound (Nsight Compute: the SMs 64% busy at 43% of DRAM
+ * throughput).
  *
  * Bit-exactness: v * s is one __fmul_rn and the conversion is
  * cvt.rn.satfinite (as cast.cu), on the value the host twin computes with
@@ -28,7 +35,19 @@
 
 #include <string.h>
 
-#define TT 64 /* tile edge */
+#define TR  128                           /* tile rows: out_t's rows get 128-element pieces */
+#define TC  64                            /* tile columns */
+#define CPT (TR * TC / 8 / F8B_K_THREADS) /* chunks per thread: 4 */
+
+/* Blocks per SM for a source: each thread holds the raw words of CPT
+ * chunks while the loads are in flight, and more blocks cover more of the
+ * load latency until registers run out (measured on an H100 at 8192^2,
+ * results/README.md): 5 for one bf16 input (16 B per chunk, <= 48
+ * registers), 4 for LayerNorm's (24 B) and the sigmoid backward's two
+ * inputs or fp32 (32 B), where 5 would spill. */
+template <class S> struct tile_blocks {
+	static constexpr int n = sizeof(typename S::raw_t) <= 16 ? 5 : 4;
+};
 
 struct tile_p {
 	int64_t rows, cols;
@@ -41,33 +60,52 @@ struct tile_p {
 	bool vec_o, vec_t; /* whole aligned 8-element stores possible */
 };
 
-template <typename TO> static __device__ __forceinline__ TO conv(float v, float s, int e5m2);
-
-template <> __device__ __forceinline__ uint8_t conv<uint8_t>(float v, float s, int e5m2)
+/* 8 fp8 of v[j] * s[j] (one rounded product each, then cvt.rn.satfinite,
+ * two elements per instruction), element j in byte j % 4 of word j / 4. */
+template <bool E5M2>
+static __device__ __forceinline__ uint2 pack8(const float v[8], const float s[8])
 {
-	return f8b_lls_q(v, s, e5m2);
+	uint32_t w[4];
+#pragma unroll
+	for (int j = 0; j < 4; j++)
+		w[j] = f8b_d_cvt_fp8x2<E5M2>(__fmul_rn(v[2 * j], s[2 * j]),
+		                             __fmul_rn(v[2 * j + 1], s[2 * j + 1]));
+	return make_uint2(w[0] | w[1] << 16, w[2] | w[3] << 16);
 }
 
-template <> __device__ __forceinline__ uint16_t conv<uint16_t>(float v, float s, int e5m2)
+static __device__ __forceinline__ uint8_t byte_of(uint2 q, int j)
 {
-	(void)s;
-	(void)e5m2;
-	return f8b_d_f32_to_bf16(v);
+	return (uint8_t)((j < 4 ? q.x : q.y) >> (j % 4 * 8));
 }
 
-/* 8 elements of TO at p: one 8-byte (fp8) or 16-byte (bf16) store. */
-static __device__ __forceinline__ void st8(uint8_t *p, const uint8_t w[8])
-{
-	*(uint2 *)p = make_uint2(
-	    (uint32_t)w[0] | (uint32_t)w[1] << 8 | (uint32_t)w[2] << 16 | (uint32_t)w[3] << 24,
-	    (uint32_t)w[4] | (uint32_t)w[5] << 8 | (uint32_t)w[6] << 16 | (uint32_t)w[7] << 24);
-}
-
+/* Eight bf16 at p: one 16-byte store. */
 static __device__ __forceinline__ void st8(uint16_t *p, const uint16_t w[8])
 {
 	*(uint4 *)p = make_uint4(
 	    (uint32_t)w[0] | (uint32_t)w[1] << 16, (uint32_t)w[2] | (uint32_t)w[3] << 16,
 	    (uint32_t)w[4] | (uint32_t)w[5] << 16, (uint32_t)w[6] | (uint32_t)w[7] << 16);
+}
+
+/* Bytes i of w0..w3, in that order, for i = 0..3: a 4x4 byte transpose. */
+static __device__ __forceinline__ void transpose4(uint32_t w0, uint32_t w1, uint32_t w2,
+                                                  uint32_t w3, uint32_t o[4])
+{
+	const uint32_t a = __byte_perm(w0, w1, 0x5140), b = __byte_perm(w0, w1, 0x7362);
+	const uint32_t c = __byte_perm(w2, w3, 0x5140), d = __byte_perm(w2, w3, 0x7362);
+	o[0] = __byte_perm(a, c, 0x5410);
+	o[1] = __byte_perm(a, c, 0x7632);
+	o[2] = __byte_perm(b, d, 0x5410);
+	o[3] = __byte_perm(b, d, 0x7632);
+}
+
+/* The fp8 tile in shared memory: row lr holds its 64 bytes as 16 words,
+ * word w (columns 4w..4w+3) at position w ^ ((lr / 8) % 16).  Phase 1 puts
+ * a chunk's two words with one 8-byte store (w even: the pair stays
+ * adjacent, swapped when the swizzle is odd); phase 2's column reads of 8
+ * rows of one row group then fall on 16 distinct positions. */
+static __device__ __forceinline__ int swz(int lr)
+{
+	return lr / 8 % 16;
 }
 
 static __device__ __forceinline__ float scale_at(const struct f8b_k_sgeom &g, const float *s,
@@ -78,13 +116,55 @@ static __device__ __forceinline__ float scale_at(const struct f8b_k_sgeom &g, co
 	return __ldg(s + f8b_d_scale_index(g, br, bc));
 }
 
-template <class S, typename TO>
-static __global__ void __launch_bounds__(F8B_K_THREADS, 8) tile_kernel(S src, struct tile_p p)
+/* The scales of a chunk's 8 elements in x^T: rows c..c+7 of x^T in column
+ * r, so consecutive (axiswise, block1x128: one per row of x^T) or one
+ * (128x128: c is a multiple of 8, so c..c+7 share a block). */
+static __device__ __forceinline__ void scales_t(const struct tile_p &p, int64_t r, int64_t c,
+                                                int len, float st[8])
 {
-	__shared__ TO tile[TT][TT + 1];
+	int64_t br, bc;
+	f8b_d_block_of(p.sgt.gran, c, r, &br, &bc);
+	const float *ps = p.scale_t + f8b_d_scale_index(p.sgt, br, bc);
+	if (p.sgt.gran == F8B_GRAN_BLOCK128X128) {
+		const float s = __ldg(ps);
+		for (int j = 0; j < 8; j++)
+			st[j] = s;
+	} else if (len == 8 && ((uintptr_t)ps & 15) == 0) {
+		const float4 a = __ldg((const float4 *)ps), b = __ldg((const float4 *)ps + 1);
+		st[0] = a.x, st[1] = a.y, st[2] = a.z, st[3] = a.w;
+		st[4] = b.x, st[5] = b.y, st[6] = b.z, st[7] = b.w;
+	} else {
+		for (int j = 0; j < 8; j++)
+			st[j] = j < len ? __ldg(ps + j) : 0.0f;
+	}
+}
+
+/* The loads of tile t's chunks: CPT per thread, issued together. */
+template <class S>
+static __device__ __forceinline__ void tile_load(const S &src, const struct tile_p &p, int64_t t,
+                                                 int64_t ntc, typename S::raw_t (&raw)[CPT])
+{
+	const int64_t r0 = t / ntc * TR, c = t % ntc * TC + threadIdx.x % 8 * 8;
+#pragma unroll
+	for (int k = 0; k < CPT; k++) {
+		const int64_t r = r0 + threadIdx.x / 8 + k * (F8B_K_THREADS / 8);
+		if (r < p.rows && c < p.cols)
+			src.load(r, c, (int)min((int64_t)8, p.cols - c), raw[k]);
+	}
+}
+
+/* TO = uint8_t: fp8 (E5M2 picks the format); uint16_t: bf16 (E5M2 unused). */
+template <class S, typename TO, bool E5M2>
+static __global__ void __launch_bounds__(F8B_K_THREADS, tile_blocks<S>::n)
+    tile_kernel(S src, struct tile_p p)
+{
+	constexpr bool F8 = sizeof(TO) == 1;
+	__shared__ __align__(16) unsigned char smem[TR * (TC + 1) * sizeof(TO)];
 	__shared__ uint32_t red[F8B_K_THREADS / 32];
+	uint32_t(*tw)[TC / 4] = (uint32_t(*)[TC / 4]) smem; /* fp8: swizzled words */
+	TO(*tile)[TC + 1] = (TO(*)[TC + 1]) smem;           /* bf16: padded rows */
 	const int64_t R = p.rows, C = p.cols;
-	const int64_t ntc = (C + TT - 1) / TT, nt = (R + TT - 1) / TT * ntc;
+	const int64_t ntc = (C + TC - 1) / TC, nt = (R + TR - 1) / TR * ntc;
 	const bool dyn = p.dyn_amax != NULL;
 	const float sdyn = dyn ? f8b_lls_scale(*p.dyn_amax, p.sp) : 0.0f;
 	/* One scale for the whole tensor (dynamic, or a given tensorwise
@@ -95,76 +175,126 @@ static __global__ void __launch_bounds__(F8B_K_THREADS, 8) tile_kernel(S src, st
 	const float st_all = !p.fp8 ? 1.0f : dyn ? sdyn : one_st ? __ldg(p.scale_t) : 0.0f;
 	TO *out = (TO *)p.out, *out_t = (TO *)p.out_t;
 	uint32_t m = 0;
+	typename S::raw_t raw[CPT];
 
+	if (blockIdx.x < nt)
+		tile_load(src, p, blockIdx.x, ntc, raw);
 	for (int64_t t = blockIdx.x; t < nt; t += gridDim.x) {
-		const int64_t r0 = t / ntc * TT, c0 = t % ntc * TT;
+		const int64_t r0 = t / ntc * TR, c0 = t % ntc * TC;
+		const int lc = threadIdx.x % 8 * 8;
+		const int64_t c = c0 + lc;
+		const int len = c < C ? (int)min((int64_t)8, C - c) : 0;
 
-		for (int i = threadIdx.x; i < TT * TT / 8; i += F8B_K_THREADS) {
-			const int lr = i / 8, lc = i % 8 * 8;
-			const int64_t r = r0 + lr, c = c0 + lc;
-			if (r >= R || c >= C)
+#pragma unroll
+		for (int k = 0; k < CPT; k++) {
+			const int lr = threadIdx.x / 8 + k * (F8B_K_THREADS / 8);
+			const int64_t r = r0 + lr;
+			if (r >= R || len == 0)
 				continue;
-			const int len = (int)min((int64_t)8, C - c);
 			float v[8];
-			src.get(r, c, len, v);
-			for (int j = 0; j < 8; j++)
-				if (j < len)
-					m = max(m, f8b_d_abs_bits(v[j]));
-			if (out) {
-				float s = one_s ? s_all : scale_at(p.sg, p.scale, r, c);
+			src.val(raw[k], v);
+			if (p.amax_acc)
+				for (int j = 0; j < 8; j++)
+					if (j < len)
+						m = max(m, f8b_d_abs_bits(v[j]));
+			if constexpr (F8) {
+				if (out) {
+					float s[8];
+					const float s1 =
+					    one_s ? s_all : scale_at(p.sg, p.scale, r, c);
+					for (int j = 0; j < 8; j++)
+						s[j] = s1;
+					const uint2 q = pack8<E5M2>(v, s);
+					if (p.vec_o)
+						*(uint2 *)(out + r * C + c) = q;
+					else
+						for (int j = 0; j < 8; j++)
+							if (j < len)
+								out[r * C + c + j] = byte_of(q, j);
+				}
+				if (out_t) {
+					float st[8];
+					if (one_st)
+						for (int j = 0; j < 8; j++)
+							st[j] = st_all;
+					else
+						scales_t(p, r, c, len, st);
+					const uint2 q = pack8<E5M2>(v, st);
+					const int sw = swz(lr), w = lc / 4; /* w even */
+					*(uint2 *)&tw[lr][w ^ (sw & ~1)] =
+					    sw & 1 ? make_uint2(q.y, q.x) : q;
+				}
+			} else {
 				TO w[8];
 				for (int j = 0; j < 8; j++)
-					w[j] = conv<TO>(v[j], s, p.sp.e5m2);
-				if (p.vec_o)
-					st8(out + r * C + c, w);
-				else
+					w[j] = f8b_d_f32_to_bf16(v[j]);
+				if (out) {
+					if (p.vec_o)
+						st8(out + r * C + c, w);
+					else
+						for (int j = 0; j < 8; j++)
+							if (j < len)
+								out[r * C + c + j] = w[j];
+				}
+				if (out_t)
 					for (int j = 0; j < 8; j++)
 						if (j < len)
-							out[r * C + c + j] = w[j];
-			}
-			if (out_t) {
-				/* The 8 elements are rows c..c+7 of x^T in one column
-				 * r: their scales are consecutive (axiswise,
-				 * block1x128: one per row of x^T) or one (128x128:
-				 * c is a multiple of 8, so c..c+7 share a block).
-				 * One index computation, not eight. */
-				int64_t i0 = 0;
-				int step = 0;
-				if (!one_st) {
-					int64_t br, bc;
-					f8b_d_block_of(p.sgt.gran, c, r, &br, &bc);
-					i0 = f8b_d_scale_index(p.sgt, br, bc);
-					step = p.sgt.gran == F8B_GRAN_BLOCK128X128 ? 0 : 1;
-				}
-				for (int j = 0; j < 8; j++)
-					if (j < len) {
-						float s = one_st ? st_all
-						                 : __ldg(p.scale_t + i0 + step * j);
-						tile[lr][lc + j] = conv<TO>(v[j], s, p.sp.e5m2);
-					}
+							tile[lr][lc + j] = w[j];
 			}
 		}
+		/* The next tile's loads go out now, behind this tile's
+		 * transposed half: the registers of raw are free again. */
+		if (t + gridDim.x < nt)
+			tile_load(src, p, t + gridDim.x, ntc, raw);
 		if (!out_t)
 			continue; /* no shared memory used: no barrier needed */
 		__syncthreads();
-		for (int i = threadIdx.x; i < TT * TT / 8; i += F8B_K_THREADS) {
-			/* consecutive threads: consecutive 8-row pieces of one
-			 * out_t row (8 threads = 64 contiguous elements) */
-			const int lc = i / 8, lr = i % 8 * 8;
-			const int64_t c = c0 + lc, r = r0 + lr;
-			if (c >= C || r >= R)
-				continue;
-			const int len = (int)min((int64_t)8, R - r);
-			TO *dst = out_t + c * R + r;
-			if (p.vec_t) {
-				TO w[8];
-				for (int j = 0; j < 8; j++)
-					w[j] = tile[lr + j][lc];
-				st8(dst, w);
+		if constexpr (F8) {
+			/* One 8 x 4 piece per thread: rows 8g..8g+7, columns
+			 * 4w..4w+3 of the tile, i.e. 8 bytes of 4 out_t rows;
+			 * 16 consecutive threads write 128 contiguous bytes of
+			 * one out_t row. */
+			const int g = threadIdx.x % 16, w = threadIdx.x / 16;
+			const int64_t rr = r0 + 8 * g, cc = c0 + 4 * w;
+			uint32_t W[8];
+			for (int j = 0; j < 8; j++)
+				W[j] = tw[8 * g + j][w ^ g]; /* swz(8g + j) == g */
+			if (p.vec_t && rr + 8 <= R && cc + 4 <= C) {
+				uint32_t lo[4], hi[4];
+				transpose4(W[0], W[1], W[2], W[3], lo);
+				transpose4(W[4], W[5], W[6], W[7], hi);
+				for (int i = 0; i < 4; i++)
+					*(uint2 *)(out_t + (cc + i) * R + rr) =
+					    make_uint2(lo[i], hi[i]);
 			} else {
-				for (int j = 0; j < 8; j++)
-					if (j < len)
-						dst[j] = tile[lr + j][lc];
+				for (int i = 0; i < 4; i++)
+					for (int j = 0; j < 8; j++)
+						if (cc + i < C && rr + j < R)
+							out_t[(cc + i) * R + rr + j] =
+							    (uint8_t)(W[j] >> (8 * i));
+			}
+		} else {
+#pragma unroll
+			for (int k = 0; k < CPT; k++) {
+				/* 16 consecutive threads: one out_t row's 128
+				 * elements of this tile, 8 each */
+				const int i = threadIdx.x + k * F8B_K_THREADS;
+				const int tc = i / (TR / 8), tr = i % (TR / 8) * 8;
+				const int64_t cc = c0 + tc, rr = r0 + tr;
+				if (cc >= C || rr >= R)
+					continue;
+				const int n = (int)min((int64_t)8, R - rr);
+				TO *dst = out_t + cc * R + rr;
+				if (p.vec_t) {
+					TO w[8];
+					for (int j = 0; j < 8; j++)
+						w[j] = tile[tr + j][tc];
+					st8(dst, w);
+				} else {
+					for (int j = 0; j < 8; j++)
+						if (j < n)
+							dst[j] = tile[tr + j][tc];
+				}
 			}
 		}
 		__syncthreads(); /* the next tile reuses the shared tile */
@@ -178,18 +308,16 @@ static __global__ void __launch_bounds__(F8B_K_THREADS, 8) tile_kernel(S src, st
 		p.scale_inv[0] = f8b_lls_inv(dyn ? sdyn : __ldg(p.scale));
 }
 
-template <class S, typename TO>
+template <class S, typename TO, bool E5M2>
 static int launch(S src, const struct tile_p &p, cudaStream_t stream)
 {
 	unsigned grid;
-	int64_t tiles = (p.rows + TT - 1) / TT * ((p.cols + TT - 1) / TT);
-	/* 8 blocks of 256 threads fill an SM; each keeps 2 x 16 B loads in
-	 * flight per thread, 64 KiB per SM, above Little's law's ~15 KiB */
-	int e = f8b_k_grid(tiles, 8, &grid);
+	int64_t tiles = (p.rows + TR - 1) / TR * ((p.cols + TC - 1) / TC);
+	int e = f8b_k_grid(tiles, tile_blocks<S>::n, &grid);
 
 	if (e != cudaSuccess)
 		return e;
-	tile_kernel<S, TO><<<grid, F8B_K_THREADS, 0, stream>>>(src, p);
+	tile_kernel<S, TO, E5M2><<<grid, F8B_K_THREADS, 0, stream>>>(src, p);
 	return (int)cudaGetLastError();
 }
 
@@ -197,8 +325,10 @@ template <class S>
 static int launch_to(S src, const struct tile_p &p, int out_dtype, cudaStream_t stream)
 {
 	if (out_dtype == F8B_BF16)
-		return launch<S, uint16_t>(src, p, stream);
-	return launch<S, uint8_t>(src, p, stream);
+		return launch<S, uint16_t, false>(src, p, stream);
+	if (out_dtype == F8B_E5M2)
+		return launch<S, uint8_t, true>(src, p, stream);
+	return launch<S, uint8_t, false>(src, p, stream);
 }
 
 int f8b_k_tile_pass(const struct f8b_k_tile_args *a, cudaStream_t stream)

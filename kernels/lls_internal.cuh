@@ -88,6 +88,30 @@ static __device__ __forceinline__ void f8b_lls_ld(const float *p, int len, bool 
 		v[j] = j < len ? p[j] : 0.0f;
 }
 
+/* Eight bf16 at p as their bits: one 16-byte non-coherent load when vec
+ * (the tile pass issues the loads of a tile before it uses them), else len
+ * (<= 8) scalar loads, the rest 0. */
+static __device__ __forceinline__ uint4 f8b_lls_ld_raw(const uint16_t *p, int len, bool vec)
+{
+	if (vec)
+		return __ldg((const uint4 *)p);
+	uint32_t u[4] = {0, 0, 0, 0};
+	for (int j = 0; j < F8B_LLS_CHUNK; j++)
+		if (j < len)
+			u[j / 2] |= (uint32_t)p[j] << (j % 2 * 16);
+	return make_uint4(u[0], u[1], u[2], u[3]);
+}
+
+/* The eight bf16 of f8b_lls_ld_raw() as fp32 (exact). */
+static __device__ __forceinline__ void f8b_lls_unpack(uint4 w, float v[F8B_LLS_CHUNK])
+{
+	uint32_t u[4] = {w.x, w.y, w.z, w.w};
+	for (int j = 0; j < 4; j++) {
+		v[2 * j] = f8b_d_bf16_to_f32((uint16_t)(u[j] & 0xFFFFu));
+		v[2 * j + 1] = f8b_d_bf16_to_f32((uint16_t)(u[j] >> 16));
+	}
+}
+
 /* Eight fp32 stored as bf16 at p (16-byte store when vec). */
 static __device__ __forceinline__ void f8b_lls_st(uint16_t *p, int len, bool vec,
                                                   const float v[F8B_LLS_CHUNK])
@@ -107,7 +131,10 @@ static __device__ __forceinline__ void f8b_lls_st(uint16_t *p, int len, bool vec
 
 /* Value sources: v for a chunk of 8 elements of row r from column c
  * (len valid).  Each gives the bf16-rounded value as fp32 (plain f32
- * input excepted: its value is the input), the v backend.h quantises. */
+ * input excepted: its value is the input), the v backend.h quantises.
+ * get() loads and computes at once; load() + val() split it, so that a
+ * kernel can issue the loads of several chunks (raw_t: the loaded words)
+ * before it waits for any: val(load(r, c)) == get(r, c) bit for bit. */
 struct f8b_src_bf16 {
 	const uint16_t *x;
 	int64_t cols;
@@ -115,6 +142,17 @@ struct f8b_src_bf16 {
 	__device__ __forceinline__ void get(int64_t r, int64_t c, int len, float v[8]) const
 	{
 		f8b_lls_ld(x + r * cols + c, len, vec, v);
+	}
+	struct raw_t {
+		uint4 w;
+	};
+	__device__ __forceinline__ void load(int64_t r, int64_t c, int len, raw_t &w) const
+	{
+		w.w = f8b_lls_ld_raw(x + r * cols + c, len, vec);
+	}
+	__device__ __forceinline__ void val(const raw_t &w, float v[8]) const
+	{
+		f8b_lls_unpack(w.w, v);
 	}
 };
 
@@ -125,6 +163,18 @@ struct f8b_src_f32 {
 	__device__ __forceinline__ void get(int64_t r, int64_t c, int len, float v[8]) const
 	{
 		f8b_lls_ld(x + r * cols + c, len, vec, v);
+	}
+	struct raw_t {
+		float v[8];
+	};
+	__device__ __forceinline__ void load(int64_t r, int64_t c, int len, raw_t &w) const
+	{
+		f8b_lls_ld(x + r * cols + c, len, vec, w.v);
+	}
+	__device__ __forceinline__ void val(const raw_t &w, float v[8]) const
+	{
+		for (int j = 0; j < 8; j++)
+			v[j] = w.v[j];
 	}
 };
 
@@ -140,6 +190,22 @@ struct f8b_src_ln {
 		f8b_lls_ld(x + r * cols + c, len, vec, v);
 		for (int j = 0; j < 8; j++)
 			v[j] = f8b_lls_bf16r(__fmul_rn(__fsub_rn(v[j], mu), rs));
+	}
+	struct raw_t {
+		uint4 w;
+		float mu, rs;
+	};
+	__device__ __forceinline__ void load(int64_t r, int64_t c, int len, raw_t &w) const
+	{
+		w.mu = __ldg(mean + r);
+		w.rs = __ldg(rstd + r);
+		w.w = f8b_lls_ld_raw(x + r * cols + c, len, vec);
+	}
+	__device__ __forceinline__ void val(const raw_t &w, float v[8]) const
+	{
+		f8b_lls_unpack(w.w, v);
+		for (int j = 0; j < 8; j++)
+			v[j] = f8b_lls_bf16r(__fmul_rn(__fsub_rn(v[j], w.mu), w.rs));
 	}
 };
 
@@ -158,6 +224,22 @@ struct f8b_src_sigbwd {
 		float g[8];
 		f8b_lls_ld(y + r * cols + c, len, vec, v);
 		f8b_lls_ld(dy + r * cols + c, len, vec, g);
+		for (int j = 0; j < 8; j++)
+			v[j] = f8b_lls_bf16r(f8b_lls_sig_grad(v[j], g[j]));
+	}
+	struct raw_t {
+		uint4 y, dy;
+	};
+	__device__ __forceinline__ void load(int64_t r, int64_t c, int len, raw_t &w) const
+	{
+		w.y = f8b_lls_ld_raw(y + r * cols + c, len, vec);
+		w.dy = f8b_lls_ld_raw(dy + r * cols + c, len, vec);
+	}
+	__device__ __forceinline__ void val(const raw_t &w, float v[8]) const
+	{
+		float g[8];
+		f8b_lls_unpack(w.y, v);
+		f8b_lls_unpack(w.dy, g);
 		for (int j = 0; j < 8; j++)
 			v[j] = f8b_lls_bf16r(f8b_lls_sig_grad(v[j], g[j]));
 	}

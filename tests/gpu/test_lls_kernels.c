@@ -461,6 +461,9 @@ int main(void)
 	test_cast_transpose(F8B_BF16, F8B_E4M3, 67, 131, 1);
 	test_cast_transpose(F8B_BF16, F8B_BF16, 200, 136, 0);
 	test_cast_transpose(F8B_BF16, F8B_BF16, 67, 131, 1);
+	/* more 128 x 64 tiles (33 x 33) than resident blocks: each block
+	 * prefetches its next tile behind the current one's transpose */
+	test_cast_transpose(F8B_BF16, F8B_E4M3, 4104, 2056, 0);
 
 	static const struct fspec specs[] = {
 	    {F8B_GRAN_TENSORWISE, F8B_E4M3, false, true},
@@ -470,7 +473,10 @@ int main(void)
 	    {F8B_GRAN_BLOCK1X128, F8B_E4M3, false, false},
 	    {F8B_GRAN_BLOCK1X128, F8B_E5M2, false, false},
 	};
-	static const int64_t fshapes[][2] = {{9, 264}, {9, 263}, {130, 4104}, {2, 16384}};
+	/* 1030 x 4104: 585 tiles of the tensorwise tile pass, more than its
+	 * resident blocks on an H100 (4 per SM for LayerNorm and sigmoid) */
+	static const int64_t fshapes[][2] = {
+	    {9, 264}, {9, 263}, {130, 4104}, {2, 16384}, {1030, 4104}};
 	for (int w = W_LN; w <= W_PLAIN; w++)
 		for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++)
 			for (size_t i = 0; i < sizeof fshapes / sizeof fshapes[0]; i++)
