@@ -20,12 +20,11 @@
  * cast) keep a plain padded tile and element-wise copies.
  *
  * Bytes: bf16 -> fp8 + fp8^T reads 2 B and writes 2 B per element.  On an
- * H100 at 8192^2 this takes the delayed-scaling W cast +T from 135 to
- * 107 us and the axiswise cast_transpose from 126 to 88 us (69% -> 87%
- * and 55% -> 79% of the copy bandwidth; results/README.md).  Per-element
- * byte stores and gathers had kept the old 64 x 64 version
- * instruction-bound (Nsight Compute: the SMs 64% busy at 43% of DRAM
- * throughput).
+ * H100 at 8192^2 this took the delayed-scaling W cast +T from 139 to
+ * 109 us and the axiswise cast_transpose from 126 to 87 us
+ * (results/h100/lls-tile-{before,after}.h5).  The previous 64 x 64
+ * version converted, parked and gathered one byte at a time, and was bound
+ * by instructions (Nsight Compute: SMs 64% busy at 43% of DRAM throughput).
  *
  * Bit-exactness: v * s is one __fmul_rn and the conversion is
  * cvt.rn.satfinite (as cast.cu), on the value the host twin computes with
@@ -42,7 +41,7 @@
 /* Blocks per SM for a source: each thread holds the raw words of CPT
  * chunks while the loads are in flight, and more blocks cover more of the
  * load latency until registers run out (measured on an H100 at 8192^2,
- * results/README.md): 5 for one bf16 input (16 B per chunk, <= 48
+ * doc/kernels.md): 5 for one bf16 input (16 B per chunk, <= 48
  * registers), 4 for LayerNorm's (24 B) and the sigmoid backward's two
  * inputs or fp32 (32 B), where 5 would spill. */
 template <class S> struct tile_blocks {
