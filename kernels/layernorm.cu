@@ -4,13 +4,19 @@
  * With xh = (x - mean) * rstd, a = mean_k(dy), b = mean_k(dy * xh):
  *   dx = bf16(rstd * ((dy - a) - xh * b))
  * One 256-thread block per row, the row of x and dy in registers (NCH
- * chunks of 8 per thread, as the forward), two block sums; reads x and dy
- * (4 B per element) and the row's mean/rstd, writes dx (2 B).
+ * chunks of 8 per thread, as the forward, kept as bf16 words), two block
+ * sums; reads x and dy (4 B per element) and the row's mean/rstd, writes
+ * dx (2 B).
  */
 #include "lls_internal.cuh"
 
+/* The rows of x and dy stay in registers as their bf16 words (NCH x 8
+ * registers each); xh and dy are formed from them twice, for the sums and
+ * for dx, with the same fp32 operations, so dx is bit-identical to keeping
+ * them in fp32.  Holding the fp32 copies took 205 registers at NCH = 8
+ * (one block per SM); the words fit two blocks of 256 threads per SM. */
 template <int NCH>
-static __global__ void __launch_bounds__(F8B_K_THREADS)
+static __global__ void __launch_bounds__(F8B_K_THREADS, NCH >= 8 ? 2 : 1)
     ln_bwd_kernel(const uint16_t *dy, const uint16_t *x, const float *mean, const float *rstd,
                   uint16_t *dx, int64_t rows, int64_t C, bool vec)
 {
@@ -18,7 +24,7 @@ static __global__ void __launch_bounds__(F8B_K_THREADS)
 	const float n = (float)C;
 
 	for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
-		float g[NCH][8], h[NCH][8];
+		uint4 gw[NCH], hw[NCH];
 		int len[NCH];
 		const float mu = mean[r], rs = rstd[r];
 		float s1 = 0.0f, s2 = 0.0f;
@@ -26,16 +32,23 @@ static __global__ void __launch_bounds__(F8B_K_THREADS)
 		for (int j = 0; j < NCH; j++) {
 			int64_t c = ((int64_t)threadIdx.x + j * F8B_K_THREADS) * 8;
 			len[j] = c < C ? (int)min((int64_t)8, C - c) : 0;
+			gw[j] = hw[j] = make_uint4(0, 0, 0, 0);
 			if (len[j] > 0) {
-				f8b_lls_ld(dy + r * C + c, len[j], vec, g[j]);
-				f8b_lls_ld(x + r * C + c, len[j], vec, h[j]);
+				gw[j] = f8b_lls_ld_raw(dy + r * C + c, len[j], vec);
+				hw[j] = f8b_lls_ld_raw(x + r * C + c, len[j], vec);
 			}
+		}
+#pragma unroll
+		for (int j = 0; j < NCH; j++) {
+			float g[8], h[8];
+			f8b_lls_unpack(gw[j], g);
+			f8b_lls_unpack(hw[j], h);
 			for (int e = 0; e < 8; e++) {
 				bool ok = e < len[j];
-				h[j][e] = ok ? __fmul_rn(__fsub_rn(h[j][e], mu), rs) : 0.0f;
-				g[j][e] = ok ? g[j][e] : 0.0f;
-				s1 += g[j][e];
-				s2 += __fmul_rn(g[j][e], h[j][e]);
+				float xh = ok ? __fmul_rn(__fsub_rn(h[e], mu), rs) : 0.0f;
+				float dg = ok ? g[e] : 0.0f;
+				s1 += dg;
+				s2 += __fmul_rn(dg, xh);
 			}
 		}
 		const float a = __fdiv_rn(f8b_lls_block_sum(s1, fsm), n);
@@ -44,10 +57,14 @@ static __global__ void __launch_bounds__(F8B_K_THREADS)
 		for (int j = 0; j < NCH; j++) {
 			if (len[j] == 0)
 				continue;
-			float o[8];
-			for (int e = 0; e < 8; e++)
-				o[e] = __fmul_rn(
-				    rs, __fsub_rn(__fsub_rn(g[j][e], a), __fmul_rn(h[j][e], b)));
+			float g[8], h[8], o[8];
+			f8b_lls_unpack(gw[j], g);
+			f8b_lls_unpack(hw[j], h);
+			for (int e = 0; e < 8; e++) {
+				float xh = __fmul_rn(__fsub_rn(h[e], mu), rs);
+				o[e] =
+				    __fmul_rn(rs, __fsub_rn(__fsub_rn(g[e], a), __fmul_rn(xh, b)));
+			}
 			int64_t c = ((int64_t)threadIdx.x + j * F8B_K_THREADS) * 8;
 			f8b_lls_st(dx + r * C + c, len[j], vec, o);
 		}

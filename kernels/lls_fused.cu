@@ -3,7 +3,8 @@
  * layernorm_fwd(_cast), sigmoid_bwd_cast, cast_fused.
  *
  * Row kernel: one 256-thread block per row (grid-stride over rows); the
- * row lives in registers, NCH chunks of 8 per thread (NCH = 1, 2, 4, 8 for
+ * row lives in registers as the source's raw words (each value is formed
+ * from them where it is used), NCH chunks of 8 per thread (NCH = 1, 2, 4, 8 for
  * rows up to 2048, 4096, 8192, 16384 columns), chunk j of thread t at
  * columns 8 * (t + 256 j): a warp's loads are 512 contiguous bytes.  With
  * the row on chip, everything after the load is free of DRAM traffic:
@@ -57,38 +58,59 @@ static __device__ __forceinline__ void st_q(uint8_t *p, int len, bool vec, const
 			p[j] = w[j];
 }
 
-/* mean, rstd of the row in v (len[j] valid per chunk) and v replaced by
- * bf16((x - mean) * rstd); thread 0 stores the statistics. */
-template <int NCH>
-static __device__ __forceinline__ void ln_row(float (&v)[NCH][8], const int (&len)[NCH], int64_t r,
-                                              const struct row_p &p, float *fsm)
+/* mean, rstd of the row held as raw words (len[j] valid per chunk, the
+ * rest 0); thread 0 stores the statistics. */
+template <int NCH, class S>
+static __device__ __forceinline__ void
+ln_stats(const S &src, const typename S::raw_t (&raw)[NCH], const int (&len)[NCH], int64_t r,
+         const struct row_p &p, float *fsm, float *mu_out, float *rs_out)
 {
 	float s = 0.0f, q = 0.0f;
 	const float n = (float)p.cols;
 
 #pragma unroll
-	for (int j = 0; j < NCH; j++)
+	for (int j = 0; j < NCH; j++) {
+		float v[8];
+		src.val(raw[j], v);
 		for (int e = 0; e < 8; e++)
-			s += v[j][e]; /* invalid entries are 0 */
+			s += v[e]; /* invalid entries are 0 */
+	}
 	const float mu = __fdiv_rn(f8b_lls_block_sum(s, fsm), n);
 #pragma unroll
-	for (int j = 0; j < NCH; j++)
+	for (int j = 0; j < NCH; j++) {
+		float v[8];
+		src.val(raw[j], v);
 		for (int e = 0; e < 8; e++) {
-			float d = __fsub_rn(v[j][e], mu);
+			float d = __fsub_rn(v[e], mu);
 			q += e < len[j] ? __fmul_rn(d, d) : 0.0f;
 		}
+	}
 	const float var = __fdiv_rn(f8b_lls_block_sum(q, fsm), n);
 	const float rs = __fdiv_rn(1.0f, __fsqrt_rn(__fadd_rn(var, p.eps)));
 	if (threadIdx.x == 0) {
 		p.mean[r] = mu;
 		p.rstd[r] = rs;
 	}
-#pragma unroll
-	for (int j = 0; j < NCH; j++)
-		for (int e = 0; e < 8; e++)
-			v[j][e] = f8b_lls_bf16r(__fmul_rn(__fsub_rn(v[j][e], mu), rs));
+	*mu_out = mu;
+	*rs_out = rs;
 }
 
+/* The values of a chunk: the source's, then with LN bf16((x - mean) *
+ * rstd).  Formed again at each use from the raw words, with the same fp32
+ * operations, so every use sees the same bits. */
+template <class S, bool LN>
+static __device__ __forceinline__ void row_val(const S &src, const typename S::raw_t &w, float mu,
+                                               float rs, float v[8])
+{
+	src.val(w, v);
+	if (LN)
+		for (int e = 0; e < 8; e++)
+			v[e] = f8b_lls_bf16r(__fmul_rn(__fsub_rn(v[e], mu), rs));
+}
+
+/* The row stays in registers as the source's raw words (a bf16 row of
+ * 16384 columns: 64 registers a thread), not as fp32 values (128), so the
+ * widest rows fit two blocks per SM without spilling. */
 template <int NCH, class S, bool LN>
 static __device__ __forceinline__ void row_body(S &src, const struct row_p &p)
 {
@@ -97,37 +119,38 @@ static __device__ __forceinline__ void row_body(S &src, const struct row_p &p)
 	const int64_t C = p.cols;
 
 	for (int64_t r = blockIdx.x; r < p.rows; r += gridDim.x) {
-		float v[NCH][8];
+		typename S::raw_t raw[NCH];
 		int len[NCH];
 #pragma unroll
 		for (int j = 0; j < NCH; j++) {
 			int64_t c = ((int64_t)threadIdx.x + j * F8B_K_THREADS) * 8;
 			len[j] = c < C ? (int)min((int64_t)8, C - c) : 0;
+			raw[j] = typename S::raw_t{};
 			if (len[j] > 0)
-				src.get(r, c, len[j], v[j]);
-			else
-				for (int e = 0; e < 8; e++)
-					v[j][e] = 0.0f;
+				src.load(r, c, len[j], raw[j]);
 		}
+		float mu = 0.0f, rs = 1.0f;
 		if (LN)
-			ln_row<NCH>(v, len, r, p, fsm);
+			ln_stats<NCH>(src, raw, len, r, p, fsm, &mu, &rs);
 
 		uint32_t m = 0;
 #pragma unroll
 		for (int j = 0; j < NCH; j++) {
 			int64_t off = r * C + ((int64_t)threadIdx.x + j * F8B_K_THREADS) * 8;
+			float v[8];
+			row_val<S, LN>(src, raw[j], mu, rs, v);
 			if (p.y && len[j] > 0)
-				f8b_lls_st(p.y + off, len[j], p.vec_y, v[j]);
+				f8b_lls_st(p.y + off, len[j], p.vec_y, v);
 			uint32_t mj = 0;
 			for (int e = 0; e < 8; e++)
-				mj = max(mj, e < len[j] ? f8b_d_abs_bits(v[j][e]) : 0u);
+				mj = max(mj, e < len[j] ? f8b_d_abs_bits(v[e]) : 0u);
 			m = max(m, mj);
 			if (p.mode == ROW_B1X128) {
 				/* lanes 16k..16k+15 hold one 128-column block */
 				mj = f8b_d_group_max(mj, 16, usm);
 				float s = f8b_lls_scale(__uint_as_float(mj), p.sp);
 				if (len[j] > 0) {
-					st_q(p.q + off, len[j], p.vec_q, v[j], s, p.sp.e5m2);
+					st_q(p.q + off, len[j], p.vec_q, v, s, p.sp.e5m2);
 					if ((threadIdx.x & 15) == 0) {
 						int64_t bc = (off - r * C) / F8B_BLOCK;
 						int64_t i = f8b_d_scale_index(p.sg, r, bc);
@@ -147,8 +170,11 @@ static __device__ __forceinline__ void row_body(S &src, const struct row_p &p)
 			for (int j = 0; j < NCH; j++) {
 				int64_t off =
 				    r * C + ((int64_t)threadIdx.x + j * F8B_K_THREADS) * 8;
-				if (len[j] > 0)
-					st_q(p.q + off, len[j], p.vec_q, v[j], s, p.sp.e5m2);
+				if (len[j] > 0) {
+					float v[8];
+					row_val<S, LN>(src, raw[j], mu, rs, v);
+					st_q(p.q + off, len[j], p.vec_q, v, s, p.sp.e5m2);
+				}
 			}
 			if (threadIdx.x == 0) {
 				p.amax[r] = __uint_as_float(m);
@@ -165,14 +191,21 @@ static __global__ void __launch_bounds__(F8B_K_THREADS) row_kernel(S src, struct
 	row_body<NCH, S, LN>(src, p);
 }
 
-/* The widest rows (NCH = 8: 16384 columns) held the row in ~146 registers
- * a thread, one 256-thread block per SM, and reached ~42% of the copy
- * bandwidth on an H100 (LayerNorm forward, 16384^2).  Capped at 128 (a few
- * bytes spill), two blocks fit an SM: the same arithmetic, in the same
- * order, at ~63%.  Narrower rows keep the compiler's choice: asking them
- * for a minimum raised their registers and cost them occupancy. */
+/* The widest rows (NCH = 8: 16384 columns) run with a minimum number of
+ * blocks per SM.  Holding the row as fp32 took ~146 registers a thread
+ * (one block per SM, ~42% of the copy bandwidth for LayerNorm forward at
+ * 16384^2 on an H100); as raw words, a bf16 row fits three blocks (<= 85
+ * registers, no spill) and the sigmoid backward's two inputs two.  The
+ * arithmetic is the same, in the same order.  Narrower rows keep the
+ * compiler's choice: asking them for a minimum raised their registers and
+ * cost them occupancy. */
+template <class S> struct row_wide_blocks {
+	static constexpr int n = sizeof(typename S::raw_t) <= 16 ? 3 : 2;
+};
+
 template <int NCH, class S, bool LN>
-static __global__ void __launch_bounds__(F8B_K_THREADS, 2) row_kernel_wide(S src, struct row_p p)
+static __global__ void __launch_bounds__(F8B_K_THREADS, row_wide_blocks<S>::n)
+    row_kernel_wide(S src, struct row_p p)
 {
 	row_body<NCH, S, LN>(src, p);
 }
