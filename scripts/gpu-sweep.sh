@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # gpu-sweep.sh - the reference GEMM sweeps kept under results/ (one GPU).
 #
-#   scripts/gpu-sweep.sh F8BENCH OUTDIR ceilings|collectives|main|lls|lls-eager|allgather|allgather-net|extra|repeat|autotune|outliers
+#   scripts/gpu-sweep.sh F8BENCH OUTDIR ceilings|collectives|main|lls|lls-large|lls-eager|allgather|allgather-net|extra|repeat|autotune|outliers
 #
 # ceilings: f8bench ceilings (bandwidth sweep, GEMM peaks, launch) -> OUTDIR/ceilings.h5
 # collectives: NCCL all-gather / all-reduce bus bandwidth over every GPU of
@@ -14,11 +14,14 @@
 # autotune: --autotune 8 over pow2 + model shapes (tensorwise and axiswise,
 #           fast_accum on) -> OUTDIR/gemm-autotune.h5
 # outliers: every granularity on inputs with outliers -> gemm-outliers.h5
-# lls:   f8bench lls, every recipe on the pow2 shapes (1024..16384), each
+# lls:   f8bench lls, every recipe on the pow2 shapes 1024..8192, each
 #        beside its bf16 step, as CUDA graphs -> OUTDIR/lls-sweep.h5
-#        ($CEILINGS as for main)
+#        ($CEILINGS as for main; ~3 min on an H100)
+# lls-large: the same at 16384, appended to OUTDIR/lls-sweep.h5 (run after
+#        lls; ~6.5 min on an H100: a part of its own, so that each part
+#        fits a 10-minute job step)
 # lls-eager: tensorwise on the same shapes with --graph off, appended to
-#        OUTDIR/lls-sweep.h5 (run after lls)
+#        OUTDIR/lls-sweep.h5 (run after lls and lls-large)
 # allgather: f8bench allgather over every GPU of the node (mpiexec -n
 #        <GPUs>): D=8192, L=8, 512..16384 tokens per rank, every mode ->
 #        OUTDIR/allgather-sweep.h5, then D=16384 (L=4, 4096 tokens: gathers
@@ -68,8 +71,12 @@ main)
 		--dtypes e4m3:e4m3,e4m3:e5m2 ${CEILINGS:+--ceilings "$CEILINGS"} -o "$out/gemm-sweep.h5"
 	;;
 lls)
-	run lls --shapes pow2 --min-time 0.2 --max-time 2 ${CEILINGS:+--ceilings "$CEILINGS"} \
-		-o "$out/lls-sweep.h5"
+	run lls --shapes 1024x1024x1024,2048x2048x2048,4096x4096x4096,8192x8192x8192 \
+		--min-time 0.2 --max-time 2 ${CEILINGS:+--ceilings "$CEILINGS"} -o "$out/lls-sweep.h5"
+	;;
+lls-large)
+	run lls --shapes 16384x16384x16384 --min-time 0.2 --max-time 2 \
+		${CEILINGS:+--ceilings "$CEILINGS"} -o "$out/lls-sweep.h5" --append
 	;;
 lls-eager)
 	# The same step launched kernel by kernel (no graph), for one recipe,
@@ -96,7 +103,7 @@ allgather | allgather-net)
 repeat | autotune | outliers) $part ;;
 extra) repeat; autotune; outliers ;;
 *)
-	echo "gpu-sweep.sh: unknown part '$part' (accepted: ceilings, collectives, main, lls, lls-eager, allgather, allgather-net, extra, repeat, autotune, outliers)" >&2
+	echo "gpu-sweep.sh: unknown part '$part' (accepted: ceilings, collectives, main, lls, lls-large, lls-eager, allgather, allgather-net, extra, repeat, autotune, outliers)" >&2
 	exit 2
 	;;
 esac
