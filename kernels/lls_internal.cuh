@@ -132,17 +132,13 @@ static __device__ __forceinline__ void f8b_lls_st(uint16_t *p, int len, bool vec
 /* Value sources: v for a chunk of 8 elements of row r from column c
  * (len valid).  Each gives the bf16-rounded value as fp32 (plain f32
  * input excepted: its value is the input), the v backend.h quantises.
- * get() loads and computes at once; load() + val() split it, so that a
- * kernel can issue the loads of several chunks (raw_t: the loaded words)
- * before it waits for any: val(load(r, c)) == get(r, c) bit for bit. */
+ * load() fetches the chunk's words (raw_t) and val() forms the values from
+ * them, so that a kernel can issue the loads of several chunks before it
+ * waits for any, or keep a row as words and form its values where used. */
 struct f8b_src_bf16 {
 	const uint16_t *x;
 	int64_t cols;
 	bool vec;
-	__device__ __forceinline__ void get(int64_t r, int64_t c, int len, float v[8]) const
-	{
-		f8b_lls_ld(x + r * cols + c, len, vec, v);
-	}
 	struct raw_t {
 		uint4 w;
 	};
@@ -160,10 +156,6 @@ struct f8b_src_f32 {
 	const float *x;
 	int64_t cols;
 	bool vec;
-	__device__ __forceinline__ void get(int64_t r, int64_t c, int len, float v[8]) const
-	{
-		f8b_lls_ld(x + r * cols + c, len, vec, v);
-	}
 	struct raw_t {
 		float v[8];
 	};
@@ -184,13 +176,6 @@ struct f8b_src_ln {
 	const float *mean, *rstd;
 	int64_t cols;
 	bool vec;
-	__device__ __forceinline__ void get(int64_t r, int64_t c, int len, float v[8]) const
-	{
-		float mu = mean[r], rs = rstd[r];
-		f8b_lls_ld(x + r * cols + c, len, vec, v);
-		for (int j = 0; j < 8; j++)
-			v[j] = f8b_lls_bf16r(__fmul_rn(__fsub_rn(v[j], mu), rs));
-	}
 	struct raw_t {
 		uint4 w;
 		float mu, rs;
@@ -219,14 +204,6 @@ struct f8b_src_sigbwd {
 	const uint16_t *y, *dy;
 	int64_t cols;
 	bool vec;
-	__device__ __forceinline__ void get(int64_t r, int64_t c, int len, float v[8]) const
-	{
-		float g[8];
-		f8b_lls_ld(y + r * cols + c, len, vec, v);
-		f8b_lls_ld(dy + r * cols + c, len, vec, g);
-		for (int j = 0; j < 8; j++)
-			v[j] = f8b_lls_bf16r(f8b_lls_sig_grad(v[j], g[j]));
-	}
 	struct raw_t {
 		uint4 y, dy;
 	};
