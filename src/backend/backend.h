@@ -306,8 +306,10 @@ struct f8b_backend_ops {
 	void (*graph_free)(struct f8b_backend *be, struct f8b_graph *graph);
 
 	/* ---- Streams: the allgather benchmark's communication queue beside
-	 * the compute one.  stream_create makes a second queue (cuda: a
-	 * non-blocking stream; at most 4); stream_use(s) sends every op
+	 * the compute one, and the lls step's second lane of independent
+	 * kernels.  stream_create makes a second queue (cuda: a non-blocking
+	 * stream; at most 4; a GEMM there uses the queue's own workspace, made
+	 * by its first GEMM, which must not be in a capture); stream_use(s) sends every op
 	 * enqueued after it - collectives of comm.h included - to s, and
 	 * stream_use(NULL) back to the backend's own queue, which is where
 	 * timing events, the gate and graphs belong; stream_wait makes the

@@ -325,8 +325,10 @@ int f8b_cuda_gemm(struct f8b_backend *be, struct f8b_gemm_plan *p, const struct 
 			p->bound_a_scale = sa;
 		}
 	}
+	void *ws = NULL;
+	F8B_TRY(f8b_cuda_stream_workspace(be, &ws));
 	F8B_LT_TRY(cublasLtMatmul(be->lt, p->op, &one, a->b, p->lay_a, a->a, p->lay_b, &zero, a->d,
-	                          p->lay_d, a->d, p->lay_d, &p->algo, be->workspace,
-	                          be->workspace_bytes, be->stream));
+	                          p->lay_d, a->d, p->lay_d, &p->algo, ws, be->workspace_bytes,
+	                          be->stream));
 	return F8B_OK;
 }

@@ -41,6 +41,9 @@ struct f8b_backend {
 	size_t lt_version;
 	void *workspace;
 	size_t workspace_bytes;
+	/* A cuBLASLt workspace of each second queue, made by the first GEMM
+	 * enqueued there (two GEMMs running at once must not share one). */
+	void *side_ws[F8B_CUDA_MAX_STREAMS];
 	void *flush; /* 2 x L2, written by flush_cache() */
 	size_t flush_bytes;
 	struct f8b_nvml *nvml;      /* NULL when the driver's NVML is absent */
@@ -93,6 +96,10 @@ int f8b_cuda_transpose_fp8(struct f8b_backend *be, const struct f8b_tensor *x,
                            struct f8b_tensor *out);
 void f8b_cuda_streams_free(struct f8b_backend *be);
 int f8b_cuda_streams_sync(struct f8b_backend *be);
+/* The cuBLASLt workspace of the current queue (be->workspace on the
+ * backend's own); a second queue's is allocated on its first use, which
+ * must not be during a graph capture. */
+int f8b_cuda_stream_workspace(struct f8b_backend *be, void **ws);
 
 /* cuda_algo.c: info from the heuristic's result `rank` of `candidates`. */
 void f8b_cuda_fill_algo_info(const cublasLtMatmulHeuristicResult_t *r, int rank, int candidates,

@@ -4,7 +4,9 @@
  * A stream is one of the backend's side[] slots, a non-blocking CUDA
  * stream.  stream_use points be->stream, which every op enqueues on, at
  * it (or back at the backend's own stream); stream_wait is
- * cudaStreamWaitEvent on the current one.  Compiled only with CUDA.
+ * cudaStreamWaitEvent on the current one.  A GEMM on a second stream
+ * uses that stream's own cuBLASLt workspace (stream_workspace), so GEMMs
+ * on two streams may run at once.  Compiled only with CUDA.
  */
 #include <stdlib.h>
 
@@ -51,6 +53,9 @@ void f8b_cuda_stream_destroy(struct f8b_backend *be, struct f8b_stream *s)
 			(void)cudaGetLastError();
 	}
 	be->side[s->slot] = NULL;
+	if (be->side_ws[s->slot] && cudaFree(be->side_ws[s->slot]) != cudaSuccess)
+		(void)cudaGetLastError();
+	be->side_ws[s->slot] = NULL;
 	free(s);
 }
 
@@ -89,7 +94,34 @@ void f8b_cuda_streams_free(struct f8b_backend *be)
 		    cudaStreamDestroy(be->side[i]) != cudaSuccess)
 			(void)cudaGetLastError();
 		be->side[i] = NULL;
+		if (be->side_ws[i] && cudaFree(be->side_ws[i]) != cudaSuccess)
+			(void)cudaGetLastError();
+		be->side_ws[i] = NULL;
 	}
+}
+
+int f8b_cuda_stream_workspace(struct f8b_backend *be, void **ws)
+{
+	*ws = be->workspace;
+	if (be->stream == be->main_stream)
+		return F8B_OK;
+	int slot = 0;
+	while (slot < F8B_CUDA_MAX_STREAMS && be->side[slot] != be->stream)
+		slot++;
+	if (slot == F8B_CUDA_MAX_STREAMS)
+		return F8B_ERR(F8B_EINTERNAL,
+		               "gemm: the current queue is not one of the backend's");
+	if (!be->side_ws[slot]) {
+		enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+		F8B_CUDA_TRY(cudaStreamIsCapturing(be->stream, &cs));
+		if (cs != cudaStreamCaptureStatusNone)
+			return F8B_ERR(F8B_EINVAL, "gemm: the first GEMM of a second stream was "
+			                           "captured; enqueue one before capturing (its "
+			                           "workspace is allocated then)");
+		F8B_CUDA_TRY(cudaMalloc(&be->side_ws[slot], be->workspace_bytes));
+	}
+	*ws = be->side_ws[slot];
+	return F8B_OK;
 }
 
 int f8b_cuda_streams_sync(struct f8b_backend *be)

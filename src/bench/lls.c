@@ -79,6 +79,7 @@ static int make_step(struct f8b_run *run, struct lls_cfg *c, const struct f8b_sh
 		s->op[o].alias = -1;
 	F8B_TRY(f8b_lls_plan(s));
 	F8B_TRY(f8b_lls_alloc(s));
+	F8B_TRY(f8b_lls_lanes_open(s));
 	/* One eager step (libraries initialise lazily, never during capture),
 	 * then the rest of the history so delayed scales are warm. */
 	int warm = 1 + (s->history > 1 ? s->history - 1 : 0);

@@ -1,7 +1,8 @@
 /* lls_int.h - what the lls benchmark's files share (doc/lls.md):
  * configuration and cases (lls_cfg.c), the step - its buffers, its list
- * of kernels and how a recipe picks them (lls_step.c) - the checks and
- * the host reference (lls_check.c), and the driver (lls.c).
+ * of kernels and how a recipe picks them (lls_step.c), the two lanes they
+ * run on (lls_lanes.c) - the checks and the host reference (lls_check.c),
+ * and the driver (lls.c).
  *
  * The step of y = sigmoid(layernorm(x) @ W^T), x [M,K], W [N,K]:
  *   forward   x_ln = layernorm(x); z = x_ln @ W^T; y = sigmoid(z)
@@ -101,6 +102,9 @@ struct lls_stage {
 	struct f8b_cost cost;
 	enum f8b_dtype compute; /* GEMM dtype; F8B_F32: memory-bound */
 	double time_s, noise;   /* timed alone (finish) */
+	int lane;               /* 0: the backend's stream, 1: the second (lls_lanes.c) */
+	int wait;               /* the stage of the other lane to wait for first, -1 none */
+	bool signal;            /* a stage of the other lane waits for this one */
 };
 
 struct lls_gemm {
@@ -149,6 +153,11 @@ struct lls_state {
 	int history;              /* delayed scaling's history length, 0 none */
 	struct f8b_scale_opts so; /* the recipe's scale options */
 	struct f8b_graph *graph;
+	/* The second lane (lls_lanes.c): its stream, an event after each
+	 * stage that signals, one at the step's start (fork) and one after
+	 * the lane's last stage (join). */
+	struct f8b_stream *side;
+	struct f8b_event *ev[LLS_MAX_STAGES], *ev_fork, *ev_join;
 	bool force_hp;     /* check: fused casts also write their bf16 value */
 	int64_t allocated; /* bytes of backend memory the step holds */
 	int single;        /* finish: the stage timed alone */
@@ -178,14 +187,35 @@ int f8b_lls_plan(struct lls_state *s);
 /* Allocates and fills the buffers, plans the GEMMs. */
 int f8b_lls_alloc(struct lls_state *s);
 void f8b_lls_free(struct lls_state *s);
-/* Enqueues stage i / the whole step. */
+/* Enqueues stage i alone (on the backend's stream). */
 int f8b_lls_run_stage(struct lls_state *s, int i);
-int f8b_lls_run_step(void *state);
 const char *f8b_lls_kind_name(enum lls_kind k);
+
+/* lls_lanes.c: the step on two lanes.  f8b_lls_lanes (called by plan)
+ * puts on the second lane the kernels no GEMM of the first needs before
+ * it: W's casts, the casts made only for grad_weight (x_ln^T, dz^T) and
+ * grad_weight itself; every other kernel, the GEMMs output and
+ * grad_input and the LayerNorm and sigmoid passes, stays on the first.
+ * Each stage waits for the last stage of the other lane that writes what
+ * it reads or touches what it writes, unless an earlier wait covers it.
+ * lanes_open makes the stream and events (after alloc), run_step enqueues
+ * the step: a fork at its start, the waits, a join at its end, so it
+ * begins and ends on the backend's stream (and captures as one graph). */
+void f8b_lls_lanes(struct lls_state *s);
+int f8b_lls_lanes_open(struct lls_state *s);
+void f8b_lls_lanes_close(struct lls_state *s);
+int f8b_lls_run_step(void *state);
+/* The resources stage i reads / writes (bits: NBUF buffers, then the
+ * operands, an alias counted as the operand it shares scales with). */
+unsigned f8b_lls_reads(const struct lls_state *s, int i);
+unsigned f8b_lls_writes(const struct lls_state *s, int i);
 
 /* lls_mem.c: the live-buffer model: the most bytes live at once, and the
  * bytes kept from the forward for the backward. */
 void f8b_lls_memory(const struct lls_state *s, int64_t *peak, int64_t *saved);
+/* The buffers (and operand tensors) stage i reads / writes, as the model
+ * counts them: bits over NBUF + operands. */
+unsigned f8b_lls_touches(const struct lls_state *s, int i, bool write);
 
 /* lls_check.c */
 /* Runs the step once more with every intermediate kept and checks it:

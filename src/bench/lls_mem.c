@@ -5,7 +5,7 @@
 #include "bench/lls_int.h"
 
 /* Which buffers stage i reads / writes, as a bit set over NBUF + operands. */
-static unsigned touches(const struct lls_state *s, int i, bool write)
+unsigned f8b_lls_touches(const struct lls_state *s, int i, bool write)
 {
 	const struct lls_stage *st = &s->st[i];
 	unsigned m = 0;
@@ -70,7 +70,7 @@ void f8b_lls_memory(const struct lls_state *s, int64_t *peak, int64_t *saved)
 	for (int k = 0; k < NBUF + NOPND; k++)
 		first[k] = s->nst, last[k] = -1;
 	for (int i = 0; i < s->nst; i++) {
-		unsigned w = touches(s, i, true), r = touches(s, i, false);
+		unsigned w = f8b_lls_touches(s, i, true), r = f8b_lls_touches(s, i, false);
 		for (int k = 0; k < NBUF + NOPND; k++) {
 			if ((w >> k & 1u) && i < first[k])
 				first[k] = i;

@@ -321,6 +321,7 @@ int f8b_lls_plan(struct lls_state *s)
 			if (s->st[i].bwd == (pass == 1))
 				tmp[n++] = s->st[i];
 	memcpy(s->st, tmp, sizeof tmp[0] * (size_t)n);
+	f8b_lls_lanes(s);
 	return F8B_OK;
 }
 
@@ -438,6 +439,7 @@ void f8b_lls_free(struct lls_state *s)
 	if (s->graph)
 		ops->graph_free(be, s->graph);
 	s->graph = NULL;
+	f8b_lls_lanes_close(s);
 	for (int j = 0; j < 3; j++)
 		if (s->g[j].plan)
 			ops->gemm_plan_free(be, s->g[j].plan);
@@ -519,10 +521,3 @@ int f8b_lls_run_stage(struct lls_state *s, int i)
 	return F8B_ERR(F8B_EINTERNAL, "lls: stage kind %d", (int)st->kind);
 }
 
-int f8b_lls_run_step(void *state)
-{
-	struct lls_state *s = state;
-	for (int i = 0; i < s->nst; i++)
-		F8B_TRY(f8b_lls_run_stage(s, i));
-	return F8B_OK;
-}
