@@ -410,3 +410,25 @@ extern "C" int f8b_k_cast_transpose(const void *x, int dtype, int64_t rows, int6
 	a.out_dtype = out_dtype;
 	return f8b_k_tile_pass(&a, stream);
 }
+
+extern "C" int f8b_k_cast_transpose_ln(const void *x, const float *mean, const float *rstd,
+                                       int64_t rows, int64_t cols, int gran, const float *scale_t,
+                                       void *out_t, int out_dtype, cudaStream_t stream)
+{
+	struct f8b_k_tile_args a;
+
+	if (!out_t || (rows > 0 && cols > 0 && (!x || !mean || !rstd)))
+		return (int)cudaErrorInvalidValue;
+	memset(&a, 0, sizeof a);
+	a.src = F8B_SRC_LN;
+	a.x = x;
+	a.mean = mean;
+	a.rstd = rstd;
+	a.rows = rows;
+	a.cols = cols;
+	a.gran = gran;
+	a.scale_t = scale_t;
+	a.out_t = out_t;
+	a.out_dtype = out_dtype;
+	return f8b_k_tile_pass(&a, stream);
+}

@@ -114,6 +114,13 @@ int f8b_k_amax_t(const void *x, int dtype, int64_t rows, int64_t cols, int gran,
 int f8b_k_cast_transpose(const void *x, int dtype, int64_t rows, int64_t cols, int gran,
                          const float *scale, const float *scale_t, void *out, void *out_t,
                          int out_dtype, cudaStream_t stream);
+/* The same two of y = bf16((x - mean[r]) * rstd[r]), x bf16: LayerNorm's
+ * output formed again from x and its row statistics (out_t only). */
+int f8b_k_amax_t_ln(const void *x, const float *mean, const float *rstd, int64_t rows, int64_t cols,
+                    int gran, float *amax, cudaStream_t stream);
+int f8b_k_cast_transpose_ln(const void *x, const float *mean, const float *rstd, int64_t rows,
+                            int64_t cols, int gran, const float *scale_t, void *out_t,
+                            int out_dtype, cudaStream_t stream);
 
 /* transpose.cu: out[c,r] = x[r,c] for one-byte elements (fp8), x rows x
  * cols row-major; rows and cols positive multiples of 16. */

@@ -2,8 +2,9 @@
  * LayerNorm forward/backward against a double-precision reference and
  * against finite differences of the loss sum(dy * y); sigmoid forward and
  * backward; amax_t = amax of the transpose; cast_transpose = the cast of x
- * and of x^T; every fused cast equal, bit for bit, to the unfused ops it
- * stands for; ragged shapes (not multiples of 8 or 128) and refusals. */
+ * and of x^T; layernorm_amax_t / layernorm_cast_t = those two of the y
+ * layernorm_fwd stores; every fused cast equal, bit for bit, to the unfused
+ * ops it stands for; ragged shapes (not multiples of 8 or 128) and refusals. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -409,6 +410,63 @@ static void test_fused_refusals(void)
 	f8b_tensor_free(ops, be, &qt);
 }
 
+/* layernorm_amax_t / layernorm_cast_t: amax_t and cast_transpose of the y
+ * layernorm_fwd stores, formed again from x, mean and rstd (bit for bit);
+ * and their refusals. */
+static void test_layernorm_t(void)
+{
+	const int64_t R = 200, C = 100; /* ragged: rows not of 128, columns not of 8 */
+	struct f8b_scale_opts o = {0};
+	struct f8b_tensor x = mk(F8B_BF16, R, C), y = mk(F8B_BF16, R, C);
+	float *mean = fbuf(R), *rstd = fbuf(R);
+	fill(&x, 31, 0.5f, 2.0f);
+	tap_ok(ops->layernorm_fwd(be, &x, 1e-5f, &y, mean, rstd) == F8B_OK, "layernorm_fwd for _t");
+	for (int g = 0; g < F8B_GRAN_COUNT; g++) {
+		enum f8b_dtype dt = g % 2 ? F8B_E5M2 : F8B_E4M3;
+		int64_t nt = f8b_scale_count(g, C, R);
+		float *a = fbuf(nt), *a2 = fbuf(nt), *s = fbuf(nt), *si = fbuf(nt);
+		int rc = ops->amax_t(be, &y, g, a);
+		int rc2 = ops->layernorm_amax_t(be, &x, mean, rstd, g, a2);
+		tap_ok(
+		    rc == F8B_OK && rc2 == F8B_OK && same_bytes(a, a2, (size_t)nt * sizeof(float)),
+		    "layernorm_amax_t(x) == amax_t(layernorm_fwd y), %s", f8b_granularity_name(g));
+		struct f8b_tensor qt = mk(dt, C, R), qt2 = mk(dt, C, R);
+		rc = ops->scales(be, a, nt, dt, &o, s, si);
+		rc |= ops->cast_transpose(be, &y, g, NULL, s, NULL, &qt);
+		rc2 = ops->layernorm_cast_t(be, &x, mean, rstd, g, s, &qt2);
+		tap_ok(rc == F8B_OK && rc2 == F8B_OK &&
+		           same_bytes(qt.data, qt2.data, (size_t)(R * C)),
+		       "layernorm_cast_t(x) == cast_transpose(layernorm_fwd y) out_t, %s %s",
+		       f8b_dtype_name(dt), f8b_granularity_name(g));
+		free(a), free(a2), free(s), free(si);
+		f8b_tensor_free(ops, be, &qt);
+		f8b_tensor_free(ops, be, &qt2);
+	}
+	/* refusals: f32 x, no statistics, a bf16 out_t, no out_t */
+	struct f8b_tensor xf = mk(F8B_F32, R, C), qb = mk(F8B_BF16, C, R), q8 = mk(F8B_E4M3, C, R);
+	float *a = fbuf(R * C);
+	tap_ok(ops->layernorm_amax_t(be, &xf, mean, rstd, F8B_GRAN_AXISWISE, a) == F8B_EINVAL &&
+	           strstr(f8b_last_error(), "bf16"),
+	       "layernorm_amax_t refuses f32 x, naming bf16");
+	tap_ok(ops->layernorm_amax_t(be, &x, NULL, rstd, F8B_GRAN_AXISWISE, a) == F8B_EINVAL &&
+	           strstr(f8b_last_error(), "mean and rstd"),
+	       "layernorm_amax_t refuses missing statistics");
+	tap_ok(ops->layernorm_cast_t(be, &x, mean, rstd, F8B_GRAN_AXISWISE, a, &qb) == F8B_EINVAL &&
+	           strstr(f8b_last_error(), "out_t is bf16"),
+	       "layernorm_cast_t refuses a bf16 out_t");
+	tap_ok(ops->layernorm_cast_t(be, &x, mean, rstd, F8B_GRAN_AXISWISE, a, NULL) == F8B_EINVAL,
+	       "layernorm_cast_t refuses no out_t");
+	tap_ok(ops->layernorm_cast_t(be, &x, mean, rstd, F8B_GRAN_AXISWISE, NULL, &q8) ==
+	           F8B_EINVAL,
+	       "layernorm_cast_t refuses no scale_t");
+	free(a), free(mean), free(rstd);
+	f8b_tensor_free(ops, be, &xf);
+	f8b_tensor_free(ops, be, &qb);
+	f8b_tensor_free(ops, be, &q8);
+	f8b_tensor_free(ops, be, &x);
+	f8b_tensor_free(ops, be, &y);
+}
+
 int main(void)
 {
 	if (ops->open(0, &be, NULL) != F8B_OK) {
@@ -418,6 +476,7 @@ int main(void)
 	test_layernorm();
 	test_sigmoid();
 	test_cast_transpose();
+	test_layernorm_t();
 	test_fused();
 	test_fused_refusals();
 	ops->close(be);

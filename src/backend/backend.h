@@ -259,6 +259,18 @@ struct f8b_backend_ops {
 	int (*cast_transpose)(struct f8b_backend *be, const struct f8b_tensor *x,
 	                      enum f8b_granularity g, const float *scale, const float *scale_t,
 	                      struct f8b_tensor *out, struct f8b_tensor *out_t);
+	/* amax_t, and cast_transpose's out_t (fp8), of LayerNorm's output y
+	 * formed again from x (bf16 [R,C]) and the mean and rstd that
+	 * layernorm_fwd(_cast) wrote for it:
+	 *   y[r,c] = bf16((x[r,c] - mean[r]) * rstd[r])   (fp32 sub, fp32 mul)
+	 * the y layernorm_fwd stores, so each result is bit for bit the op's
+	 * on that y, and y need never be stored.  Any granularity. */
+	int (*layernorm_amax_t)(struct f8b_backend *be, const struct f8b_tensor *x,
+	                        const float *mean, const float *rstd, enum f8b_granularity g,
+	                        float *amax);
+	int (*layernorm_cast_t)(struct f8b_backend *be, const struct f8b_tensor *x,
+	                        const float *mean, const float *rstd, enum f8b_granularity g,
+	                        const float *scale_t, struct f8b_tensor *out_t);
 	/* The fused casts below share one output description: the value v of
 	 * each element (a bf16 value widened to fp32) is quantised as
 	 *   amax[b]      = max |v| over block b (gran of [R,C])

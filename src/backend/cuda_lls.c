@@ -112,6 +112,26 @@ int f8b_cuda_cast_transpose(struct f8b_backend *be, const struct f8b_tensor *x,
 	return F8B_OK;
 }
 
+int f8b_cuda_layernorm_amax_t(struct f8b_backend *be, const struct f8b_tensor *x, const float *mean,
+                              const float *rstd, enum f8b_granularity g, float *amax)
+{
+	F8B_TRY(f8b_lls_check_ln_t(x, mean, rstd, g, NULL, NULL, amax, "layernorm_amax_t"));
+	K_TRY(f8b_k_amax_t_ln(x->data, mean, rstd, x->rows, x->cols, (int)g, amax, stream_of(be)));
+	return F8B_OK;
+}
+
+int f8b_cuda_layernorm_cast_t(struct f8b_backend *be, const struct f8b_tensor *x, const float *mean,
+                              const float *rstd, enum f8b_granularity g, const float *scale_t,
+                              struct f8b_tensor *out_t)
+{
+	if (!out_t)
+		return F8B_ERR(F8B_EINVAL, "layernorm_cast_t: no out_t");
+	F8B_TRY(f8b_lls_check_ln_t(x, mean, rstd, g, scale_t, out_t, NULL, "layernorm_cast_t"));
+	K_TRY(f8b_k_cast_transpose_ln(x->data, mean, rstd, x->rows, x->cols, (int)g, scale_t,
+	                              out_t->data, (int)out_t->dtype, stream_of(be)));
+	return F8B_OK;
+}
+
 int f8b_cuda_layernorm_fwd_cast(struct f8b_backend *be, const struct f8b_tensor *x, float eps,
                                 struct f8b_tensor *y, float *mean, float *rstd,
                                 const struct f8b_cast_spec *cast)

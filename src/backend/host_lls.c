@@ -216,6 +216,51 @@ int f8b_host_amax_t(struct f8b_backend *be, const struct f8b_tensor *x, enum f8b
 	return F8B_OK;
 }
 
+/* y = bf16((x - mean) * rstd) of backend.h's layernorm_amax_t/_cast_t,
+ * into a new bf16 tensor (free its data). */
+static int ln_output(const struct f8b_tensor *x, const float *mean, const float *rstd,
+                     struct f8b_tensor *y, const char *op)
+{
+	const int64_t R = x->rows, C = x->cols;
+	*y = *x;
+	y->data = malloc((size_t)(R * C) * sizeof(uint16_t) + 1);
+	if (!y->data)
+		return F8B_ERR(F8B_ENOMEM, "%s: %lld bytes of host memory", op,
+		               (long long)(R * C * 2));
+	uint16_t *p = y->data;
+	for (int64_t r = 0; r < R; r++)
+		for (int64_t c = 0; c < C; c++) {
+			float t = bf16_at(x, r * C + c) - mean[r];
+			p[r * C + c] = f8b_f32_to_bf16(t * rstd[r]);
+		}
+	return F8B_OK;
+}
+
+int f8b_host_layernorm_amax_t(struct f8b_backend *be, const struct f8b_tensor *x, const float *mean,
+                              const float *rstd, enum f8b_granularity g, float *amax)
+{
+	struct f8b_tensor y;
+	F8B_TRY(f8b_lls_check_ln_t(x, mean, rstd, g, NULL, NULL, amax, "layernorm_amax_t"));
+	F8B_TRY(ln_output(x, mean, rstd, &y, "layernorm_amax_t"));
+	int rc = f8b_host_amax_t(be, &y, g, amax);
+	free(y.data);
+	return rc;
+}
+
+int f8b_host_layernorm_cast_t(struct f8b_backend *be, const struct f8b_tensor *x, const float *mean,
+                              const float *rstd, enum f8b_granularity g, const float *scale_t,
+                              struct f8b_tensor *out_t)
+{
+	struct f8b_tensor y;
+	if (!out_t)
+		return F8B_ERR(F8B_EINVAL, "layernorm_cast_t: no out_t");
+	F8B_TRY(f8b_lls_check_ln_t(x, mean, rstd, g, scale_t, out_t, NULL, "layernorm_cast_t"));
+	F8B_TRY(ln_output(x, mean, rstd, &y, "layernorm_cast_t"));
+	int rc = f8b_host_cast_transpose(be, &y, g, NULL, scale_t, NULL, out_t);
+	free(y.data);
+	return rc;
+}
+
 static void put(struct f8b_tensor *o, int64_t i, float v, float s)
 {
 	if (o->dtype == F8B_BF16)

@@ -94,6 +94,29 @@ int f8b_lls_check_cast_transpose(const struct f8b_tensor *x, enum f8b_granularit
 	return F8B_OK;
 }
 
+int f8b_lls_check_ln_t(const struct f8b_tensor *x, const float *mean, const float *rstd,
+                       enum f8b_granularity g, const float *scale_t, const struct f8b_tensor *out_t,
+                       const float *amax, const char *op)
+{
+	if (!x || !x->data)
+		return F8B_ERR(F8B_EINVAL, "%s: no input x", op);
+	if (x->dtype != F8B_BF16)
+		return F8B_ERR(F8B_EINVAL, "%s: x is %s (accepted: bf16, LayerNorm's input)", op,
+		               f8b_dtype_name(x->dtype));
+	if (!mean || !rstd)
+		return F8B_ERR(F8B_EINVAL, "%s: needs the mean and rstd of x's rows", op);
+	F8B_TRY(f8b_check_gran(g, op));
+	if (out_t) {
+		if (!f8b_dtype_is_fp8(out_t->dtype))
+			return F8B_ERR(F8B_EINVAL, "%s: out_t is %s (accepted: e4m3, e5m2)", op,
+			               f8b_dtype_name(out_t->dtype));
+		F8B_TRY(f8b_lls_check_cast_transpose(x, g, NULL, scale_t, NULL, out_t));
+	} else if (!amax) {
+		return F8B_ERR(F8B_EINVAL, "%s: no amax buffer", op);
+	}
+	return F8B_OK;
+}
+
 int f8b_lls_check_cast_spec(const struct f8b_cast_spec *cs, int64_t rows, int64_t cols,
                             const char *op)
 {

@@ -23,6 +23,11 @@ int f8b_host_amax_t(struct f8b_backend *be, const struct f8b_tensor *x, enum f8b
 int f8b_host_cast_transpose(struct f8b_backend *be, const struct f8b_tensor *x,
                             enum f8b_granularity g, const float *scale, const float *scale_t,
                             struct f8b_tensor *out, struct f8b_tensor *out_t);
+int f8b_host_layernorm_amax_t(struct f8b_backend *be, const struct f8b_tensor *x, const float *mean,
+                              const float *rstd, enum f8b_granularity g, float *amax);
+int f8b_host_layernorm_cast_t(struct f8b_backend *be, const struct f8b_tensor *x, const float *mean,
+                              const float *rstd, enum f8b_granularity g, const float *scale_t,
+                              struct f8b_tensor *out_t);
 int f8b_host_layernorm_fwd_cast(struct f8b_backend *be, const struct f8b_tensor *x, float eps,
                                 struct f8b_tensor *y, float *mean, float *rstd,
                                 const struct f8b_cast_spec *cast);
@@ -64,6 +69,11 @@ int f8b_cuda_amax_t(struct f8b_backend *be, const struct f8b_tensor *x, enum f8b
 int f8b_cuda_cast_transpose(struct f8b_backend *be, const struct f8b_tensor *x,
                             enum f8b_granularity g, const float *scale, const float *scale_t,
                             struct f8b_tensor *out, struct f8b_tensor *out_t);
+int f8b_cuda_layernorm_amax_t(struct f8b_backend *be, const struct f8b_tensor *x, const float *mean,
+                              const float *rstd, enum f8b_granularity g, float *amax);
+int f8b_cuda_layernorm_cast_t(struct f8b_backend *be, const struct f8b_tensor *x, const float *mean,
+                              const float *rstd, enum f8b_granularity g, const float *scale_t,
+                              struct f8b_tensor *out_t);
 int f8b_cuda_layernorm_fwd_cast(struct f8b_backend *be, const struct f8b_tensor *x, float eps,
                                 struct f8b_tensor *y, float *mean, float *rstd,
                                 const struct f8b_cast_spec *cast);
@@ -96,6 +106,10 @@ int f8b_lls_check_elementwise(const struct f8b_tensor *a, const struct f8b_tenso
 int f8b_lls_check_cast_transpose(const struct f8b_tensor *x, enum f8b_granularity g,
                                  const float *scale, const float *scale_t,
                                  const struct f8b_tensor *out, const struct f8b_tensor *out_t);
+/* layernorm_amax_t (out_t NULL: amax required) and layernorm_cast_t. */
+int f8b_lls_check_ln_t(const struct f8b_tensor *x, const float *mean, const float *rstd,
+                       enum f8b_granularity g, const float *scale_t, const struct f8b_tensor *out_t,
+                       const float *amax, const char *op);
 /* The cast spec of a fused cast of an [rows, cols] value tensor. */
 int f8b_lls_check_cast_spec(const struct f8b_cast_spec *cs, int64_t rows, int64_t cols,
                             const char *op);

@@ -96,6 +96,8 @@ struct lls_stage {
 	int hp_out;      /* bf16 written beside a fused cast (B_XLN / B_DZ), -1 none */
 	int q, qt;       /* operands written (-1 none); amax/scales of `q`, else `qt` */
 	int gemm;        /* K_GEMM: 0 output, 1 grad_input, 2 grad_weight */
+	bool ln;         /* amax_t / cast_transpose of x_ln formed from x, mean and rstd
+	                    (layernorm_amax_t / layernorm_cast_t): x_ln is not stored */
 	char tensor[16]; /* for the kernels table */
 	char fuses[64];
 	enum f8b_dtype dtype;

@@ -32,7 +32,14 @@ unsigned f8b_lls_touches(const struct lls_state *s, int i, bool write)
 	case K_LN_BWD:
 		m = write ? BUF(B_DX) : BUF(B_DXLN) | BUF(B_X) | BUF(B_MEAN) | BUF(B_RSTD);
 		break;
-	default: m = write ? 0 : (st->src >= 0 ? BUF(st->src) : 0); break;
+	default:
+		if (write)
+			m = 0;
+		else if (st->ln) /* x_ln formed from x and the row statistics */
+			m = BUF(B_X) | BUF(B_MEAN) | BUF(B_RSTD);
+		else
+			m = st->src >= 0 ? BUF(st->src) : 0;
+		break;
 	}
 	if (write) {
 		if (st->hp_out >= 0)

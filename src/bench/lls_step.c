@@ -132,10 +132,13 @@ static void plan_source(struct lls_state *s, int src, int d, int t, enum lls_kin
 	bool d_fused = nd && row_gran(od->cfg.gran);
 	bool t_in = nt && ot->cfg.gran == F8B_GRAN_TENSORWISE &&
 	            (!nd || (d_fused && same_tensorwise(&od->cfg, &ot->cfg)));
+	/* x_ln^T along the other axis is cast from x and LayerNorm's row
+	 * statistics, bit for bit the values of x_ln, which is then not stored */
+	bool ln_t = src == B_XLN && nt && !t_in && ot->cfg.gran != F8B_GRAN_TENSORWISE;
 	int64_t r, c;
 	dims(s, src, &r, &c);
 	/* bf16 T is needed by a separate cast (or a bf16 GEMM: *hp on entry) */
-	if ((nd && !d_fused) || (nt && !t_in))
+	if ((nd && !d_fused) || (nt && !t_in && !ln_t))
 		*hp = true;
 	if (t_in && nd && d_fused)
 		s->op[t].alias = d;
@@ -199,19 +202,25 @@ static void plan_source(struct lls_state *s, int src, int d, int t, enum lls_kin
 			         cc.delayed ? " delayed" : "");
 			history_after(s, t, tb);
 		} else {
+			const char *pre = ln_t ? "layernorm+" : "";
 			struct lls_stage *a = add(s, K_AMAX_T, tb, buf_names[src]);
-			a->src = src, a->qt = t;
+			a->src = src, a->qt = t, a->ln = ln_t;
 			f8b_cost_amax_t(F8B_BF16, g, r, c, &a->cost);
 			struct lls_stage *sc = add(s, K_SCALES, tb, buf_names[src]);
 			sc->qt = t;
 			f8b_cost_scales(g, c, r, &sc->cost);
 			struct lls_stage *ca = add(s, K_CAST_T, tb, buf_names[src]);
-			ca->src = src, ca->qt = t, ca->dtype = ot->cfg.dtype;
+			ca->src = src, ca->qt = t, ca->dtype = ot->cfg.dtype, ca->ln = ln_t;
 			f8b_cost_lls_cast_transpose(F8B_BF16, ot->cfg.dtype, g, r, c, false, true,
 			                            &ca->cost);
-			snprintf(a->fuses, sizeof a->fuses, "%s of T", f8b_granularity_name(g));
+			if (ln_t) { /* x as x_ln, plus the mean and rstd of each row */
+				a->cost.bytes_read += 8.0 * (double)r;
+				ca->cost.bytes_read += 8.0 * (double)r;
+			}
+			snprintf(a->fuses, sizeof a->fuses, "%s%s of T", pre,
+			         f8b_granularity_name(g));
 			snprintf(sc->fuses, sizeof sc->fuses, "%s of T", f8b_granularity_name(g));
-			snprintf(ca->fuses, sizeof ca->fuses, "cast+transpose %s",
+			snprintf(ca->fuses, sizeof ca->fuses, "%scast+transpose %s", pre,
 			         f8b_granularity_name(g));
 		}
 	}
@@ -334,7 +343,7 @@ static bool buf_needed(const struct lls_state *s, int b)
 	case B_DZ:
 		for (int i = 0; i < s->nst; i++) {
 			const struct lls_stage *st = &s->st[i];
-			if (st->hp_out == b || (st->src == b && st->kind != K_HISTORY))
+			if (st->hp_out == b || (st->src == b && st->kind != K_HISTORY && !st->ln))
 				return true;
 			if (st->kind == K_GEMM && !f8b_dtype_is_fp8(s->g[st->gemm].desc.a_dtype) &&
 			    ((b == B_XLN && st->gemm != 1) || (b == B_DZ && st->gemm != 0)))
@@ -505,11 +514,17 @@ int f8b_lls_run_stage(struct lls_state *s, int i)
 		return ops->cast_fused(be, &B[st->src], &cs);
 	}
 	case K_AMAX: return ops->amax(be, &B[st->src], o->cfg.gran, o->amax);
-	case K_AMAX_T: return ops->amax_t(be, &B[st->src], o->cfg.gran, o->amax);
+	case K_AMAX_T:
+		if (st->ln)
+			return ops->layernorm_amax_t(be, &B[B_X], mean, rstd, o->cfg.gran, o->amax);
+		return ops->amax_t(be, &B[st->src], o->cfg.gran, o->amax);
 	case K_SCALES:
 		return ops->scales(be, o->amax, o->ns, o->cfg.dtype, &s->so, o->scale, o->sinv);
 	case K_CAST: return ops->cast(be, &B[st->src], o->cfg.gran, o->scale, &o->q);
 	case K_CAST_T:
+		if (st->ln)
+			return ops->layernorm_cast_t(be, &B[B_X], mean, rstd, o->cfg.gran, o->scale,
+			                             &o->q);
 		return ops->cast_transpose(be, &B[st->src], o->cfg.gran, NULL, o->scale, NULL,
 		                           &o->q);
 	case K_HISTORY:
@@ -520,4 +535,3 @@ int f8b_lls_run_stage(struct lls_state *s, int i)
 	}
 	return F8B_ERR(F8B_EINTERNAL, "lls: stage kind %d", (int)st->kind);
 }
-

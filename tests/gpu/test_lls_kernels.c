@@ -1,7 +1,8 @@
 /* test_lls_kernels.c - the cuda backend's lls ops (cuda_lls.c and the
  * kernels behind it) against the host golden twins (host_lls.c), through
  * the ops tables, on the same inputs:
- *   - amax_t, cast_transpose, sigmoid_bwd and every fp8 output: bit-exact;
+ *   - amax_t, cast_transpose, their LayerNorm-sourced forms (from x, mean
+ *     and rstd), sigmoid_bwd and every fp8 output: bit-exact;
  *   - fused casts: q, q_t, amax and scale_inv bit-exact against the host's
  *     cast_fused of the GPU's own bf16 intermediate (y / dz, which the
  *     fused ops expose when asked), and the same fp8 bytes whether or not
@@ -253,17 +254,28 @@ static void test_sigmoid(int64_t R, int64_t C, int off)
 
 /* ------------------------------------------------------------ casts */
 
-static void test_amax_t(enum f8b_dtype xd, int64_t R, int64_t C)
+/* specials: a NaN, a -inf and a -0 among the values (bf16 only). */
+static void test_amax_t(enum f8b_dtype xd, int64_t R, int64_t C, bool specials)
 {
 	struct pt x = pmk(xd, R, C, 0);
 	pfill(&x, 400 + R, 0.0f, 3.0f);
+	if (specials) {
+		uint16_t *h = x.h.data;
+		h[(R / 2) * C + C / 3] = 0x7FC1;     /* NaN */
+		h[(R / 3) * C + C / 2] = 0xFF80;     /* -inf */
+		h[(R - 1) * C + C - 1] = 0x8000;     /* -0 */
+		h[(R / 4) * C + C - 2] = 0x7F80 - 1; /* the largest finite */
+		if (D->upload(dbe, x.d.data, x.h.data, pbytes(&x)) != F8B_OK)
+			die("upload");
+	}
 	for (int g = 0; g < F8B_GRAN_COUNT; g++) {
 		struct pf a = fmk(f8b_scale_count(g, C, R));
 		int rc = H->amax_t(hbe, &x.h, g, a.h) | D->amax_t(dbe, &x.d, g, a.d);
 		float *ag = fdown(&a);
 		tap_ok(rc == F8B_OK && same(ag, a.h, (size_t)a.n, 4, "amax_t"),
-		       "amax_t %s %lldx%lld %s bit-exact", f8b_dtype_name(xd), (long long)R,
-		       (long long)C, f8b_granularity_name(g));
+		       "amax_t %s %lldx%lld %s%s bit-exact", f8b_dtype_name(xd), (long long)R,
+		       (long long)C, f8b_granularity_name(g),
+		       specials ? " with NaN, -inf, -0" : "");
 		free(ag);
 		ffree(&a);
 	}
@@ -304,6 +316,48 @@ static void test_cast_transpose(enum f8b_dtype xd, enum f8b_dtype od, int64_t R,
 		ffree(&a), ffree(&at), ffree(&s), ffree(&st);
 	}
 	pfree(&x), pfree(&q), pfree(&qt);
+}
+
+/* layernorm_amax_t / layernorm_cast_t from the host's statistics of x:
+ * bit-exact with the host (whose twin is amax_t / cast_transpose of the
+ * stored y, test_lls_host). */
+static void test_layernorm_t(int64_t R, int64_t C, int off)
+{
+	struct pt x = pmk(F8B_BF16, R, C, off), y = pmk(F8B_BF16, R, C, off);
+	struct pf mean = fmk(R), rstd = fmk(R);
+	struct f8b_scale_opts o = {0};
+	pfill(&x, 500 + R, 0.25f, 2.0f);
+	if (H->layernorm_fwd(hbe, &x.h, 1e-5f, &y.h, mean.h, rstd.h) ||
+	    D->upload(dbe, mean.d, mean.h, (size_t)R * 4) ||
+	    D->upload(dbe, rstd.d, rstd.h, (size_t)R * 4))
+		die("layernorm statistics");
+	for (int g = 0; g < F8B_GRAN_COUNT; g++) {
+		enum f8b_dtype od = g % 2 ? F8B_E5M2 : F8B_E4M3;
+		struct pt qt = pmk(od, C, R, off);
+		struct pf a = fmk(f8b_scale_count(g, C, R)), s = fmk(a.n);
+		int rc = H->layernorm_amax_t(hbe, &x.h, mean.h, rstd.h, g, a.h) |
+		         D->layernorm_amax_t(dbe, &x.d, mean.d, rstd.d, g, a.d);
+		float *ag = fdown(&a);
+		tap_ok(rc == F8B_OK && same(ag, a.h, (size_t)a.n, 4, "layernorm_amax_t"),
+		       "layernorm_amax_t %lldx%lld %s%s bit-exact", (long long)R, (long long)C,
+		       f8b_granularity_name(g), off ? " misaligned" : "");
+		free(ag);
+		if (H->scales(hbe, a.h, a.n, od, &o, s.h, NULL) ||
+		    D->upload(dbe, s.d, s.h, (size_t)s.n * 4))
+			die("scales");
+		rc = H->layernorm_cast_t(hbe, &x.h, mean.h, rstd.h, g, s.h, &qt.h) |
+		     D->layernorm_cast_t(dbe, &x.d, mean.d, rstd.d, g, s.d, &qt.d);
+		struct f8b_tensor qg = pdown(&qt);
+		tap_ok(rc == F8B_OK && same(qg.data, qt.h.data, (size_t)(R * C), 1, "out_t"),
+		       "layernorm_cast_t -> %s %lldx%lld %s%s bit-exact", f8b_dtype_name(od),
+		       (long long)R, (long long)C, f8b_granularity_name(g),
+		       off ? " misaligned" : "");
+		f8b_tensor_free(H, hbe, &qg);
+		pfree(&qt);
+		ffree(&a), ffree(&s);
+	}
+	pfree(&x), pfree(&y);
+	ffree(&mean), ffree(&rstd);
 }
 
 /* ------------------------------------------------------------ fused */
@@ -452,9 +506,15 @@ int main(void)
 	test_layernorm(9, 203, 1);
 	test_sigmoid(37, 1000, 0);
 	test_sigmoid(5, 77, 1);
-	test_amax_t(F8B_BF16, 200, 136);
-	test_amax_t(F8B_F32, 300, 520);
-	test_amax_t(F8B_BF16, 1024, 1024);
+	test_amax_t(F8B_BF16, 200, 136, false);
+	test_amax_t(F8B_F32, 300, 520, false);
+	test_amax_t(F8B_BF16, 1024, 1024, false);
+	test_amax_t(F8B_BF16, 300, 100, false); /* rows of 100: scalar loads */
+	test_amax_t(F8B_BF16, 1000, 1048, true);
+	test_layernorm_t(200, 136, 0);
+	test_layernorm_t(300, 100, 0); /* rows of 100: scalar loads */
+	test_layernorm_t(1030, 1048, 0);
+	test_layernorm_t(130, 72, 1);
 	test_cast_transpose(F8B_BF16, F8B_E4M3, 200, 136, 0);
 	test_cast_transpose(F8B_BF16, F8B_E5M2, 256, 512, 0);
 	test_cast_transpose(F8B_F32, F8B_E4M3, 130, 72, 0);
