@@ -170,8 +170,12 @@ static __global__ void __launch_bounds__(F8B_K_THREADS, tile_blocks<S>::n)
 	 * scale such as delayed scaling's): read once, not per element. */
 	const bool one_s = !p.fp8 || dyn || p.sg.gran == F8B_GRAN_TENSORWISE;
 	const bool one_st = !p.fp8 || dyn || p.sgt.gran == F8B_GRAN_TENSORWISE;
-	const float s_all = !p.fp8 ? 1.0f : dyn ? sdyn : one_s ? __ldg(p.scale) : 0.0f;
-	const float st_all = !p.fp8 ? 1.0f : dyn ? sdyn : one_st ? __ldg(p.scale_t) : 0.0f;
+	/* (an output not written has no scale: out_t alone may pass scale NULL) */
+	const float s_all = !p.fp8 ? 1.0f : dyn ? sdyn : one_s && p.out ? __ldg(p.scale) : 0.0f;
+	const float st_all = !p.fp8              ? 1.0f
+	                     : dyn               ? sdyn
+	                     : one_st && p.out_t ? __ldg(p.scale_t)
+	                                         : 0.0f;
 	TO *out = (TO *)p.out, *out_t = (TO *)p.out_t;
 	uint32_t m = 0;
 	typename S::raw_t raw[CPT];
