@@ -14,7 +14,7 @@ ALL=bf16,tensorwise,tensorwise-delayed,axiswise,lw-axiswise-gw-hp,blockwise
 
 "$F8BENCH" lls --help >help.txt 2>&1
 ok $? "lls --help exits 0"
-for opt in --shapes --recipe --graph --history --ceilings --backend --resume --shard; do
+for opt in --shapes --recipe --graph --lanes --history --ceilings --backend --resume --shard; do
 	grep -q -- "$opt" help.txt
 	ok $? "lls --help documents $opt"
 done
@@ -28,6 +28,8 @@ bad() {
 }
 EXPECT="accepted" bad --recipe nonsense
 EXPECT="on, off" bad --graph maybe
+EXPECT="accepted: 1, 2" bad --lanes 3
+EXPECT="accepted: 1, 2" bad --lanes two
 EXPECT="1..1024" bad --history 0
 EXPECT="multiple of 16" bad --shapes 100x256x256
 EXPECT="unknown recipe field" bad --recipe "tensorwise,bogus=1"
@@ -100,6 +102,28 @@ b = {x["recipe"]: x for x in csv.DictReader(open("g.csv"))}
 sys.exit(0 if all(b[n]["graph"] == "0" and b[n]["sqnr_min_db"] == a[n]["sqnr_min_db"] for n in b) else 1)
 EOF
 ok $? "--graph off: graph 0 in the row, the same SQNRs as with the graph"
+check "the default step runs on two lanes (lanes 2 in every row)" 'all(x["lanes"] == "2" for x in r)'
+
+# --lanes 1: one stream, the same kernels and numbers (on the host the
+# lanes are program order either way).
+"$F8BENCH" lls --backend host $Q --shapes 128x256x192 --recipe $ALL --lanes 1 -o l1.h5 2>/dev/null
+ok $? "--lanes 1 runs"
+"$F8BENCH" export l1.h5 --table lls >l1.csv
+"$PY" - <<'EOF'
+import csv, sys
+a = {x["recipe"]: x for x in csv.DictReader(open("r.csv")) if x["m"] == "128"}
+b = {x["recipe"]: x for x in csv.DictReader(open("l1.csv"))}
+sys.exit(0 if b.keys() == a.keys() and all(b[n]["lanes"] == "1" and b[n]["launches"] == a[n]["launches"] and b[n]["sqnr_min_db"] == a[n]["sqnr_min_db"] for n in b) else 1)
+EOF
+ok $? "--lanes 1: lanes 1 in the row, the same kernels and SQNRs as with two"
+"$F8BENCH" lls --backend host $Q --shapes 128x256x192 --recipe $ALL --lanes 2 -o l1.h5 --resume >/dev/null 2>l1res.txt
+"$F8BENCH" export l1.h5 --table lls >l12.csv
+"$PY" - <<'EOF'
+import csv, sys
+r = list(csv.DictReader(open("l12.csv")))
+sys.exit(0 if len(r) == 12 and sorted(x["lanes"] for x in r) == ["1"] * 6 + ["2"] * 6 else 1)
+EOF
+ok $? "--resume with another --lanes runs every case again (6 rows of each lane count)"
 
 # A long form runs as its own case.
 "$F8BENCH" lls --backend host $Q --shapes 128x256x192 --recipe "tensorwise,grad_output=tensorwise:e4m3" -o c.h5 2>/dev/null
@@ -158,6 +182,21 @@ EOF2
 	ok $? "cuda: each case's worst SQNR within 1 dB of the host backend's"
 	"$F8BENCH" lls --backend cuda $Q --shapes 256x256x256 --recipe tensorwise-delayed,axiswise --graph off -o cg.h5 >/dev/null 2>&1
 	ok $? "cuda: --graph off"
+	# One stream against two: the same results (the GEMMs' algorithms and
+	# every cast are the same; only the order in time differs).
+	"$F8BENCH" lls --backend cuda $Q --shapes 256x256x256 --recipe $ALL -o c2.h5 >/dev/null 2>&1 &&
+		"$F8BENCH" lls --backend cuda $Q --shapes 256x256x256 --recipe $ALL --lanes 1 -o c1.h5 >/dev/null 2>&1
+	ok $? "cuda: --lanes 2 and --lanes 1"
+	"$F8BENCH" export c2.h5 --table lls >c2.csv && "$F8BENCH" export c1.h5 --table lls >c1.csv
+	"$PY" - <<'EOF2'
+import csv, sys
+a = {x["recipe"]: x for x in csv.DictReader(open("c2.csv"))}
+b = {x["recipe"]: x for x in csv.DictReader(open("c1.csv"))}
+c = ("sqnr_y_db", "sqnr_grad_x_db", "sqnr_grad_w_db")
+ok = len(a) == 6 and a.keys() == b.keys() and all(a[n]["status"] == b[n]["status"] == "ok" and a[n]["lanes"] == "2" and b[n]["lanes"] == "1" and all(abs(float(a[n][k]) - float(b[n][k])) < 0.05 for k in c) for n in a)
+sys.exit(0 if ok else 1)
+EOF2
+	ok $? "cuda: every recipe ok on one lane and on two, SQNRs within 0.05 dB"
 	# A recipe cuBLASLt cannot run here (blockwise with fast_accum on
 	# Hopper) is an unsupported row that says why, and exit status 0.
 	"$F8BENCH" lls --backend cuda $Q --shapes 256x256x256 \

@@ -171,7 +171,7 @@ fi
 "$F8BENCH" lls $Q --shapes 64x64x64,262144x262144x262144 --recipe bf16,tensorwise -o u.h5 2>/dev/null
 "$F8BENCH" report u.h5 -o urep >/dev/null 2>&1
 ok "$(want $?)" "report of a file with unsupported rows exits $want"
-grep -q "^| unsupported | tensorwise | on | 1 | 262144x262144x262144 | needs " urep/report.md
+grep -q "^| unsupported | tensorwise | on | 2 | 1 | 262144x262144x262144 | needs " urep/report.md
 ok $? "report.md lists the unsupported rows with their message"
 grep -q "262144" urep/lls-speedup.dat
 ok "$([ $? = 1 ] && echo 0 || echo 1)" "the unsupported rows are not plotted"
@@ -209,5 +209,24 @@ ok $? "the merged report tells graph on from off and pairs every row with its ke
 "$F8BENCH" export kl.h5 --table lls_kernels >klk.csv
 ok "$([ "$(wc -l <klk.csv)" = "$(wc -l <gk.csv)" ] && echo 0 || echo 1)" \
 	"merge --keep-last keeps the kept rows' kernels only ($(wc -l <klk.csv) lines)"
+
+# One lane beside two (--lanes): separate series, titled by their lanes,
+# and a lanes column in lls.csv.
+"$F8BENCH" lls $Q --shapes 64x64x64 --recipe bf16,tensorwise --lanes 1 -o l1.h5 2>/dev/null
+"$F8BENCH" lls $Q --shapes 64x64x64 --recipe bf16,tensorwise -o l2.h5 2>/dev/null
+"$F8BENCH" report l1.h5 l2.h5 -o lrep >/dev/null 2>&1
+ok "$(want $?)" "report of a one-lane and a two-lane file exits $want"
+grep -q '"tensorwise, 1 lane"' lrep/lls-vars.gp && grep -q '"tensorwise, 2 lanes"' lrep/lls-vars.gp &&
+	! grep -q "have no kernels" lrep/report.md
+ok $? "the report tells one lane from two and pairs every row with its kernels"
+"$PY" - <<'EOF'
+import csv, sys
+r = list(csv.DictReader(open("lrep/lls.csv")))
+sys.exit(0 if sorted(x["lanes"] for x in r) == ["1", "1", "2", "2"] else 1)
+EOF
+ok $? "lls.csv has the lanes of every row"
+"$F8BENCH" report l2.h5 -o l2rep >/dev/null 2>&1
+! grep -qE ', (1 lane|2 lanes)' l2rep/lls-vars.gp
+ok $? "one lane count only: no lanes in the titles"
 
 done_testing

@@ -156,5 +156,31 @@ int main(void)
 		           s.st[s.st[g2].wait].kind == K_SIG_BWD,
 		       "bf16: grad_weight alone on lane 1, after the sigmoid backward");
 	}
+	/* --lanes 1: every recipe's stages on lane 0, in the order planned,
+	 * with nothing to wait for or signal (run_step then runs them in
+	 * order on the backend's stream); the same stages as with two. */
+	for (size_t i = 0; i < sizeof specs / sizeof specs[0]; i++) {
+		static struct f8b_recipe r;
+		struct lls_cfg one = {.history = 4, .lanes = 1}, two = {.history = 4, .lanes = 2};
+		static struct lls_state s, t;
+		memset(&s, 0, sizeof s);
+		memset(&t, 0, sizeof t);
+		bool ok = f8b_recipe_parse(specs[i], &r) == F8B_OK;
+		s.cfg = &one, s.recipe = &r, s.m = s.k = s.n = 256;
+		t.cfg = &two, t.recipe = &r, t.m = t.k = t.n = 256;
+		ok = ok && f8b_lls_plan(&s) == F8B_OK && f8b_lls_plan(&t) == F8B_OK &&
+		     s.nst == t.nst;
+		int side = 0;
+		for (int j = 0; ok && j < s.nst; j++) {
+			ok &= s.st[j].lane == 0 && s.st[j].wait < 0 && !s.st[j].signal &&
+			      s.st[j].kind == t.st[j].kind && s.st[j].q == t.st[j].q &&
+			      s.st[j].qt == t.st[j].qt;
+			side += t.st[j].lane;
+		}
+		tap_ok(ok && side >= 1,
+		       "%s, --lanes 1: the same %d stages, all on lane 0, no waits (%d on lane 1 "
+		       "with --lanes 2)",
+		       specs[i], s.nst, side);
+	}
 	return tap_done();
 }

@@ -261,7 +261,7 @@ static size_t detail(void *vs, const void *vrow, void *vrows)
 }
 
 static const char *const lls_key_columns[] = {
-    "m", "k", "n", "label", "recipe", "recipe_long", "graph", NULL,
+    "m", "k", "n", "label", "recipe", "recipe_long", "graph", "lanes", NULL,
 };
 /* The accuracy compare gates: the step's worst SQNR against the reference,
  * then each output's (y, grad_x, grad_w), so a change that moves one of

@@ -17,6 +17,7 @@ enum {
 	OPT_SHAPES = 3000,
 	OPT_RECIPE,
 	OPT_GRAPH,
+	OPT_LANES,
 	OPT_HISTORY,
 	OPT_CEILINGS,
 };
@@ -30,6 +31,10 @@ const struct f8b_option f8b_lls_options[] = {
      "lw-axiswise-gw-hp, blockwise), or\nlong forms NAME,FIELD=VALUE,... separated by ';'\n"
      "(default: all six; doc/lls.md says what each does)"},
     {"graph", OPT_GRAPH, 0, "on|off", "run each step as one graph (CUDA graph) (default on)"},
+    {"lanes", OPT_LANES, 0, "1|2",
+     "streams the step runs on: 2 runs W's casts, the casts made only\nfor grad_weight and "
+     "grad_weight itself on a second stream beside\nthe chain the result waits on; 1 runs every "
+     "kernel in order on\none (default 2)"},
     {"history", OPT_HISTORY, 0, "N", "delayed scaling's amax history length, 1..1024 (default 16)"},
     {"ceilings", OPT_CEILINGS, 0, "FILE",
      "roofline ceilings measured by f8bench ceilings (default: the\ndatasheet of this GPU)"},
@@ -44,6 +49,7 @@ int f8b_lls_cfg_new(void **cfg)
 	c->shapes_spec = "pow2";
 	c->recipe_spec = "bf16,tensorwise,tensorwise-delayed,axiswise,lw-axiswise-gw-hp,blockwise";
 	c->graph = true;
+	c->lanes = 2;
 	c->history = LLS_HISTORY;
 	*cfg = c;
 	return F8B_OK;
@@ -74,6 +80,11 @@ int f8b_lls_cfg_option(void *cfg, int key, const char *arg)
 			c->graph = false;
 		else
 			return F8B_ERR(F8B_EINVAL, "--graph '%s' (accepted: on, off)", arg);
+		return F8B_OK;
+	case OPT_LANES:
+		if (strcmp(arg, "1") && strcmp(arg, "2"))
+			return F8B_ERR(F8B_EINVAL, "--lanes '%s' (accepted: 1, 2)", arg);
+		c->lanes = arg[0] - '0';
 		return F8B_OK;
 	case OPT_HISTORY: {
 		errno = 0;
@@ -201,6 +212,7 @@ void f8b_lls_case_key(const void *cfg, size_t i, void *vrow)
 	f8b_setstr(row->recipe, sizeof row->recipe, r->name);
 	f8b_lls_recipe_line(r, row->recipe_long, sizeof row->recipe_long);
 	row->graph = c->graph;
+	row->lanes = c->lanes;
 	/* Not measured (yet): NaN, never a time of zero. */
 	row->time_median_s = row->time_min_s = row->time_max_s = row->time_noise = NAN;
 	row->bf16_time_median_s = row->speedup_vs_bf16 = row->kernels_time_s = NAN;
@@ -210,18 +222,27 @@ void f8b_lls_case_key(const void *cfg, size_t i, void *vrow)
 	row->scale_staleness = NAN;
 }
 
+/* Files written before the lanes column read lanes 0 (not recorded): such
+ * a row is the same case as one of either lane count, so a baseline of
+ * that age still pairs with new rows in compare. */
+static bool same_lanes(int32_t a, int32_t b)
+{
+	return a == b || a == 0 || b == 0;
+}
+
 bool f8b_lls_same_case(const void *va, const void *vb)
 {
 	const struct f8b_lls_row *a = va, *b = vb;
 	return a->m == b->m && a->k == b->k && a->n == b->n && a->graph == b->graph &&
-	       !strcmp(a->recipe, b->recipe) && !strcmp(a->recipe_long, b->recipe_long);
+	       same_lanes(a->lanes, b->lanes) && !strcmp(a->recipe, b->recipe) &&
+	       !strcmp(a->recipe_long, b->recipe_long);
 }
 
 void f8b_lls_describe(const void *vrow, char *buf, size_t n)
 {
 	const struct f8b_lls_row *r = vrow;
-	snprintf(buf, n, "%lldx%lldx%lld %s%s", (long long)r->m, (long long)r->k, (long long)r->n,
-	         r->recipe, r->graph ? "" : " (no graph)");
+	snprintf(buf, n, "%lldx%lldx%lld %s%s%s", (long long)r->m, (long long)r->k, (long long)r->n,
+	         r->recipe, r->graph ? "" : " (no graph)", r->lanes == 1 ? " (one lane)" : "");
 }
 
 void f8b_lls_summarize(const void *vrow, char *buf, size_t n)

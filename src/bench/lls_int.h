@@ -129,6 +129,7 @@ struct lls_baseline {
 struct lls_cfg {
 	const char *shapes_spec, *recipe_spec, *ceilings_path;
 	bool graph;
+	int lanes; /* 1: every kernel on one stream; 2 (or 0): two lanes (lls_lanes.c) */
 	int history;
 	struct f8b_shapes shapes;
 	struct f8b_recipe *recipes;

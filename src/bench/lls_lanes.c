@@ -85,12 +85,15 @@ static int lane_of(const struct lls_state *s, int i)
 
 void f8b_lls_lanes(struct lls_state *s)
 {
+	/* --lanes 1: everything on lane 0, no waits; lanes_open then makes no
+	 * second stream and run_step runs the stages in order */
+	bool one = s->cfg && s->cfg->lanes == 1;
 	/* vc[l][m]: the last stage of lane m known finished before lane l's
 	 * next stage starts; after[i]: the same, as of stage i's end. */
 	int vc[2][2] = {{-1, -1}, {-1, -1}}, after[LLS_MAX_STAGES][2];
 	for (int i = 0; i < s->nst; i++) {
 		struct lls_stage *st = &s->st[i];
-		st->lane = lane_of(s, i);
+		st->lane = one ? 0 : lane_of(s, i);
 		st->wait = -1;
 		st->signal = false;
 	}

@@ -135,7 +135,9 @@ static int cmp_series(const void *a, const void *b)
 	int c = strcmp(x->recipe, y->recipe);
 	if (!c)
 		c = strcmp(x->recipe_long, y->recipe_long);
-	return c ? c : y->graph - x->graph; /* graph on first */
+	if (!c)
+		c = y->graph - x->graph;    /* graph on first */
+	return c ? c : y->lanes - x->lanes; /* then two lanes, one, not recorded */
 }
 
 static int cmp_shape(const void *a, const void *b)
@@ -149,7 +151,7 @@ static int find_series(const struct lrpt *L, const struct f8b_lls_row *r)
 	for (int i = 0; i < L->nseries; i++)
 		if (!strcmp(L->series[i].recipe, r->recipe) &&
 		    !strcmp(L->series[i].recipe_long, r->recipe_long) &&
-		    L->series[i].graph == (r->graph != 0))
+		    L->series[i].graph == (r->graph != 0) && L->series[i].lanes == r->lanes)
 			return i;
 	return -1;
 }
@@ -162,8 +164,9 @@ static int find_shape(const struct lrpt *L, const struct f8b_lls_row *r)
 	return -1;
 }
 
-/* Titles: the recipe, "graph off" when both kinds of step are shown, and
- * a number when two custom long forms share a name. */
+/* Titles: the recipe, "graph off" when both kinds of step are shown, the
+ * lanes when rows of several lane counts are, and a number when two
+ * custom long forms share a name. */
 static void title_series(struct lrpt *L)
 {
 	for (int i = 0; i < L->nseries; i++) {
@@ -171,17 +174,22 @@ static void title_series(struct lrpt *L)
 		int nth = 1, same = 0;
 		for (int j = 0; j < L->nseries; j++)
 			if (!strcmp(L->series[j].recipe, s->recipe) &&
-			    L->series[j].graph == s->graph) {
+			    L->series[j].graph == s->graph && L->series[j].lanes == s->lanes) {
 				same++;
 				nth += j < i;
 			}
 		char num[16] = "";
 		if (same > 1)
 			snprintf(num, sizeof num, " #%d", nth);
-		snprintf(s->title, sizeof s->title, "%.32s%s%s", s->recipe, num,
+		const char *lanes = !L->mixed_lanes ? ""
+		                    : s->lanes == 1 ? ", 1 lane"
+		                    : s->lanes == 2 ? ", 2 lanes"
+		                                    : ", lanes not recorded";
+		snprintf(s->title, sizeof s->title, "%.32s%s%s%s", s->recipe, num,
 		         !L->both_graphs ? ""
 		         : s->graph      ? ", graph on"
-		                         : ", graph off");
+		                         : ", graph off",
+		         lanes);
 	}
 }
 
@@ -220,6 +228,7 @@ static int classify(struct lrpt *L)
 		return F8B_ERR(F8B_ENOMEM, "no memory for %zu lls rows", cap);
 
 	bool graph_on = false, graph_off = false;
+	int lanes_seen = -1;
 	for (int f = 0; f < ctx->nfiles; f++) {
 		const struct f8b_lls_row *rows = ctx->files[f].rows;
 		size_t first = L->npts;
@@ -230,12 +239,17 @@ static int classify(struct lrpt *L)
 			L->pts[L->npts++] = (struct lrpt_point){.r = r, .file = f};
 			graph_on |= r->graph != 0;
 			graph_off |= r->graph == 0;
+			if (lanes_seen < 0)
+				lanes_seen = r->lanes;
+			else if (lanes_seen != r->lanes)
+				L->mixed_lanes = true;
 			if (find_series(L, r) < 0) {
 				struct lrpt_series *s = &L->series[L->nseries++];
 				snprintf(s->recipe, sizeof s->recipe, "%.31s",
 				         r->recipe[0] ? r->recipe : "unknown");
 				s->recipe_long = r->recipe_long;
 				s->graph = r->graph != 0;
+				s->lanes = r->lanes;
 			}
 			if (find_shape(L, r) < 0) {
 				struct lrpt_shape *s = &L->shapes[L->nshapes++];
@@ -293,7 +307,7 @@ static int classify(struct lrpt *L)
 
 /* The largest square shape whose rows have kernels (else the largest
  * shape with kernels); one bar per recipe there, bf16 first, the graph
- * step's row where a recipe ran both ways. */
+ * step's row (then two lanes') where a recipe ran several ways. */
 static int choose_breakdown(struct lrpt *L)
 {
 	L->bd_shape = -1;
@@ -320,7 +334,7 @@ static int choose_breakdown(struct lrpt *L)
 				best = &L->pts[i];
 		if (!best)
 			continue;
-		/* the same recipe with the other graph setting is one bar */
+		/* the same recipe with another graph or lanes setting is one bar */
 		bool dup = false;
 		for (int b = 0; b < L->nbars; b++) {
 			const struct lrpt_series *o = &L->series[L->bars[b].p->series];
@@ -363,16 +377,18 @@ static int write_vars(const struct lrpt *L)
 	int ns = L->nseries ? L->nseries : 1;
 	fprintf(f,
 	        "\nns = %d\nfirst_fp8 = %d\narray s_recipe[%d]\narray s_title[%d]\n"
-	        "array s_graph[%d]\n",
-	        L->nseries, L->first_fp8 + 1, ns, ns, ns);
+	        "array s_graph[%d]\narray s_lanes[%d]\n",
+	        L->nseries, L->first_fp8 + 1, ns, ns, ns, ns);
 	if (!L->nseries)
-		fprintf(f, "s_recipe[1] = \"\"; s_title[1] = \"\"; s_graph[1] = 1\n");
+		fprintf(f,
+		        "s_recipe[1] = \"\"; s_title[1] = \"\"; s_graph[1] = 1; s_lanes[1] = 2\n");
 	for (int i = 0; i < L->nseries; i++) {
 		fprintf(f, "s_recipe[%d] = ", i + 1);
 		f8b_rpt_gp_str(f, L->series[i].recipe);
 		fprintf(f, "; s_title[%d] = ", i + 1);
 		f8b_rpt_gp_str(f, L->series[i].title);
-		fprintf(f, "; s_graph[%d] = %d\n", i + 1, L->series[i].graph);
+		fprintf(f, "; s_graph[%d] = %d; s_lanes[%d] = %d\n", i + 1, L->series[i].graph,
+		        i + 1, L->series[i].lanes);
 	}
 	int nb = L->nbars ? L->nbars : 1;
 	fprintf(f, "\nbd_shape = ");

@@ -23,11 +23,12 @@ struct lrpt_point {
 	size_t nkern;                          /* 0: none in the file */
 };
 
-/* recipe x recipe_long x graph */
+/* recipe x recipe_long x graph x lanes */
 struct lrpt_series {
 	char recipe[32];
 	const char *recipe_long;
 	int graph;
+	int lanes; /* as in the row: 1, 2, or 0 (not recorded) */
 	char title[80];
 	int npts;
 };
@@ -57,6 +58,7 @@ struct lrpt {
 	struct lrpt_series *series;
 	int nseries, first_fp8; /* series [0, first_fp8) are bf16 */
 	bool both_graphs;       /* graph on and off rows both present */
+	bool mixed_lanes;       /* rows of more than one lanes value */
 	struct lrpt_shape *shapes;
 	int nshapes;
 	bool square; /* every shape M = K = N: x is M */

@@ -148,10 +148,11 @@ static void breakdown(const struct lrpt *L, FILE *f, bool drawn)
 static bool same_kind(const struct f8b_lls_row *a, const struct f8b_lls_row *b)
 {
 	return !strcmp(a->status, b->status) && !strcmp(a->recipe, b->recipe) &&
-	       !strcmp(a->recipe_long, b->recipe_long) && (a->graph != 0) == (b->graph != 0);
+	       !strcmp(a->recipe_long, b->recipe_long) && (a->graph != 0) == (b->graph != 0) &&
+	       a->lanes == b->lanes;
 }
 
-/* Rows not plotted: one line per status x recipe x graph with their
+/* Rows not plotted: one line per status x recipe x graph x lanes with their
  * shapes and the first row's message. */
 static void not_plotted(const struct lrpt *L, FILE *f)
 {
@@ -163,8 +164,8 @@ static void not_plotted(const struct lrpt *L, FILE *f)
 	}
 	fprintf(f,
 	        "Only rows with status `ok` are plotted; %zu of %zu rows are not:\n\n"
-	        "| status | recipe | graph | rows | shapes | message (first row) |\n"
-	        "| --- | --- | --- | --- | --- | --- |\n",
+	        "| status | recipe | graph | lanes | rows | shapes | message (first row) |\n"
+	        "| --- | --- | --- | --- | --- | --- | --- |\n",
 	        n, total);
 	const struct f8b_lls_row **all = calloc(total ? total : 1, sizeof *all);
 	bool *done = calloc(total ? total : 1, sizeof *done);
@@ -189,7 +190,12 @@ static void not_plotted(const struct lrpt *L, FILE *f)
 		}
 		fprintf(f, "| %.16s | ", a->status);
 		f8b_rpt_md_str(f, a->recipe);
-		fprintf(f, " | %s | %d | ", a->graph ? "on" : "off", count);
+		fprintf(f, " | %s | ", a->graph ? "on" : "off");
+		if (a->lanes)
+			fprintf(f, "%d", a->lanes);
+		else
+			fprintf(f, "-");
+		fprintf(f, " | %d | ", count);
 		f8b_rpt_md_str(f, shapes);
 		if (more)
 			fprintf(f, " and %d more", more);

@@ -185,6 +185,7 @@ const struct f8b_table_schema f8b_ceilings_schema = {
 	X(S, recipe, STR, "")                                                                      \
 	X(S, recipe_long, STR, "")                                                                 \
 	X(S, graph, I32, "")                                                                       \
+	X(S, lanes, I32, "")                                                                       \
 	X(S, backend, STR, "")                                                                     \
 	X(S, status, STR, "")                                                                      \
 	X(S, time_median_s, F64, "s")                                                              \

@@ -91,6 +91,7 @@ struct f8b_lls_row {
 	char recipe[32];       /* short name, or "custom" */
 	char recipe_long[320]; /* the nine fields, "field=value,..." */
 	int32_t graph;         /* 1: the step ran as one graph */
+	int32_t lanes;         /* streams the step ran on, 1 or 2; 0: not recorded (older files) */
 	char backend[F8B_STR];
 	char status[F8B_STR];
 	double time_median_s, time_min_s, time_max_s; /* one step, forward + backward */
