@@ -1,6 +1,6 @@
 # f8bench report: what roofline/lls_*.gp plot.
 l_gpu = "NVIDIA H100 80GB HBM3"
-l_date = "2026-11-24"
+l_date = "2026-11-25"
 l_square = 1
 l_both_graphs = 1
 l_has_pred = 1
@@ -10,13 +10,14 @@ first_fp8 = 2
 array s_recipe[7]
 array s_title[7]
 array s_graph[7]
-s_recipe[1] = "bf16"; s_title[1] = "bf16, graph on"; s_graph[1] = 1
-s_recipe[2] = "tensorwise"; s_title[2] = "tensorwise, graph on"; s_graph[2] = 1
-s_recipe[3] = "tensorwise"; s_title[3] = "tensorwise, graph off"; s_graph[3] = 0
-s_recipe[4] = "tensorwise-delayed"; s_title[4] = "tensorwise-delayed, graph on"; s_graph[4] = 1
-s_recipe[5] = "axiswise"; s_title[5] = "axiswise, graph on"; s_graph[5] = 1
-s_recipe[6] = "lw-axiswise-gw-hp"; s_title[6] = "lw-axiswise-gw-hp, graph on"; s_graph[6] = 1
-s_recipe[7] = "blockwise"; s_title[7] = "blockwise, graph on"; s_graph[7] = 1
+array s_lanes[7]
+s_recipe[1] = "bf16"; s_title[1] = "bf16, graph on"; s_graph[1] = 1; s_lanes[1] = 0
+s_recipe[2] = "tensorwise"; s_title[2] = "tensorwise, graph on"; s_graph[2] = 1; s_lanes[2] = 0
+s_recipe[3] = "tensorwise"; s_title[3] = "tensorwise, graph off"; s_graph[3] = 0; s_lanes[3] = 0
+s_recipe[4] = "tensorwise-delayed"; s_title[4] = "tensorwise-delayed, graph on"; s_graph[4] = 1; s_lanes[4] = 0
+s_recipe[5] = "axiswise"; s_title[5] = "axiswise, graph on"; s_graph[5] = 1; s_lanes[5] = 0
+s_recipe[6] = "lw-axiswise-gw-hp"; s_title[6] = "lw-axiswise-gw-hp, graph on"; s_graph[6] = 1; s_lanes[6] = 0
+s_recipe[7] = "blockwise"; s_title[7] = "blockwise, graph on"; s_graph[7] = 1; s_lanes[7] = 0
 
 bd_shape = "16384x16384x16384"
 nbars = 6
