@@ -73,5 +73,6 @@ enum lrpt_cat f8b_lrpt_category(const char *kernel);
 extern const char *const f8b_lrpt_cat_names[NCAT];
 int f8b_lrpt_markdown(void *state, FILE *md, bool drawn); /* lls_report_md.c */
 int f8b_lrpt_write_csv(const struct lrpt *L);             /* lls_report_csv.c */
+int f8b_lrpt_write_dat(const struct lrpt *L);             /* lls_report_dat.c */
 
 #endif

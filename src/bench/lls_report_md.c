@@ -190,12 +190,10 @@ static void not_plotted(const struct lrpt *L, FILE *f)
 		}
 		fprintf(f, "| %.16s | ", a->status);
 		f8b_rpt_md_str(f, a->recipe);
-		fprintf(f, " | %s | ", a->graph ? "on" : "off");
+		char lanes[16] = "-"; /* 0: not recorded */
 		if (a->lanes)
-			fprintf(f, "%d", a->lanes);
-		else
-			fprintf(f, "-");
-		fprintf(f, " | %d | ", count);
+			snprintf(lanes, sizeof lanes, "%d", (int)a->lanes);
+		fprintf(f, " | %s | %s | %d | ", a->graph ? "on" : "off", lanes, count);
 		f8b_rpt_md_str(f, shapes);
 		if (more)
 			fprintf(f, " and %d more", more);
