@@ -210,6 +210,34 @@ ok $? "the merged report tells graph on from off and pairs every row with its ke
 ok "$([ "$(wc -l <klk.csv)" = "$(wc -l <gk.csv)" ] && echo 0 || echo 1)" \
 	"merge --keep-last keeps the kept rows' kernels only ($(wc -l <klk.csv) lines)"
 
+# A step far longer than any of its kernels (host timings under load): no
+# box of the breakdown is wide enough for a label, and the breakdown is
+# still drawn (gnuplot 5.4 died of SIGSEGV on the empty labels block).
+PYH=
+for p in /usr/bin/python3 python3; do "$p" -c 'import h5py' 2>/dev/null && { PYH=$p; break; }; done
+if [ -n "$PYH" ]; then
+	cp r.h5 slow.h5
+	"$PYH" - <<'EOF'
+import h5py
+with h5py.File("slow.h5", "r+") as f:
+    t = f["lls"][...]
+    t["time_median_s"] *= 100.0
+    f["lls"][...] = t
+EOF
+	"$F8BENCH" report slow.h5 -o srep >/dev/null 2>&1
+	ok "$(want $?)" "report of steps 100x longer than their kernels exits $want"
+	grep -q '^0 1 ""$' srep/lls-breakdown.dat && ! grep -q 'NaN NaN ""' srep/lls-breakdown.dat
+	ok $? "no box wide enough for a label: one empty label at a real point, no NaN-only block"
+	if [ $gp = 1 ]; then
+		[ -s srep/lls_breakdown.png ] && [ -s srep/lls_breakdown.svg ]
+		ok $? "gnuplot drew that breakdown"
+	else
+		skip "no gnuplot: the plots are not drawn"
+	fi
+else
+	for i in 1 2 3; do skip "no python3 with h5py"; done
+fi
+
 # One lane beside two (--lanes): separate series, titled by their lanes,
 # and a lanes column in lls.csv.
 "$F8BENCH" lls $Q --shapes 64x64x64 --recipe bf16,tensorwise --lanes 1 -o l1.h5 2>/dev/null

@@ -140,9 +140,10 @@ static int draw(const char *dir, const char *const *plots, int nplots, char *not
 			snprintf(tpl, sizeof tpl, "%s/%s.gp", tdir, plots[i]);
 			snprintf(out, sizeof out, "%s.%s", plots[i], fmts[j]);
 			F8B_TRY(run_gnuplot(gnuplot, dir, tpl, fmts[j], out, &st));
-			/* gnuplot 5.4 has been seen to die of SIGSEGV now and then
-			 * on a loaded machine (make -j check), the same template
-			 * and data drawing fine when rerun: one more try, logged. */
+			/* gnuplot 5.4 has been seen to die of SIGSEGV during make -j
+			 * check; the one cause found was data (a `with labels` block
+			 * of NaN alone, no longer written by lls_report_dat.c), but
+			 * one more try, logged, costs nothing when it is not. */
 			if (st > 128) {
 				FILE *lf = fopen(log, "a");
 				if (lf) {
