@@ -3,11 +3,12 @@
  * layernorm_fwd(_cast), sigmoid_bwd_cast, cast_fused.
  *
  * Row kernel: one 256-thread block per row (grid-stride over rows); the
- * row lives in registers as the source's raw words (each value is formed
- * from them where it is used), NCH chunks of 8 per thread (NCH = 1, 2, 4, 8 for
- * rows up to 2048, 4096, 8192, 16384 columns), chunk j of thread t at
- * columns 8 * (t + 256 j): a warp's loads are 512 contiguous bytes.  With
- * the row on chip, everything after the load is free of DRAM traffic:
+ * row lives in registers, first as the source's raw words, then as its
+ * values' bf16 words (row_body() says why), NCH chunks of 8 per thread
+ * (NCH = 1, 2, 4, 8 for rows up to 2048, 4096, 8192, 16384 columns), chunk
+ * j of thread t at columns 8 * (t + 256 j): a warp's loads are 512
+ * contiguous bytes.  With the row on chip, everything after the load is
+ * free of DRAM traffic:
  *   LayerNorm: block sums for mean and variance (two-pass, on the register
  *     copy), mean/rstd stored, v = bf16((x - mean) * rstd);
  *   mode NONE: store v as bf16 (layernorm_fwd);
@@ -40,30 +41,62 @@ struct row_p {
 	bool vec_y, vec_q;
 };
 
-static __device__ __forceinline__ void st_q(uint8_t *p, int len, bool vec, const float v[8],
-                                            float s, int e5m2)
+/* q of a chunk's eight values (as bf16 words) at p. */
+static __device__ __forceinline__ void st_q(uint8_t *p, int len, bool vec, uint4 w, float s,
+                                            int e5m2)
 {
-	uint8_t w[8];
-	for (int j = 0; j < 8; j++)
-		w[j] = f8b_lls_q(v[j], s, e5m2);
+	float v[8];
+	f8b_lls_unpack(w, v);
+	const uint2 q = f8b_lls_q8(v, s, e5m2);
 	if (vec) {
-		*(uint2 *)p = make_uint2((uint32_t)w[0] | (uint32_t)w[1] << 8 |
-		                             (uint32_t)w[2] << 16 | (uint32_t)w[3] << 24,
-		                         (uint32_t)w[4] | (uint32_t)w[5] << 8 |
-		                             (uint32_t)w[6] << 16 | (uint32_t)w[7] << 24);
+		*(uint2 *)p = q;
 		return;
 	}
 	for (int j = 0; j < 8; j++)
 		if (j < len)
-			p[j] = w[j];
+			p[j] = (uint8_t)((j < 4 ? q.x : q.y) >> (j % 4 * 8));
 }
 
-/* mean, rstd of the row held as raw words (len[j] valid per chunk, the
- * rest 0); thread 0 stores the statistics. */
+/* The chunk's bf16 words at p (16-byte store when vec). */
+static __device__ __forceinline__ void st_w(uint16_t *p, int len, bool vec, uint4 w)
+{
+	if (vec) {
+		*(uint4 *)p = w;
+		return;
+	}
+	const uint32_t u[4] = {w.x, w.y, w.z, w.w};
+	for (int j = 0; j < 8; j++)
+		if (j < len)
+			p[j] = (uint16_t)(u[j / 2] >> (j % 2 * 16));
+}
+
+/* max |v| of the chunk's len valid values, as widened fp32 bits (the
+ * f8b_d_abs_bits order): the sign-cleared bf16 halves, two at a time. */
+static __device__ __forceinline__ uint32_t absmax_w(uint4 w, int len)
+{
+	uint32_t u[4] = {w.x & 0x7FFF7FFFu, w.y & 0x7FFF7FFFu, w.z & 0x7FFF7FFFu,
+	                 w.w & 0x7FFF7FFFu};
+	if (len < 8)
+		for (int j = 0; j < 8; j++)
+			if (j >= len)
+				u[j / 2] &= j % 2 ? 0x0000FFFFu : 0xFFFF0000u;
+	const uint32_t m = __vmaxu2(__vmaxu2(u[0], u[1]), __vmaxu2(u[2], u[3]));
+	return max(m << 16, m & 0xFFFF0000u);
+}
+
+/* Valid columns of this thread's chunk j of a row of C (0..8). */
+static __device__ __forceinline__ int chunk_len(int64_t C, int j)
+{
+	const int64_t c = ((int64_t)threadIdx.x + j * F8B_K_THREADS) * 8;
+	return c < C ? (int)min((int64_t)8, C - c) : 0;
+}
+
+/* mean, rstd of the row held as raw words (chunk_len() valid per chunk,
+ * the rest 0); thread 0 stores the statistics. */
 template <int NCH, class S>
-static __device__ __forceinline__ void
-ln_stats(const S &src, const typename S::raw_t (&raw)[NCH], const int (&len)[NCH], int64_t r,
-         const struct row_p &p, float *fsm, float *mu_out, float *rs_out)
+static __device__ __forceinline__ void ln_stats(const S &src, const typename S::raw_t (&raw)[NCH],
+                                                int64_t r, const struct row_p &p, float *fsm,
+                                                float *mu_out, float *rs_out)
 {
 	float s = 0.0f, q = 0.0f;
 	const float n = (float)p.cols;
@@ -80,9 +113,10 @@ ln_stats(const S &src, const typename S::raw_t (&raw)[NCH], const int (&len)[NCH
 	for (int j = 0; j < NCH; j++) {
 		float v[8];
 		src.val(raw[j], v);
+		const int len = chunk_len(p.cols, j);
 		for (int e = 0; e < 8; e++) {
 			float d = __fsub_rn(v[e], mu);
-			q += e < len[j] ? __fmul_rn(d, d) : 0.0f;
+			q += e < len ? __fmul_rn(d, d) : 0.0f;
 		}
 	}
 	const float var = __fdiv_rn(f8b_lls_block_sum(q, fsm), n);
@@ -95,62 +129,83 @@ ln_stats(const S &src, const typename S::raw_t (&raw)[NCH], const int (&len)[NCH
 	*rs_out = rs;
 }
 
-/* The values of a chunk: the source's, then with LN bf16((x - mean) *
- * rstd).  Formed again at each use from the raw words, with the same fp32
- * operations, so every use sees the same bits. */
+/* The values of a chunk as bf16 words: the source's, or with LN
+ * bf16((x - mean) * rstd) of the bf16 x. */
 template <class S, bool LN>
-static __device__ __forceinline__ void row_val(const S &src, const typename S::raw_t &w, float mu,
-                                               float rs, float v[8])
+static __device__ __forceinline__ uint4 row_words(const S &src, const typename S::raw_t &w,
+                                                  float mu, float rs)
 {
-	src.val(w, v);
-	if (LN)
+	if constexpr (LN) {
+		float v[8];
+		src.val(w, v);
 		for (int e = 0; e < 8; e++)
-			v[e] = f8b_lls_bf16r(__fmul_rn(__fsub_rn(v[e], mu), rs));
+			v[e] = __fmul_rn(__fsub_rn(v[e], mu), rs);
+		return f8b_lls_pack8(v);
+	} else {
+		return src.words(w);
+	}
 }
 
-/* The row stays in registers as the source's raw words (a bf16 row of
- * 16384 columns: 64 registers a thread), not as fp32 values (128), so the
- * widest rows fit two blocks per SM without spilling. */
-template <int NCH, class S, bool LN>
+template <int NCH, class S>
+static __device__ __forceinline__ void row_load(const S &src, int64_t r, int64_t C,
+                                                typename S::raw_t (&raw)[NCH])
+{
+#pragma unroll
+	for (int j = 0; j < NCH; j++) {
+		raw[j] = typename S::raw_t{};
+		const int len = chunk_len(C, j);
+		if (len > 0)
+			src.load(r, ((int64_t)threadIdx.x + j * F8B_K_THREADS) * 8, len, raw[j]);
+	}
+}
+
+/* The row arrives as the source's raw words (LayerNorm first takes its
+ * statistics from them) and is then kept as its values' bf16 words (a row
+ * of 16384 columns: 32 registers a thread), from which every output is
+ * made: the bf16 store is the words themselves, the amax an integer max
+ * on them, q their product with the scale.  Each value is rounded to bf16
+ * once, two per instruction, and converted to fp8 two per instruction.
+ * PF: the loads of the block's next row go out as soon as this row's
+ * words are formed, so they are in flight while this row is reduced and
+ * stored (the block waits on DRAM once, not once per row). */
+template <int NCH, class S, bool LN, bool PF>
 static __device__ __forceinline__ void row_body(S &src, const struct row_p &p)
 {
 	__shared__ float fsm[F8B_K_THREADS / 32];
 	__shared__ uint32_t usm[F8B_K_THREADS / 32];
 	const int64_t C = p.cols;
+	typename S::raw_t raw[NCH];
 
+	if (PF && blockIdx.x < p.rows)
+		row_load<NCH>(src, blockIdx.x, C, raw);
 	for (int64_t r = blockIdx.x; r < p.rows; r += gridDim.x) {
-		typename S::raw_t raw[NCH];
-		int len[NCH];
-#pragma unroll
-		for (int j = 0; j < NCH; j++) {
-			int64_t c = ((int64_t)threadIdx.x + j * F8B_K_THREADS) * 8;
-			len[j] = c < C ? (int)min((int64_t)8, C - c) : 0;
-			raw[j] = typename S::raw_t{};
-			if (len[j] > 0)
-				src.load(r, c, len[j], raw[j]);
-		}
+		if (!PF)
+			row_load<NCH>(src, r, C, raw);
 		float mu = 0.0f, rs = 1.0f;
 		if (LN)
-			ln_stats<NCH>(src, raw, len, r, p, fsm, &mu, &rs);
+			ln_stats<NCH>(src, raw, r, p, fsm, &mu, &rs);
+		uint4 vw[NCH];
+#pragma unroll
+		for (int j = 0; j < NCH; j++)
+			vw[j] = row_words<S, LN>(src, raw[j], mu, rs);
+		if (PF && r + gridDim.x < p.rows)
+			row_load<NCH>(src, r + gridDim.x, C, raw);
 
 		uint32_t m = 0;
 #pragma unroll
 		for (int j = 0; j < NCH; j++) {
+			const int len = chunk_len(C, j);
 			int64_t off = r * C + ((int64_t)threadIdx.x + j * F8B_K_THREADS) * 8;
-			float v[8];
-			row_val<S, LN>(src, raw[j], mu, rs, v);
-			if (p.y && len[j] > 0)
-				f8b_lls_st(p.y + off, len[j], p.vec_y, v);
-			uint32_t mj = 0;
-			for (int e = 0; e < 8; e++)
-				mj = max(mj, e < len[j] ? f8b_d_abs_bits(v[e]) : 0u);
+			if (p.y && len > 0)
+				st_w(p.y + off, len, p.vec_y, vw[j]);
+			uint32_t mj = len > 0 ? absmax_w(vw[j], len) : 0u;
 			m = max(m, mj);
 			if (p.mode == ROW_B1X128) {
 				/* lanes 16k..16k+15 hold one 128-column block */
 				mj = f8b_d_group_max(mj, 16, usm);
 				float s = f8b_lls_scale(__uint_as_float(mj), p.sp);
-				if (len[j] > 0) {
-					st_q(p.q + off, len[j], p.vec_q, v, s, p.sp.e5m2);
+				if (len > 0) {
+					st_q(p.q + off, len, p.vec_q, vw[j], s, p.sp.e5m2);
 					if ((threadIdx.x & 15) == 0) {
 						int64_t bc = (off - r * C) / F8B_BLOCK;
 						int64_t i = f8b_d_scale_index(p.sg, r, bc);
@@ -170,11 +225,9 @@ static __device__ __forceinline__ void row_body(S &src, const struct row_p &p)
 			for (int j = 0; j < NCH; j++) {
 				int64_t off =
 				    r * C + ((int64_t)threadIdx.x + j * F8B_K_THREADS) * 8;
-				if (len[j] > 0) {
-					float v[8];
-					row_val<S, LN>(src, raw[j], mu, rs, v);
-					st_q(p.q + off, len[j], p.vec_q, v, s, p.sp.e5m2);
-				}
+				const int len = chunk_len(C, j);
+				if (len > 0)
+					st_q(p.q + off, len, p.vec_q, vw[j], s, p.sp.e5m2);
 			}
 			if (threadIdx.x == 0) {
 				p.amax[r] = __uint_as_float(m);
@@ -185,20 +238,27 @@ static __device__ __forceinline__ void row_body(S &src, const struct row_p &p)
 	}
 }
 
+/* Prefetching holds the next row's raw words beside this row's values:
+ * worth it where both fit in registers with blocks to spare (rows up to
+ * 8192 columns of one bf16 input). */
+template <int NCH, class S> struct row_pf {
+	static constexpr bool on = NCH <= 4 && sizeof(typename S::raw_t) <= 16;
+};
+
 template <int NCH, class S, bool LN>
-static __global__ void __launch_bounds__(F8B_K_THREADS) row_kernel(S src, struct row_p p)
+static __global__ void __launch_bounds__(F8B_K_THREADS, row_pf<NCH, S>::on ? 4 : 1)
+    row_kernel(S src, struct row_p p)
 {
-	row_body<NCH, S, LN>(src, p);
+	row_body<NCH, S, LN, row_pf<NCH, S>::on>(src, p);
 }
 
 /* The widest rows (NCH = 8: 16384 columns) run with a minimum number of
  * blocks per SM.  Holding the row as fp32 took ~146 registers a thread
  * (one block per SM, ~42% of the copy bandwidth for LayerNorm forward at
- * 16384^2 on an H100); as raw words, a bf16 row fits three blocks (<= 85
- * registers, no spill) and the sigmoid backward's two inputs two.  The
- * arithmetic is the same, in the same order.  Narrower rows keep the
- * compiler's choice: asking them for a minimum raised their registers and
- * cost them occupancy. */
+ * 16384^2 on an H100); as words, a bf16 row fits three blocks and the
+ * sigmoid backward's two inputs two.  The arithmetic is the same, in the
+ * same order.  Narrower rows keep the compiler's choice: asking them for
+ * a minimum raised their registers and cost them occupancy. */
 template <class S> struct row_wide_blocks {
 	static constexpr int n = sizeof(typename S::raw_t) <= 16 ? 3 : 2;
 };
@@ -207,17 +267,39 @@ template <int NCH, class S, bool LN>
 static __global__ void __launch_bounds__(F8B_K_THREADS, row_wide_blocks<S>::n)
     row_kernel_wide(S src, struct row_p p)
 {
-	row_body<NCH, S, LN>(src, p);
+	row_body<NCH, S, LN, false>(src, p);
+}
+
+/* Blocks of row_kernel<NCH, S, LN> that can be resident on an SM (queried
+ * once per kernel). */
+template <int NCH, class S, bool LN> static int resident(int *n)
+{
+	static int cached = 0;
+	if (!cached) {
+		cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+		    &cached, row_kernel<NCH, S, LN>, F8B_K_THREADS, 0);
+		if (e != cudaSuccess)
+			return (int)e;
+	}
+	*n = cached > 0 ? cached : 1;
+	return (int)cudaSuccess;
 }
 
 template <int NCH, class S, bool LN>
 static int launch_rows_n(S src, const struct row_p &p, cudaStream_t stream)
 {
 	unsigned grid;
-	/* a block per row; more than 8 resident blocks per SM would not fit
-	 * the registers of the larger NCH anyway */
-	int e = f8b_k_grid(p.rows, 8, &grid);
+	int per_sm = 8, e;
 
+	/* A block per row.  A prefetching kernel loops over its rows, so it
+	 * gets no more blocks than can be resident at once: a block waiting
+	 * for an SM would not prefetch. */
+	if constexpr (NCH < 8 && row_pf<NCH, S>::on) {
+		e = resident<NCH, S, LN>(&per_sm);
+		if (e != cudaSuccess)
+			return e;
+	}
+	e = f8b_k_grid(p.rows, per_sm, &grid);
 	if (e != cudaSuccess)
 		return e;
 	if constexpr (NCH >= 8)

@@ -44,17 +44,49 @@ static __device__ __forceinline__ float f8b_lls_inv(float s)
 	return isnan(s) ? f8b_lls_nan() : __fdiv_rn(1.0f, s);
 }
 
-/* One saturating fp8 conversion of v * s; the format is uniform across the
- * grid, so the branch costs no divergence. */
-static __device__ __forceinline__ uint8_t f8b_lls_q(float v, float s, int e5m2)
+/* Eight saturating fp8 of v[j] * s (one rounded product each, then
+ * cvt.rn.satfinite two per instruction), element j in byte j % 4 of word
+ * j / 4; the format is uniform across the grid, so the branch costs no
+ * divergence. */
+static __device__ __forceinline__ uint2 f8b_lls_q8(const float v[8], float s, int e5m2)
 {
-	float p = __fmul_rn(v, s);
-	return e5m2 ? f8b_d_cvt_fp8<true>(p) : f8b_d_cvt_fp8<false>(p);
+	uint32_t w[4];
+#pragma unroll
+	for (int j = 0; j < 4; j++) {
+		const float a = __fmul_rn(v[2 * j], s), b = __fmul_rn(v[2 * j + 1], s);
+		w[j] = e5m2 ? f8b_d_cvt_fp8x2<true>(a, b) : f8b_d_cvt_fp8x2<false>(a, b);
+	}
+	return make_uint2(w[0] | w[1] << 16, w[2] | w[3] << 16);
 }
 
-static __device__ __forceinline__ float f8b_lls_bf16r(float v)
+/* Two fp32 -> two bf16 (RNE, NaN -> 0x7FFF) in one word, lo in the low
+ * half: cvt.rn.bf16x2.f32, one conversion instruction for two values
+ * where f8b_d_f32_to_bf16() takes one each (conversions issue at a
+ * quarter of the fp32 rate on sm_90, and the fused casts run several per
+ * element: done one at a time they, not DRAM, set the pace). */
+static __device__ __forceinline__ uint32_t f8b_lls_bf16x2(float lo, float hi)
 {
-	return f8b_d_bf16_to_f32(f8b_d_f32_to_bf16(v));
+	uint32_t d;
+	asm("cvt.rn.bf16x2.f32 %0, %1, %2;" : "=r"(d) : "f"(hi), "f"(lo));
+	return d;
+}
+
+/* The eight values packed as bf16 words (the layout of a 16-byte load). */
+static __device__ __forceinline__ uint4 f8b_lls_pack8(const float v[8])
+{
+	return make_uint4(f8b_lls_bf16x2(v[0], v[1]), f8b_lls_bf16x2(v[2], v[3]),
+	                  f8b_lls_bf16x2(v[4], v[5]), f8b_lls_bf16x2(v[6], v[7]));
+}
+
+/* Eight fp32 rounded to bf16 in place (each as fp32 again, exact). */
+static __device__ __forceinline__ void f8b_lls_bf16r8(float v[8])
+{
+#pragma unroll
+	for (int j = 0; j < 4; j++) {
+		const uint32_t u = f8b_lls_bf16x2(v[2 * j], v[2 * j + 1]);
+		v[2 * j] = __uint_as_float(u << 16);
+		v[2 * j + 1] = __uint_as_float(u & 0xFFFF0000u);
+	}
 }
 
 /* Eight bf16 at p as fp32: one 16-byte load when vec, else len (<= 8)
@@ -134,7 +166,9 @@ static __device__ __forceinline__ void f8b_lls_st(uint16_t *p, int len, bool vec
  * input excepted: its value is the input), the v backend.h quantises.
  * load() fetches the chunk's words (raw_t) and val() forms the values from
  * them, so that a kernel can issue the loads of several chunks before it
- * waits for any, or keep a row as words and form its values where used. */
+ * waits for any.  The row kernel's sources (bf16, sigmoid backward) also
+ * give words(): the values as packed bf16, which the row kernel keeps in
+ * place of the loaded words. */
 struct f8b_src_bf16 {
 	const uint16_t *x;
 	int64_t cols;
@@ -149,6 +183,10 @@ struct f8b_src_bf16 {
 	__device__ __forceinline__ void val(const raw_t &w, float v[8]) const
 	{
 		f8b_lls_unpack(w.w, v);
+	}
+	__device__ __forceinline__ uint4 words(const raw_t &w) const
+	{
+		return w.w;
 	}
 };
 
@@ -190,7 +228,8 @@ struct f8b_src_ln {
 	{
 		f8b_lls_unpack(w.w, v);
 		for (int j = 0; j < 8; j++)
-			v[j] = f8b_lls_bf16r(__fmul_rn(__fsub_rn(v[j], w.mu), w.rs));
+			v[j] = __fmul_rn(__fsub_rn(v[j], w.mu), w.rs);
+		f8b_lls_bf16r8(v);
 	}
 };
 
@@ -218,7 +257,18 @@ struct f8b_src_sigbwd {
 		f8b_lls_unpack(w.y, v);
 		f8b_lls_unpack(w.dy, g);
 		for (int j = 0; j < 8; j++)
-			v[j] = f8b_lls_bf16r(f8b_lls_sig_grad(v[j], g[j]));
+			v[j] = f8b_lls_sig_grad(v[j], g[j]);
+		f8b_lls_bf16r8(v);
+	}
+	/* the eight values as bf16 words (the row kernel keeps these) */
+	__device__ __forceinline__ uint4 words(const raw_t &w) const
+	{
+		float v[8], g[8];
+		f8b_lls_unpack(w.y, v);
+		f8b_lls_unpack(w.dy, g);
+		for (int j = 0; j < 8; j++)
+			v[j] = f8b_lls_sig_grad(v[j], g[j]);
+		return f8b_lls_pack8(v);
 	}
 };
 

@@ -404,6 +404,14 @@ static void test_fused(enum which w, const struct fspec *f, int64_t R, int64_t C
 		die("upload scale");
 	pfill(&a, 600 + C, w == W_SIG ? 0.5f : 1.0f, w == W_SIG ? 0.2f : 2.0f);
 	pfill(&b, 601 + C, 0.0f, 1.0f);
+	bool nan_in = w == W_SIG && f->g == F8B_GRAN_AXISWISE && R == 9;
+	if (nan_in) { /* a NaN dy: its dz is NaN (0x7FFF), as is its row's amax */
+		((uint16_t *)b.h.data)[3 * C + 5] = 0x7FC1;
+		if (D->upload(dbe, b.d.data, b.h.data, pbytes(&b)) != F8B_OK)
+			die("upload");
+		size_t n = strlen(what);
+		snprintf(what + n, sizeof what - n, " with a NaN dy");
+	}
 	cd.scale = f->delayed ? gs.d : NULL;
 	cd.q = &q.d;
 	cd.q_t = f->want_t ? &qt.d : NULL;
@@ -511,10 +519,14 @@ int main(void)
 	test_amax_t(F8B_BF16, 1024, 1024, false);
 	test_amax_t(F8B_BF16, 300, 100, false); /* rows of 100: scalar loads */
 	test_amax_t(F8B_BF16, 1000, 1048, true);
+	/* more 128 x 256 tiles than resident blocks: blocks take several */
+	test_amax_t(F8B_BF16, 4104, 2056, false);
+	test_amax_t(F8B_F32, 1100, 1040, false);
 	test_layernorm_t(200, 136, 0);
 	test_layernorm_t(300, 100, 0); /* rows of 100: scalar loads */
 	test_layernorm_t(1030, 1048, 0);
 	test_layernorm_t(130, 72, 1);
+	test_layernorm_t(4104, 1048, 0); /* several tiles a block */
 	test_cast_transpose(F8B_BF16, F8B_E4M3, 200, 136, 0);
 	test_cast_transpose(F8B_BF16, F8B_E5M2, 256, 512, 0);
 	test_cast_transpose(F8B_F32, F8B_E4M3, 130, 72, 0);
@@ -534,9 +546,11 @@ int main(void)
 	    {F8B_GRAN_BLOCK1X128, F8B_E5M2, false, false},
 	};
 	/* 1030 x 4104: 585 tiles of the tensorwise tile pass, more than its
-	 * resident blocks on an H100 (4 per SM for LayerNorm and sigmoid) */
-	static const int64_t fshapes[][2] = {
-	    {9, 264}, {9, 263}, {130, 4104}, {2, 16384}, {1030, 4104}};
+	 * resident blocks on an H100 (4 per SM for LayerNorm and sigmoid);
+	 * 2100 x 1000 and 1500 x 2056: more rows than the row kernel's
+	 * resident blocks, each block prefetching its next row */
+	static const int64_t fshapes[][2] = {{9, 264},     {9, 263},     {130, 4104}, {2, 16384},
+	                                     {1030, 4104}, {2100, 1000}, {1500, 2056}};
 	for (int w = W_LN; w <= W_PLAIN; w++)
 		for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++)
 			for (size_t i = 0; i < sizeof fshapes / sizeof fshapes[0]; i++)
