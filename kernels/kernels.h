@@ -86,6 +86,8 @@ struct f8b_k_qspec {
 	const float *scale;
 	void *q, *q_t;
 	float *amax, *scale_inv;
+	float *amax_all; /* axiswise: also max over the rows' amaxes (backend.h) */
+	int amax_given;  /* tensorwise cast_fused: amax[0] is already max |v| */
 };
 
 /* lls_fused.cu: LayerNorm forward of x [rows, cols] (mean, rstd written;

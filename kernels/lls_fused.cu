@@ -38,6 +38,7 @@ struct row_p {
 	struct f8b_k_sgeom sg; /* of q's scales */
 	uint8_t *q;
 	float *amax, *scale_inv;
+	float *amax_all; /* AXIS: also the max over the rows (atomicMax), or NULL */
 	bool vec_y, vec_q;
 };
 
@@ -232,6 +233,8 @@ static __device__ __forceinline__ void row_body(S &src, const struct row_p &p)
 			if (threadIdx.x == 0) {
 				p.amax[r] = __uint_as_float(m);
 				p.scale_inv[r] = f8b_lls_inv(s);
+				if (p.amax_all && m)
+					atomicMax((unsigned int *)p.amax_all, m);
 			}
 		}
 		__syncthreads(); /* usm / fsm are reused by the next row */
@@ -313,6 +316,11 @@ template <class S, bool LN> static int launch_rows(S src, const struct row_p &p,
 {
 	const int64_t per = (int64_t)F8B_K_THREADS * 8; /* columns per chunk sweep */
 
+	if (p.mode == ROW_AXIS && p.amax_all) { /* rows atomicMax into it */
+		cudaError_t e = cudaMemsetAsync(p.amax_all, 0, sizeof(float), s);
+		if (e != cudaSuccess)
+			return (int)e;
+	}
 	if (p.cols <= per)
 		return launch_rows_n<1, S, LN>(src, p, s);
 	if (p.cols <= 2 * per)
@@ -333,11 +341,13 @@ static bool qspec_ok(const struct f8b_k_qspec *qs)
 	if ((qs->dtype != F8B_E4M3 && qs->dtype != F8B_E5M2) || !qs->amax || !qs->scale_inv ||
 	    (!qs->q && !qs->q_t))
 		return false;
+	if (qs->amax_all && qs->gran != F8B_GRAN_AXISWISE)
+		return false;
 	if (qs->gran == F8B_GRAN_TENSORWISE)
-		return true;
+		return !(qs->amax_given && qs->scale);
 	/* row-scaled: dynamic, no transposed copy (backend.h) */
 	return (qs->gran == F8B_GRAN_AXISWISE || qs->gran == F8B_GRAN_BLOCK1X128) && qs->q &&
-	       !qs->q_t && !qs->scale;
+	       !qs->q_t && !qs->scale && !qs->amax_given;
 }
 
 static struct row_p row_params(int64_t rows, int64_t cols, void *y, const struct f8b_k_qspec *qs)
@@ -357,6 +367,7 @@ static struct row_p row_params(int64_t rows, int64_t cols, void *y, const struct
 		p.vec_q = qs->q && cols % 8 == 0 && f8b_k_aligned(qs->q, 8);
 		p.amax = qs->amax;
 		p.scale_inv = qs->scale_inv;
+		p.amax_all = qs->amax_all;
 		p.mode = qs->gran == F8B_GRAN_AXISWISE     ? ROW_AXIS
 		         : qs->gran == F8B_GRAN_BLOCK1X128 ? ROW_B1X128
 		                                           : ROW_AMAX;
@@ -480,10 +491,11 @@ extern "C" int f8b_k_cast_fused(const void *x, int64_t rows, int64_t cols,
 	a.x = x;
 	a.rows = rows;
 	a.cols = cols;
-	if (!qs->scale) {
+	if (!qs->scale && !qs->amax_given) {
 		int rc = f8b_k_amax(x, F8B_BF16, rows, cols, F8B_GRAN_TENSORWISE, qs->amax, stream);
 		if (rc != cudaSuccess)
 			return rc;
 	}
+	/* amax_given: the scale comes from amax[0] as it is, in one pass */
 	return tensorwise_pass(&a, qs, qs->scale != NULL, stream);
 }

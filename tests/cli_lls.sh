@@ -28,8 +28,8 @@ bad() {
 }
 EXPECT="accepted" bad --recipe nonsense
 EXPECT="on, off" bad --graph maybe
-EXPECT="accepted: 1, 2" bad --lanes 3
-EXPECT="accepted: 1, 2" bad --lanes two
+EXPECT="accepted: 1, 2, auto" bad --lanes 3
+EXPECT="accepted: 1, 2, auto" bad --lanes two
 EXPECT="1..1024" bad --history 0
 EXPECT="multiple of 16" bad --shapes 100x256x256
 EXPECT="unknown recipe field" bad --recipe "tensorwise,bogus=1"
@@ -102,7 +102,10 @@ b = {x["recipe"]: x for x in csv.DictReader(open("g.csv"))}
 sys.exit(0 if all(b[n]["graph"] == "0" and b[n]["sqnr_min_db"] == a[n]["sqnr_min_db"] for n in b) else 1)
 EOF
 ok $? "--graph off: graph 0 in the row, the same SQNRs as with the graph"
-check "the default step runs on two lanes (lanes 2 in every row)" 'all(x["lanes"] == "2" for x in r)'
+check "the default (auto) runs these small steps on two lanes (lanes 2 in every row)" 'all(x["lanes"] == "2" for x in r)'
+"$F8BENCH" lls --backend host $Q --shapes 128x256x192 --recipe tensorwise --lanes auto -o la.h5 2>/dev/null &&
+	"$F8BENCH" export la.h5 --table lls | grep -q ',2,'
+ok $? "--lanes auto is accepted and runs a small step on two lanes"
 
 # --lanes 1: one stream, the same kernels and numbers (on the host the
 # lanes are program order either way).

@@ -171,7 +171,8 @@ fi
 "$F8BENCH" lls $Q --shapes 64x64x64,262144x262144x262144 --recipe bf16,tensorwise -o u.h5 2>/dev/null
 "$F8BENCH" report u.h5 -o urep >/dev/null 2>&1
 ok "$(want $?)" "report of a file with unsupported rows exits $want"
-grep -q "^| unsupported | tensorwise | on | 2 | 1 | 262144x262144x262144 | needs " urep/report.md
+# (lanes 1: --lanes auto runs a step that large on one lane)
+grep -q "^| unsupported | tensorwise | on | 1 | 1 | 262144x262144x262144 | needs " urep/report.md
 ok $? "report.md lists the unsupported rows with their message"
 grep -q "262144" urep/lls-speedup.dat
 ok "$([ $? = 1 ] && echo 0 || echo 1)" "the unsupported rows are not plotted"
@@ -256,5 +257,13 @@ ok $? "lls.csv has the lanes of every row"
 "$F8BENCH" report l2.h5 -o l2rep >/dev/null 2>&1
 ! grep -qE ', (1 lane|2 lanes)' l2rep/lls-vars.gp
 ok $? "one lane count only: no lanes in the titles"
+# Lanes that follow the shape (--lanes auto: two for small steps, one for
+# the largest) are not a comparison: one series per recipe, untitled lanes.
+"$F8BENCH" lls $Q --shapes 128x128x128 --recipe bf16,tensorwise --lanes 1 -o l3.h5 2>/dev/null
+"$F8BENCH" report l2.h5 l3.h5 -o l3rep >/dev/null 2>&1
+ok "$(want $?)" "report of lanes 2 at one shape and 1 at another exits $want"
+! grep -qE ', (1 lane|2 lanes)' l3rep/lls-vars.gp &&
+	[ "$(grep -c '^s_recipe\[' l3rep/lls-vars.gp)" = 2 ]
+ok $? "lanes that differ only between shapes: one series per recipe, no lanes in the titles"
 
 done_testing

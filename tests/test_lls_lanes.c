@@ -182,5 +182,61 @@ int main(void)
 		       "with --lanes 2)",
 		       specs[i], s.nst, side);
 	}
+	/* --lanes auto (0, the default; also no cfg): two lanes below
+	 * M * K * N = 2^41, one from there; 1 and 2 are kept as given. */
+	{
+		struct lls_cfg aut = {.history = 4}, one = {.lanes = 1}, two = {.lanes = 2};
+		const int64_t big = 16384, mid = 8192;
+		tap_ok(f8b_lls_lanes_for(&aut, mid, mid, mid) == 2 &&
+		           f8b_lls_lanes_for(NULL, mid, mid, mid) == 2 &&
+		           f8b_lls_lanes_for(&aut, big, big, big) == 1 &&
+		           f8b_lls_lanes_for(&aut, big, big, mid) == 1 &&
+		           f8b_lls_lanes_for(&aut, big, mid, mid) == 2 &&
+		           f8b_lls_lanes_for(&two, big, big, big) == 2 &&
+		           f8b_lls_lanes_for(&one, 64, 64, 64) == 1,
+		       "auto: two lanes up to 8192^3 and 16384x8192x8192, one at 16384x16384x8192 "
+		       "and 16384^3; --lanes 1 and 2 kept");
+		static struct f8b_recipe r;
+		static struct lls_state s;
+		memset(&s, 0, sizeof s);
+		bool ok = f8b_recipe_parse("axiswise", &r) == F8B_OK;
+		s.cfg = &aut, s.recipe = &r, s.m = s.k = s.n = big;
+		ok = ok && f8b_lls_plan(&s) == F8B_OK;
+		int side = 0;
+		for (int j = 0; ok && j < s.nst; j++)
+			side += s.st[j].lane + (s.st[j].wait >= 0);
+		tap_ok(ok && side == 0, "auto at 16384^3: axiswise plans every stage on lane 0");
+	}
+	/* lw-axiswise-gw-hp: W's axiswise cast also writes W^T's tensorwise
+	 * amax, so W^T's cast reads W once (no amax pass), after it. */
+	{
+		static struct f8b_recipe r;
+		static struct lls_state s;
+		struct lls_cfg two = {.history = 4, .lanes = 2};
+		memset(&s, 0, sizeof s);
+		bool ok = f8b_recipe_parse("lw-axiswise-gw-hp", &r) == F8B_OK;
+		s.cfg = &two, s.recipe = &r, s.m = s.k = s.n = 256;
+		ok = ok && f8b_lls_plan(&s) == F8B_OK;
+		int wd = -1, wt = -1;
+		for (int j = 0; ok && j < s.nst; j++) {
+			if (s.st[j].kind == K_CAST_FUSED && s.st[j].q == O_W)
+				wd = j;
+			if (s.st[j].kind == K_CAST_FUSED && s.st[j].qt == O_WT)
+				wt = j;
+		}
+		tap_ok(ok && wd >= 0 && wt > wd && s.st[wd].amax_to == O_WT &&
+		           s.st[wt].amax_given && s.st[wt].cost.bytes_read == 2.0 * 256 * 256 &&
+		           s.st[wt].lane == s.st[wd].lane,
+		       "lw-axiswise-gw-hp: W^T's tensorwise cast takes its amax from W's axiswise "
+		       "cast (one pass over W, same lane, after it)");
+		memset(&s, 0, sizeof s);
+		ok = f8b_recipe_parse("tensorwise", &r) == F8B_OK;
+		s.cfg = &two, s.recipe = &r, s.m = s.k = s.n = 256;
+		ok = ok && f8b_lls_plan(&s) == F8B_OK;
+		bool none = ok;
+		for (int j = 0; ok && j < s.nst; j++)
+			none &= s.st[j].amax_to < 0 && !s.st[j].amax_given;
+		tap_ok(none, "tensorwise: no cast takes its amax from another");
+	}
 	return tap_done();
 }

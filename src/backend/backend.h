@@ -129,6 +129,14 @@ struct f8b_cast_spec {
 	struct f8b_tensor *q_t;     /* fp8 [C,R] (tensorwise only) or NULL */
 	float *amax;                /* out: amax per block (delayed: for the history) */
 	float *scale_inv;           /* out: 1 / scale per block, what the GEMM reads */
+	/* axiswise: also the tensorwise amax (the max over the rows' amaxes)
+	 * written to amax_all[0]; NULL = not.  For a tensorwise cast of the
+	 * same values that then needs no amax pass (amax_given). */
+	float *amax_all;
+	/* cast_fused, tensorwise without a given scale: amax[0] already holds
+	 * max |v| (an earlier cast's amax_all), so the cast is one pass and
+	 * amax is only read. */
+	bool amax_given;
 };
 
 /* Longest row the cuda backend's row-wise lls kernels take (a row lives

@@ -49,6 +49,8 @@ static struct f8b_k_qspec qspec(const struct f8b_cast_spec *cs)
 	    .q_t = cs->q_t ? cs->q_t->data : NULL,
 	    .amax = cs->amax,
 	    .scale_inv = cs->scale_inv,
+	    .amax_all = cs->amax_all,
+	    .amax_given = cs->amax_given,
 	};
 	return q;
 }

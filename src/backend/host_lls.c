@@ -302,7 +302,10 @@ static int quantise(const float *v, int64_t rows, int64_t cols, const struct f8b
 
 	if (!s)
 		return F8B_ENOMEM;
-	f8b_amax_f32(v, rows, cols, cs->gran, cs->amax);
+	if (!cs->amax_given)
+		f8b_amax_f32(v, rows, cols, cs->gran, cs->amax);
+	if (cs->amax_all)
+		f8b_amax_f32(v, rows, cols, F8B_GRAN_TENSORWISE, cs->amax_all);
 	for (int64_t i = 0; i < ns; i++) {
 		s[i] =
 		    cs->scale ? cs->scale[0] : f8b_amax_to_scale(cs->amax[i], cs->dtype, &cs->opts);

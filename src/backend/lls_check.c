@@ -3,6 +3,7 @@
 #include "backend/lls_ops.h"
 
 #include <math.h>
+#include <string.h>
 
 int f8b_lls_check_shape(const struct f8b_tensor *t, enum f8b_dtype dt, int64_t rows, int64_t cols,
                         const char *op, const char *what)
@@ -151,5 +152,13 @@ int f8b_lls_check_cast_spec(const struct f8b_cast_spec *cs, int64_t rows, int64_
 	if (!cs->amax || !cs->scale_inv)
 		return F8B_ERR(F8B_EINVAL, "%s: no %s buffer", op,
 		               !cs->amax ? "amax" : "scale_inv");
+	if (cs->amax_all && cs->gran != F8B_GRAN_AXISWISE)
+		return F8B_ERR(F8B_EINVAL, "%s: amax_all with %s scales (accepted: axiswise)", op,
+		               f8b_granularity_name(cs->gran));
+	if (cs->amax_given &&
+	    (cs->gran != F8B_GRAN_TENSORWISE || cs->scale || strcmp(op, "cast_fused") != 0))
+		return F8B_ERR(F8B_EINVAL,
+		               "%s: amax_given (accepted: cast_fused, tensorwise, no given scale)",
+		               op);
 	return F8B_OK;
 }

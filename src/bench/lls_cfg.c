@@ -31,10 +31,11 @@ const struct f8b_option f8b_lls_options[] = {
      "lw-axiswise-gw-hp, blockwise), or\nlong forms NAME,FIELD=VALUE,... separated by ';'\n"
      "(default: all six; doc/lls.md says what each does)"},
     {"graph", OPT_GRAPH, 0, "on|off", "run each step as one graph (CUDA graph) (default on)"},
-    {"lanes", OPT_LANES, 0, "1|2",
+    {"lanes", OPT_LANES, 0, "1|2|auto",
      "streams the step runs on: 2 runs W's casts, the casts made only\nfor grad_weight and "
      "grad_weight itself on a second stream beside\nthe chain the result waits on; 1 runs every "
-     "kernel in order on\none (default 2)"},
+     "kernel in order on\none; auto: 2 while M*K*N < 2^41, else 1 (default auto;\n"
+     "doc/lls.md says why)"},
     {"history", OPT_HISTORY, 0, "N", "delayed scaling's amax history length, 1..1024 (default 16)"},
     {"ceilings", OPT_CEILINGS, 0, "FILE",
      "roofline ceilings measured by f8bench ceilings (default: the\ndatasheet of this GPU)"},
@@ -49,7 +50,7 @@ int f8b_lls_cfg_new(void **cfg)
 	c->shapes_spec = "pow2";
 	c->recipe_spec = "bf16,tensorwise,tensorwise-delayed,axiswise,lw-axiswise-gw-hp,blockwise";
 	c->graph = true;
-	c->lanes = 2;
+	c->lanes = 0; /* auto */
 	c->history = LLS_HISTORY;
 	*cfg = c;
 	return F8B_OK;
@@ -82,9 +83,12 @@ int f8b_lls_cfg_option(void *cfg, int key, const char *arg)
 			return F8B_ERR(F8B_EINVAL, "--graph '%s' (accepted: on, off)", arg);
 		return F8B_OK;
 	case OPT_LANES:
-		if (strcmp(arg, "1") && strcmp(arg, "2"))
-			return F8B_ERR(F8B_EINVAL, "--lanes '%s' (accepted: 1, 2)", arg);
-		c->lanes = arg[0] - '0';
+		if (!strcasecmp(arg, "auto"))
+			c->lanes = 0;
+		else if (!strcmp(arg, "1") || !strcmp(arg, "2"))
+			c->lanes = arg[0] - '0';
+		else
+			return F8B_ERR(F8B_EINVAL, "--lanes '%s' (accepted: 1, 2, auto)", arg);
 		return F8B_OK;
 	case OPT_HISTORY: {
 		errno = 0;
@@ -212,7 +216,7 @@ void f8b_lls_case_key(const void *cfg, size_t i, void *vrow)
 	f8b_setstr(row->recipe, sizeof row->recipe, r->name);
 	f8b_lls_recipe_line(r, row->recipe_long, sizeof row->recipe_long);
 	row->graph = c->graph;
-	row->lanes = c->lanes;
+	row->lanes = f8b_lls_lanes_for(c, s->m, s->k, s->n);
 	/* Not measured (yet): NaN, never a time of zero. */
 	row->time_median_s = row->time_min_s = row->time_max_s = row->time_noise = NAN;
 	row->bf16_time_median_s = row->speedup_vs_bf16 = row->kernels_time_s = NAN;

@@ -98,6 +98,9 @@ struct lls_stage {
 	int gemm;        /* K_GEMM: 0 output, 1 grad_input, 2 grad_weight */
 	bool ln;         /* amax_t / cast_transpose of x_ln formed from x, mean and rstd
 	                    (layernorm_amax_t / layernorm_cast_t): x_ln is not stored */
+	int amax_to;     /* axiswise cast: also writes the tensorwise amax of this
+	                    operand (backend.h amax_all), -1 none */
+	bool amax_given; /* tensorwise T-only cast_fused whose amax amax_to made */
 	char tensor[16]; /* for the kernels table */
 	char fuses[64];
 	enum f8b_dtype dtype;
@@ -129,7 +132,7 @@ struct lls_baseline {
 struct lls_cfg {
 	const char *shapes_spec, *recipe_spec, *ceilings_path;
 	bool graph;
-	int lanes; /* 1: every kernel on one stream; 2 (or 0): two lanes (lls_lanes.c) */
+	int lanes; /* 1: every kernel on one stream; 2: two lanes; 0: auto (lls_lanes.c) */
 	int history;
 	struct f8b_shapes shapes;
 	struct f8b_recipe *recipes;
@@ -205,6 +208,9 @@ const char *f8b_lls_kind_name(enum lls_kind k);
  * the step: a fork at its start, the waits, a join at its end, so it
  * begins and ends on the backend's stream (and captures as one graph). */
 void f8b_lls_lanes(struct lls_state *s);
+/* The lanes a step of M x K x N runs on: cfg's 1 or 2, or for auto (0,
+ * also a NULL cfg) 2 while M * K * N < 2^41 and 1 from there. */
+int f8b_lls_lanes_for(const struct lls_cfg *cfg, int64_t m, int64_t k, int64_t n);
 int f8b_lls_lanes_open(struct lls_state *s);
 void f8b_lls_lanes_close(struct lls_state *s);
 int f8b_lls_run_step(void *state);

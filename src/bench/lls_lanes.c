@@ -45,7 +45,7 @@ static unsigned fold(const struct lls_state *s, unsigned m)
  * purpose: it can only add waits). */
 static unsigned own_operands(const struct lls_state *s, const struct lls_stage *st)
 {
-	return st->kind == K_GEMM ? 0 : opnd(s, st->q) | opnd(s, st->qt);
+	return st->kind == K_GEMM ? 0 : opnd(s, st->q) | opnd(s, st->qt) | opnd(s, st->amax_to);
 }
 
 unsigned f8b_lls_reads(const struct lls_state *s, int i)
@@ -83,11 +83,26 @@ static int lane_of(const struct lls_state *s, int i)
 	}
 }
 
+/* auto: the second lane pays while the casts it overlaps are a good part
+ * of the step; at 16384^3 on an H100 (results/h100/lls-lanes-*.h5) its
+ * kernels cost the GEMMs they run beside more than they save, 2-5% of the
+ * step for tensorwise, axiswise and lw-axiswise-gw-hp, while at 8192^3 two
+ * lanes were as fast or faster for all but lw-axiswise-gw-hp.  2^41 is
+ * halfway between the two (in log2 M*K*N). */
+#define LLS_ONE_LANE_FROM 0x1p41
+
+int f8b_lls_lanes_for(const struct lls_cfg *cfg, int64_t m, int64_t k, int64_t n)
+{
+	if (cfg && (cfg->lanes == 1 || cfg->lanes == 2))
+		return cfg->lanes;
+	return (double)m * (double)k * (double)n < LLS_ONE_LANE_FROM ? 2 : 1;
+}
+
 void f8b_lls_lanes(struct lls_state *s)
 {
-	/* --lanes 1: everything on lane 0, no waits; lanes_open then makes no
+	/* one lane: everything on lane 0, no waits; lanes_open then makes no
 	 * second stream and run_step runs the stages in order */
-	bool one = s->cfg && s->cfg->lanes == 1;
+	bool one = f8b_lls_lanes_for(s->cfg, s->m, s->k, s->n) == 1;
 	/* vc[l][m]: the last stage of lane m known finished before lane l's
 	 * next stage starts; after[i]: the same, as of stage i's end. */
 	int vc[2][2] = {{-1, -1}, {-1, -1}}, after[LLS_MAX_STAGES][2];

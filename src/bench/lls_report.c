@@ -137,7 +137,7 @@ static int cmp_series(const void *a, const void *b)
 		c = strcmp(x->recipe_long, y->recipe_long);
 	if (!c)
 		c = y->graph - x->graph;    /* graph on first */
-	return c ? c : y->lanes - x->lanes; /* then two lanes, one, not recorded */
+	return c ? c : y->lanes - x->lanes; /* then two lanes, one, not recorded/merged */
 }
 
 static int cmp_shape(const void *a, const void *b)
@@ -146,14 +146,39 @@ static int cmp_shape(const void *a, const void *b)
 	return f8b_rpt_cmp_shape(x->m, x->k, x->n, y->m, y->k, y->n);
 }
 
+/* A row's series: its recipe, long form and graph setting, and its lanes
+ * only when lanes are compared (mixed_lanes); otherwise a sweep whose
+ * lanes follow the shape (--lanes auto) is one line per recipe. */
+static int series_lanes(const struct lrpt *L, const struct f8b_lls_row *r)
+{
+	return L->mixed_lanes ? r->lanes : 0;
+}
+
 static int find_series(const struct lrpt *L, const struct f8b_lls_row *r)
 {
 	for (int i = 0; i < L->nseries; i++)
 		if (!strcmp(L->series[i].recipe, r->recipe) &&
 		    !strcmp(L->series[i].recipe_long, r->recipe_long) &&
-		    L->series[i].graph == (r->graph != 0) && L->series[i].lanes == r->lanes)
+		    L->series[i].graph == (r->graph != 0) &&
+		    L->series[i].lanes == series_lanes(L, r))
 			return i;
 	return -1;
+}
+
+/* Are lanes compared: one shape, recipe and graph setting with rows of
+ * two lane counts (0, not recorded, pairs with either)? */
+static bool lanes_compared(const struct lrpt *L)
+{
+	for (size_t i = 0; i < L->npts; i++)
+		for (size_t j = i + 1; j < L->npts; j++) {
+			const struct f8b_lls_row *a = L->pts[i].r, *b = L->pts[j].r;
+			if (a->lanes && b->lanes && a->lanes != b->lanes && a->m == b->m &&
+			    a->k == b->k && a->n == b->n && a->graph == b->graph &&
+			    !strcmp(a->recipe, b->recipe) &&
+			    !strcmp(a->recipe_long, b->recipe_long))
+				return true;
+		}
+	return false;
 }
 
 static int find_shape(const struct lrpt *L, const struct f8b_lls_row *r)
@@ -228,7 +253,6 @@ static int classify(struct lrpt *L)
 		return F8B_ERR(F8B_ENOMEM, "no memory for %zu lls rows", cap);
 
 	bool graph_on = false, graph_off = false;
-	int lanes_seen = -1;
 	for (int f = 0; f < ctx->nfiles; f++) {
 		const struct f8b_lls_row *rows = ctx->files[f].rows;
 		size_t first = L->npts;
@@ -239,18 +263,6 @@ static int classify(struct lrpt *L)
 			L->pts[L->npts++] = (struct lrpt_point){.r = r, .file = f};
 			graph_on |= r->graph != 0;
 			graph_off |= r->graph == 0;
-			if (lanes_seen < 0)
-				lanes_seen = r->lanes;
-			else if (lanes_seen != r->lanes)
-				L->mixed_lanes = true;
-			if (find_series(L, r) < 0) {
-				struct lrpt_series *s = &L->series[L->nseries++];
-				snprintf(s->recipe, sizeof s->recipe, "%.31s",
-				         r->recipe[0] ? r->recipe : "unknown");
-				s->recipe_long = r->recipe_long;
-				s->graph = r->graph != 0;
-				s->lanes = r->lanes;
-			}
 			if (find_shape(L, r) < 0) {
 				struct lrpt_shape *s = &L->shapes[L->nshapes++];
 				s->m = r->m;
@@ -261,6 +273,18 @@ static int classify(struct lrpt *L)
 			}
 		}
 		pair_kernels(L, f, first);
+	}
+	L->mixed_lanes = lanes_compared(L);
+	for (size_t i = 0; i < L->npts; i++) {
+		const struct f8b_lls_row *r = L->pts[i].r;
+		if (find_series(L, r) < 0) {
+			struct lrpt_series *s = &L->series[L->nseries++];
+			snprintf(s->recipe, sizeof s->recipe, "%.31s",
+			         r->recipe[0] ? r->recipe : "unknown");
+			s->recipe_long = r->recipe_long;
+			s->graph = r->graph != 0;
+			s->lanes = series_lanes(L, r);
+		}
 	}
 	L->both_graphs = graph_on && graph_off;
 	qsort(L->series, (size_t)L->nseries, sizeof *L->series, cmp_series);

@@ -28,7 +28,8 @@ struct lrpt_series {
 	char recipe[32];
 	const char *recipe_long;
 	int graph;
-	int lanes; /* as in the row: 1, 2, or 0 (not recorded) */
+	int lanes; /* as in the row (1, 2, 0 = not recorded) when lanes are
+	            * compared (mixed_lanes), else 0 for every series */
 	char title[80];
 	int npts;
 };
@@ -58,7 +59,7 @@ struct lrpt {
 	struct lrpt_series *series;
 	int nseries, first_fp8; /* series [0, first_fp8) are bf16 */
 	bool both_graphs;       /* graph on and off rows both present */
-	bool mixed_lanes;       /* rows of more than one lanes value */
+	bool mixed_lanes;       /* lanes compared: a shape, recipe, graph with two */
 	struct lrpt_shape *shapes;
 	int nshapes;
 	bool square; /* every shape M = K = N: x is M */

@@ -91,7 +91,7 @@ static struct lls_stage *add(struct lls_state *s, enum lls_kind k, bool bwd, con
 	memset(st, 0, sizeof *st);
 	st->kind = k;
 	st->bwd = bwd;
-	st->src = st->hp_out = st->q = st->qt = st->gemm = -1;
+	st->src = st->hp_out = st->q = st->qt = st->gemm = st->amax_to = -1;
 	st->compute = F8B_F32;
 	st->dtype = F8B_BF16;
 	f8b_setstr(st->tensor, sizeof st->tensor, tensor);
@@ -142,7 +142,10 @@ static void plan_source(struct lls_state *s, int src, int d, int t, enum lls_kin
 		*hp = true;
 	if (t_in && nd && d_fused)
 		s->op[t].alias = d;
+	int dstage = -1; /* the stage casting d along T's rows */
 	if (d_fused || t_in) {
+		if (d_fused)
+			dstage = s->nst;
 		struct lls_stage *st = add(s, fused, bwd, buf_names[src]);
 		st->src = src;
 		st->q = d_fused ? d : -1;
@@ -194,11 +197,22 @@ static void plan_source(struct lls_state *s, int src, int d, int t, enum lls_kin
 		/* W's transposed copy is made where it is used, in the backward */
 		bool tb = bwd || src == B_W;
 		if (g == F8B_GRAN_TENSORWISE) {
+			/* Dynamic T^T beside a dynamic axiswise T: T's amax is the
+			 * max of its rows' amaxes, which T's own cast writes too
+			 * (amax_all), so T^T's cast is one pass. */
+			bool from_rows = dstage >= 0 && od->cfg.gran == F8B_GRAN_AXISWISE &&
+			                 od->cfg.type == F8B_SCALING_DYNAMIC &&
+			                 ot->cfg.type == F8B_SCALING_DYNAMIC;
 			struct lls_stage *st = add(s, K_CAST_FUSED, tb, buf_names[src]);
 			st->src = src, st->qt = t, st->dtype = ot->cfg.dtype;
 			struct f8b_lls_cast_cost cc = cast_cost(s, -1, t, false);
+			if (from_rows) {
+				s->st[dstage].amax_to = t;
+				st->amax_given = cc.amax_given = true;
+			}
 			f8b_cost_cast_fused(r, c, &cc, &st->cost);
-			snprintf(st->fuses, sizeof st->fuses, "amax+cast tensorwise T only%s",
+			snprintf(st->fuses, sizeof st->fuses, "%s tensorwise T only%s",
+			         from_rows ? "cast (amax of the axiswise rows)" : "amax+cast",
 			         cc.delayed ? " delayed" : "");
 			history_after(s, t, tb);
 		} else {
@@ -486,6 +500,8 @@ static struct f8b_cast_spec spec_of(struct lls_state *s, const struct lls_stage 
 	    .q_t = st->qt >= 0 ? &s->op[st->qt].q : NULL,
 	    .amax = main->amax,
 	    .scale_inv = main->sinv,
+	    .amax_all = st->amax_to >= 0 ? s->op[st->amax_to].amax : NULL,
+	    .amax_given = st->amax_given,
 	};
 }
 

@@ -79,7 +79,7 @@ void f8b_cost_lls_cast_transpose(enum f8b_dtype in, enum f8b_dtype out, enum f8b
 
 int f8b_lls_cast_passes(const struct f8b_lls_cast_cost *q)
 {
-	return q->gran == F8B_GRAN_TENSORWISE && !q->delayed ? 2 : 1;
+	return q->gran == F8B_GRAN_TENSORWISE && !q->delayed && !q->amax_given ? 2 : 1;
 }
 
 /* What every fused cast writes after its value pass: q / q_t, amax and

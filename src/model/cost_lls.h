@@ -18,6 +18,7 @@ struct f8b_lls_cast_cost {
 	bool q, q_t;               /* which fp8 outputs are written */
 	bool hp_out;               /* the bf16 intermediate (y / dz) is written too */
 	bool delayed;              /* tensorwise with a given scale */
+	bool amax_given;           /* tensorwise with its amax made by another cast */
 };
 
 /* LayerNorm over the K columns of an M x K bf16 tensor. */

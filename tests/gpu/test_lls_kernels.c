@@ -468,6 +468,64 @@ out:
 	ffree(&am), ffree(&si), ffree(&gs), ffree(&mean), ffree(&rstd);
 }
 
+/* An axiswise cast that also writes the tensorwise amax (amax_all), then
+ * the tensorwise cast of x^T alone from that amax (amax_given): the same
+ * bytes as the host's two casts, the second with its own amax pass. */
+static void test_amax_all(enum which w, int64_t R, int64_t C)
+{
+	struct pt a = pmk(F8B_BF16, R, C, 0), b = pmk(F8B_BF16, R, C, 0);
+	struct pt q = pmk(F8B_E4M3, R, C, 0), qt = pmk(F8B_E4M3, C, R, 0);
+	struct pf am = fmk(R), si = fmk(R), all = fmk(1), si1 = fmk(1), mean = fmk(R),
+	          rstd = fmk(R);
+	char what[96];
+
+	snprintf(what, sizeof what, "%s axiswise %lldx%lld", wname[w], (long long)R, (long long)C);
+	pfill(&a, 700 + C, w == W_SIG ? 0.5f : 0.0f, w == W_SIG ? 0.2f : 2.0f);
+	pfill(&b, 701 + C, 0.0f, 1.0f);
+	struct f8b_cast_spec cd = {.gran = F8B_GRAN_AXISWISE,
+	                           .dtype = F8B_E4M3,
+	                           .q = &q.d,
+	                           .amax = am.d,
+	                           .scale_inv = si.d,
+	                           .amax_all = all.d};
+	struct pt v = pmk(F8B_BF16, R, C, 0);
+	int rc = run_fused(true, w, &a, &b, w == W_PLAIN ? NULL : &v.d, mean.d, rstd.d, &cd);
+	struct f8b_tensor vg = w == W_PLAIN ? a.h : pdown(&v);
+	/* the host: tensorwise amax of the same values, then the T cast */
+	struct f8b_cast_spec ch = {.gran = F8B_GRAN_TENSORWISE,
+	                           .dtype = F8B_E4M3,
+	                           .q_t = &qt.h,
+	                           .amax = all.h,
+	                           .scale_inv = si1.h};
+	if (H->cast_fused(hbe, &vg, &ch) != F8B_OK)
+		die("host cast_fused");
+	float *ag = fdown(&all);
+	tap_ok(rc == F8B_OK && same(ag, all.h, 1, 4, "amax_all"),
+	       "%s: amax_all is the tensorwise amax, bit for bit", what);
+	struct f8b_cast_spec ct = {.gran = F8B_GRAN_TENSORWISE,
+	                           .dtype = F8B_E4M3,
+	                           .q_t = &qt.d,
+	                           .amax = all.d,
+	                           .scale_inv = si1.d,
+	                           .amax_given = true};
+	struct pt vd = pmk(F8B_BF16, R, C, 0);
+	memcpy(vd.h.data, vg.data, pbytes(&vd));
+	if (D->upload(dbe, vd.d.data, vd.h.data, pbytes(&vd)) != F8B_OK)
+		die("upload");
+	rc = D->cast_fused(dbe, &vd.d, &ct);
+	struct f8b_tensor qtg = pdown(&qt);
+	float *ag2 = fdown(&all), *sg = fdown(&si1);
+	tap_ok(rc == F8B_OK && same(qtg.data, qt.h.data, (size_t)(R * C), 1, "q_t") &&
+	           same(ag2, all.h, 1, 4, "amax (only read)") && same(sg, si1.h, 1, 4, "scale_inv"),
+	       "%s: tensorwise q^T from the given amax, bit-exact, amax left as it was", what);
+	free(ag), free(ag2), free(sg);
+	f8b_tensor_free(H, hbe, &qtg);
+	if (w != W_PLAIN)
+		f8b_tensor_free(H, hbe, &vg);
+	pfree(&a), pfree(&b), pfree(&q), pfree(&qt), pfree(&v), pfree(&vd);
+	ffree(&am), ffree(&si), ffree(&all), ffree(&si1), ffree(&mean), ffree(&rstd);
+}
+
 static void test_refusals(void)
 {
 	const int64_t K = F8B_LLS_ROW_MAX_COLS + 8;
@@ -555,6 +613,10 @@ int main(void)
 		for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++)
 			for (size_t i = 0; i < sizeof fshapes / sizeof fshapes[0]; i++)
 				test_fused(w, &specs[s], fshapes[i][0], fshapes[i][1]);
+	for (int w = W_LN; w <= W_PLAIN; w++) {
+		test_amax_all(w, 9, 264);
+		test_amax_all(w, 1500, 2056); /* more rows than resident blocks */
+	}
 	test_refusals();
 
 	D->close(dbe);
