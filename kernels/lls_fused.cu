@@ -297,7 +297,7 @@ static int launch_rows_n(S src, const struct row_p &p, cudaStream_t stream)
 	/* A block per row.  A prefetching kernel loops over its rows, so it
 	 * gets no more blocks than can be resident at once: a block waiting
 	 * for an SM would not prefetch. */
-	if constexpr (NCH < 8 && row_pf<NCH, S>::on) {
+	if constexpr (row_pf<NCH, S>::on) {
 		e = resident<NCH, S, LN>(&per_sm);
 		if (e != cudaSuccess)
 			return e;

@@ -78,17 +78,6 @@ static __device__ __forceinline__ uint4 f8b_lls_pack8(const float v[8])
 	                  f8b_lls_bf16x2(v[4], v[5]), f8b_lls_bf16x2(v[6], v[7]));
 }
 
-/* Eight fp32 rounded to bf16 in place (each as fp32 again, exact). */
-static __device__ __forceinline__ void f8b_lls_bf16r8(float v[8])
-{
-#pragma unroll
-	for (int j = 0; j < 4; j++) {
-		const uint32_t u = f8b_lls_bf16x2(v[2 * j], v[2 * j + 1]);
-		v[2 * j] = __uint_as_float(u << 16);
-		v[2 * j + 1] = __uint_as_float(u & 0xFFFF0000u);
-	}
-}
-
 /* Eight bf16 at p as fp32: one 16-byte load when vec, else len (<= 8)
  * scalar loads, the rest 0. */
 static __device__ __forceinline__ void f8b_lls_ld(const uint16_t *p, int len, bool vec,
@@ -229,7 +218,7 @@ struct f8b_src_ln {
 		f8b_lls_unpack(w.w, v);
 		for (int j = 0; j < 8; j++)
 			v[j] = __fmul_rn(__fsub_rn(v[j], w.mu), w.rs);
-		f8b_lls_bf16r8(v);
+		f8b_lls_unpack(f8b_lls_pack8(v), v); /* rounded to bf16 */
 	}
 };
 
@@ -253,12 +242,7 @@ struct f8b_src_sigbwd {
 	}
 	__device__ __forceinline__ void val(const raw_t &w, float v[8]) const
 	{
-		float g[8];
-		f8b_lls_unpack(w.y, v);
-		f8b_lls_unpack(w.dy, g);
-		for (int j = 0; j < 8; j++)
-			v[j] = f8b_lls_sig_grad(v[j], g[j]);
-		f8b_lls_bf16r8(v);
+		f8b_lls_unpack(words(w), v);
 	}
 	/* the eight values as bf16 words (the row kernel keeps these) */
 	__device__ __forceinline__ uint4 words(const raw_t &w) const

@@ -171,7 +171,7 @@ int f8b_cuda_cast_fused(struct f8b_backend *be, const struct f8b_tensor *x,
 	const char *op = "cast_fused";
 
 	F8B_TRY(f8b_lls_check_elementwise(x, NULL, NULL, true, op));
-	F8B_TRY(f8b_lls_check_cast_spec(cast, x->rows, x->cols, op));
+	F8B_TRY(f8b_lls_check_cast_fused_spec(cast, x->rows, x->cols));
 	if (cast->gran != F8B_GRAN_TENSORWISE)
 		F8B_TRY(check_row_len(x->cols, op));
 	struct f8b_k_qspec q = qspec(cast);

@@ -372,7 +372,7 @@ int f8b_host_cast_fused(struct f8b_backend *be, const struct f8b_tensor *x,
 
 	(void)be;
 	F8B_TRY(f8b_lls_check_elementwise(x, NULL, NULL, true, op));
-	F8B_TRY(f8b_lls_check_cast_spec(cast, x->rows, x->cols, op));
+	F8B_TRY(f8b_lls_check_cast_fused_spec(cast, x->rows, x->cols));
 	int64_t n = x->rows * x->cols;
 	float *v = alloc_f32(n, op);
 	if (!v)

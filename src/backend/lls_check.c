@@ -3,7 +3,6 @@
 #include "backend/lls_ops.h"
 
 #include <math.h>
-#include <string.h>
 
 int f8b_lls_check_shape(const struct f8b_tensor *t, enum f8b_dtype dt, int64_t rows, int64_t cols,
                         const char *op, const char *what)
@@ -118,8 +117,8 @@ int f8b_lls_check_ln_t(const struct f8b_tensor *x, const float *mean, const floa
 	return F8B_OK;
 }
 
-int f8b_lls_check_cast_spec(const struct f8b_cast_spec *cs, int64_t rows, int64_t cols,
-                            const char *op)
+static int check_spec(const struct f8b_cast_spec *cs, int64_t rows, int64_t cols, const char *op,
+                      bool given_ok)
 {
 	if (!cs)
 		return F8B_ERR(F8B_EINVAL, "%s: no cast spec", op);
@@ -155,10 +154,20 @@ int f8b_lls_check_cast_spec(const struct f8b_cast_spec *cs, int64_t rows, int64_
 	if (cs->amax_all && cs->gran != F8B_GRAN_AXISWISE)
 		return F8B_ERR(F8B_EINVAL, "%s: amax_all with %s scales (accepted: axiswise)", op,
 		               f8b_granularity_name(cs->gran));
-	if (cs->amax_given &&
-	    (cs->gran != F8B_GRAN_TENSORWISE || cs->scale || strcmp(op, "cast_fused") != 0))
+	if (cs->amax_given && (!given_ok || cs->gran != F8B_GRAN_TENSORWISE || cs->scale))
 		return F8B_ERR(F8B_EINVAL,
 		               "%s: amax_given (accepted: cast_fused, tensorwise, no given scale)",
 		               op);
 	return F8B_OK;
+}
+
+int f8b_lls_check_cast_spec(const struct f8b_cast_spec *cs, int64_t rows, int64_t cols,
+                            const char *op)
+{
+	return check_spec(cs, rows, cols, op, false);
+}
+
+int f8b_lls_check_cast_fused_spec(const struct f8b_cast_spec *cs, int64_t rows, int64_t cols)
+{
+	return check_spec(cs, rows, cols, "cast_fused", true);
 }

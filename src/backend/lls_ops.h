@@ -110,8 +110,10 @@ int f8b_lls_check_cast_transpose(const struct f8b_tensor *x, enum f8b_granularit
 int f8b_lls_check_ln_t(const struct f8b_tensor *x, const float *mean, const float *rstd,
                        enum f8b_granularity g, const float *scale_t, const struct f8b_tensor *out_t,
                        const float *amax, const char *op);
-/* The cast spec of a fused cast of an [rows, cols] value tensor. */
+/* The cast spec of a fused cast of an [rows, cols] value tensor; amax_given
+ * is cast_fused's alone (the others make the values they cast). */
 int f8b_lls_check_cast_spec(const struct f8b_cast_spec *cs, int64_t rows, int64_t cols,
                             const char *op);
+int f8b_lls_check_cast_fused_spec(const struct f8b_cast_spec *cs, int64_t rows, int64_t cols);
 
 #endif
