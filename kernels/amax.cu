@@ -61,7 +61,7 @@ static __device__ __forceinline__ uint32_t chunk_amax(const float *p, int64_t le
  * at a multiple of 8 elements) is too; only the last may be short. */
 template <typename T>
 static __global__ void __launch_bounds__(F8B_K_THREADS)
-    amax_flat_kernel(const T *x, int64_t n, bool vec, float *amax)
+    amax_flat_kernel(const T *x, int64_t n, bool vec, float *amax, float *parts)
 {
 	__shared__ uint32_t smem[F8B_K_THREADS / 32];
 	int64_t nch = (n + CHUNK - 1) / CHUNK;
@@ -74,7 +74,7 @@ static __global__ void __launch_bounds__(F8B_K_THREADS)
 	}
 	m = f8b_d_group_max(m, F8B_K_THREADS, smem);
 	if (threadIdx.x == 0)
-		atomicMax((unsigned int *)amax, m);
+		f8b_d_put_block_max(m, amax, parts);
 }
 
 struct tile_shape {
@@ -154,7 +154,7 @@ static int launch(const T *x, int64_t rows, int64_t cols, int gran, float *amax,
 		if (rc != cudaSuccess)
 			return rc;
 		amax_flat_kernel<T>
-		    <<<grid, F8B_K_THREADS, 0, stream>>>(x, n, f8b_k_aligned(x, 16), amax);
+		    <<<grid, F8B_K_THREADS, 0, stream>>>(x, n, f8b_k_aligned(x, 16), amax, NULL);
 		return (int)cudaGetLastError();
 	}
 
@@ -205,4 +205,23 @@ extern "C" int f8b_k_amax(const void *x, int dtype, int64_t rows, int64_t cols, 
 	case F8B_F32: return launch((const float *)x, rows, cols, gran, amax, stream);
 	default: return (int)cudaErrorInvalidValue;
 	}
+}
+
+/* Pass 1 of a dynamic tensorwise cast of bf16 x with block maxima
+ * (f8b_cast_spec.partial): each block's max |x| into parts[block], the
+ * number of blocks into *nparts; no memset. */
+int f8b_k_amax_parts(const void *x, int64_t n, float *parts, int *nparts, cudaStream_t stream)
+{
+	unsigned grid;
+	int64_t nch = (n + CHUNK - 1) / CHUNK;
+	int rc = f8b_k_grid((nch + F8B_K_THREADS - 1) / F8B_K_THREADS, 8, &grid);
+
+	if (rc != cudaSuccess)
+		return rc;
+	if (grid > F8B_CAST_PARTIALS) /* grid-stride: fewer blocks take it all */
+		grid = F8B_CAST_PARTIALS;
+	*nparts = (int)grid;
+	amax_flat_kernel<uint16_t><<<grid, F8B_K_THREADS, 0, stream>>>(
+	    (const uint16_t *)x, n, f8b_k_aligned(x, 16), NULL, parts);
+	return (int)cudaGetLastError();
 }

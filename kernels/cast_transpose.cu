@@ -51,13 +51,22 @@ template <class S> struct tile_blocks {
 struct tile_p {
 	int64_t rows, cols;
 	struct f8b_k_sgeom sg, sgt; /* scales of x and of x^T */
-	const float *scale, *scale_t, *dyn_amax;
+	const float *scale, *scale_t, *dyn_amax, *dyn_parts;
+	int dyn_nparts;
 	struct f8b_lls_sp sp;
-	float *scale_inv, *amax_acc;
+	float *scale_inv, *amax_acc, *acc_parts, *amax_out;
 	void *out, *out_t;
 	bool fp8;
 	bool vec_o, vec_t; /* whole aligned 8-element stores possible */
+	bool rev;          /* visit the tiles last to first (f8b_k_tile_args) */
 };
+
+/* The tile the block's t-th visit takes: t itself, or counted from the
+ * end, so that a second pass starts where a first one left off. */
+static __device__ __forceinline__ int64_t tile_at(const struct tile_p &p, int64_t t, int64_t nt)
+{
+	return p.rev ? nt - 1 - t : t;
+}
 
 /* 8 fp8 of v[j] * s[j] (one rounded product each, then cvt.rn.satfinite,
  * two elements per instruction), element j in byte j % 4 of word j / 4. */
@@ -159,13 +168,29 @@ static __global__ void __launch_bounds__(F8B_K_THREADS, tile_blocks<S>::n)
 {
 	constexpr bool F8 = sizeof(TO) == 1;
 	__shared__ __align__(16) unsigned char smem[TR * (TC + 1) * sizeof(TO)];
-	__shared__ uint32_t red[F8B_K_THREADS / 32];
+	__shared__ uint32_t red[F8B_K_THREADS / 32], red_parts[F8B_K_THREADS / 32];
 	uint32_t(*tw)[TC / 4] = (uint32_t(*)[TC / 4]) smem; /* fp8: swizzled words */
 	TO(*tile)[TC + 1] = (TO(*)[TC + 1]) smem;           /* bf16: padded rows */
 	const int64_t R = p.rows, C = p.cols;
 	const int64_t ntc = (C + TC - 1) / TC, nt = (R + TR - 1) / TR * ntc;
-	const bool dyn = p.dyn_amax != NULL;
-	const float sdyn = dyn ? f8b_lls_scale(*p.dyn_amax, p.sp) : 0.0f;
+	const bool dyn = p.dyn_amax != NULL || p.dyn_parts != NULL;
+	TO *out = (TO *)p.out, *out_t = (TO *)p.out_t;
+	uint32_t m = 0;
+	typename S::raw_t raw[CPT];
+
+	if (blockIdx.x < nt)
+		tile_load(src, p, tile_at(p, blockIdx.x, nt), ntc, raw);
+	/* The dynamic scale: from the amax, or from pass 1's block maxima
+	 * (reduced while the first tile's loads are in flight). */
+	float sdyn = 0.0f;
+	if (p.dyn_parts) {
+		const uint32_t a = f8b_d_parts_max(p.dyn_parts, p.dyn_nparts, red_parts);
+		sdyn = f8b_lls_scale(__uint_as_float(a), p.sp);
+		if (blockIdx.x == 0 && threadIdx.x == 0)
+			p.amax_out[0] = __uint_as_float(a);
+	} else if (p.dyn_amax) {
+		sdyn = f8b_lls_scale(*p.dyn_amax, p.sp);
+	}
 	/* One scale for the whole tensor (dynamic, or a given tensorwise
 	 * scale such as delayed scaling's): read once, not per element. */
 	const bool one_s = !p.fp8 || dyn || p.sg.gran == F8B_GRAN_TENSORWISE;
@@ -176,13 +201,8 @@ static __global__ void __launch_bounds__(F8B_K_THREADS, tile_blocks<S>::n)
 	                     : dyn               ? sdyn
 	                     : one_st && p.out_t ? __ldg(p.scale_t)
 	                                         : 0.0f;
-	TO *out = (TO *)p.out, *out_t = (TO *)p.out_t;
-	uint32_t m = 0;
-	typename S::raw_t raw[CPT];
-
-	if (blockIdx.x < nt)
-		tile_load(src, p, blockIdx.x, ntc, raw);
-	for (int64_t t = blockIdx.x; t < nt; t += gridDim.x) {
+	for (int64_t i = blockIdx.x; i < nt; i += gridDim.x) {
+		const int64_t t = tile_at(p, i, nt);
 		const int64_t r0 = t / ntc * TR, c0 = t % ntc * TC;
 		const int lc = threadIdx.x % 8 * 8;
 		const int64_t c = c0 + lc;
@@ -196,7 +216,7 @@ static __global__ void __launch_bounds__(F8B_K_THREADS, tile_blocks<S>::n)
 				continue;
 			float v[8];
 			src.val(raw[k], v);
-			if (p.amax_acc)
+			if (p.amax_acc || p.acc_parts)
 				for (int j = 0; j < 8; j++)
 					if (j < len)
 						m = max(m, f8b_d_abs_bits(v[j]));
@@ -247,8 +267,8 @@ static __global__ void __launch_bounds__(F8B_K_THREADS, tile_blocks<S>::n)
 		}
 		/* The next tile's loads go out now, behind this tile's
 		 * transposed half: the registers of raw are free again. */
-		if (t + gridDim.x < nt)
-			tile_load(src, p, t + gridDim.x, ntc, raw);
+		if (i + gridDim.x < nt)
+			tile_load(src, p, tile_at(p, i + gridDim.x, nt), ntc, raw);
 		if (!out_t)
 			continue; /* no shared memory used: no barrier needed */
 		__syncthreads();
@@ -302,17 +322,17 @@ static __global__ void __launch_bounds__(F8B_K_THREADS, tile_blocks<S>::n)
 		}
 		__syncthreads(); /* the next tile reuses the shared tile */
 	}
-	if (p.amax_acc) {
+	if (p.amax_acc || p.acc_parts) {
 		m = f8b_d_group_max(m, F8B_K_THREADS, red);
-		if (threadIdx.x == 0 && m)
-			atomicMax((unsigned int *)p.amax_acc, m);
+		if (threadIdx.x == 0)
+			f8b_d_put_block_max(m, p.amax_acc, p.acc_parts);
 	}
 	if (p.scale_inv && blockIdx.x == 0 && threadIdx.x == 0)
 		p.scale_inv[0] = f8b_lls_inv(dyn ? sdyn : __ldg(p.scale));
 }
 
 template <class S, typename TO, bool E5M2>
-static int launch(S src, const struct tile_p &p, cudaStream_t stream)
+static int launch(S src, const struct tile_p &p, int *nblocks, cudaStream_t stream)
 {
 	unsigned grid;
 	int64_t tiles = (p.rows + TR - 1) / TR * ((p.cols + TC - 1) / TC);
@@ -320,18 +340,23 @@ static int launch(S src, const struct tile_p &p, cudaStream_t stream)
 
 	if (e != cudaSuccess)
 		return e;
+	if (p.acc_parts && grid > F8B_CAST_PARTIALS)
+		grid = F8B_CAST_PARTIALS;
+	if (nblocks)
+		*nblocks = (int)grid;
 	tile_kernel<S, TO, E5M2><<<grid, F8B_K_THREADS, 0, stream>>>(src, p);
 	return (int)cudaGetLastError();
 }
 
 template <class S>
-static int launch_to(S src, const struct tile_p &p, int out_dtype, cudaStream_t stream)
+static int launch_to(S src, const struct tile_p &p, int out_dtype, int *nblocks,
+                     cudaStream_t stream)
 {
 	if (out_dtype == F8B_BF16)
-		return launch<S, uint16_t, false>(src, p, stream);
+		return launch<S, uint16_t, false>(src, p, nblocks, stream);
 	if (out_dtype == F8B_E5M2)
-		return launch<S, uint8_t, true>(src, p, stream);
-	return launch<S, uint8_t, false>(src, p, stream);
+		return launch<S, uint8_t, true>(src, p, nblocks, stream);
+	return launch<S, uint8_t, false>(src, p, nblocks, stream);
 }
 
 int f8b_k_tile_pass(const struct f8b_k_tile_args *a, cudaStream_t stream)
@@ -354,6 +379,10 @@ int f8b_k_tile_pass(const struct f8b_k_tile_args *a, cudaStream_t stream)
 	p.scale = a->scale;
 	p.scale_t = a->scale_t;
 	p.dyn_amax = a->dyn_amax;
+	p.dyn_parts = a->dyn_parts;
+	p.dyn_nparts = a->dyn_nparts;
+	p.amax_out = a->amax_out;
+	p.acc_parts = a->acc_parts;
 	p.sp = a->sp;
 	p.sp.e5m2 = a->out_dtype == F8B_E5M2;
 	p.scale_inv = a->scale_inv;
@@ -361,9 +390,13 @@ int f8b_k_tile_pass(const struct f8b_k_tile_args *a, cudaStream_t stream)
 	p.out = a->out;
 	p.out_t = a->out_t;
 	p.fp8 = has_out && a->out_dtype != F8B_BF16;
-	if (p.fp8 && !a->dyn_amax && ((a->out && !a->scale) || (a->out_t && !a->scale_t)))
+	p.rev = a->reverse;
+	const bool dyn = a->dyn_amax || a->dyn_parts;
+	if (p.fp8 && !dyn && ((a->out && !a->scale) || (a->out_t && !a->scale_t)))
 		return (int)cudaErrorInvalidValue;
-	if (a->scale_inv && !a->dyn_amax && !a->scale)
+	if (a->scale_inv && !dyn && !a->scale)
+		return (int)cudaErrorInvalidValue;
+	if (a->dyn_parts && (a->dyn_nparts <= 0 || !a->amax_out))
 		return (int)cudaErrorInvalidValue;
 	p.vec_o = a->out && C % 8 == 0 && f8b_k_aligned(a->out, 8 * es);
 	p.vec_t = a->out_t && R % 8 == 0 && f8b_k_aligned(a->out_t, 8 * es);
@@ -372,21 +405,21 @@ int f8b_k_tile_pass(const struct f8b_k_tile_args *a, cudaStream_t stream)
 	switch (a->src) {
 	case F8B_SRC_BF16: {
 		struct f8b_src_bf16 s = {(const uint16_t *)a->x, C, al && C % 8 == 0};
-		return launch_to(s, p, a->out_dtype, stream);
+		return launch_to(s, p, a->out_dtype, a->nblocks, stream);
 	}
 	case F8B_SRC_F32: {
 		struct f8b_src_f32 s = {(const float *)a->x, C, al && C % 8 == 0};
-		return launch_to(s, p, a->out_dtype, stream);
+		return launch_to(s, p, a->out_dtype, a->nblocks, stream);
 	}
 	case F8B_SRC_LN: {
 		struct f8b_src_ln s = {(const uint16_t *)a->x, a->mean, a->rstd, C,
 		                       al && C % 8 == 0};
-		return launch_to(s, p, a->out_dtype, stream);
+		return launch_to(s, p, a->out_dtype, a->nblocks, stream);
 	}
 	case F8B_SRC_SIGBWD: {
 		struct f8b_src_sigbwd s = {(const uint16_t *)a->x, (const uint16_t *)a->x2, C,
 		                           al && C % 8 == 0};
-		return launch_to(s, p, a->out_dtype, stream);
+		return launch_to(s, p, a->out_dtype, a->nblocks, stream);
 	}
 	default: return (int)cudaErrorInvalidValue;
 	}
@@ -412,6 +445,7 @@ extern "C" int f8b_k_cast_transpose(const void *x, int dtype, int64_t rows, int6
 	a.out = out;
 	a.out_t = out_t;
 	a.out_dtype = out_dtype;
+	a.reverse = true; /* after amax_t's forward pass over x */
 	return f8b_k_tile_pass(&a, stream);
 }
 
@@ -434,5 +468,6 @@ extern "C" int f8b_k_cast_transpose_ln(const void *x, const float *mean, const f
 	a.scale_t = scale_t;
 	a.out_t = out_t;
 	a.out_dtype = out_dtype;
+	a.reverse = true; /* after amax_t's forward pass over x */
 	return f8b_k_tile_pass(&a, stream);
 }

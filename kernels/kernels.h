@@ -88,6 +88,8 @@ struct f8b_k_qspec {
 	float *amax, *scale_inv;
 	float *amax_all; /* axiswise: also max over the rows' amaxes (backend.h) */
 	int amax_given;  /* tensorwise cast_fused: amax[0] is already max |v| */
+	float *partial;  /* dynamic tensorwise: F8B_CAST_PARTIALS floats of scratch
+	                    for pass 1's block maxima, or NULL (backend.h) */
 };
 
 /* lls_fused.cu: LayerNorm forward of x [rows, cols] (mean, rstd written;

@@ -149,12 +149,40 @@ __device__ __forceinline__ uint32_t f8b_d_group_max(uint32_t m, int G, uint32_t 
 	return __reduce_max_sync(F8B_K_FULL_MASK, m);
 }
 
+/* A block's max |x| bits m (thread 0 calls): into parts[blockIdx.x] when
+ * a later pass reduces the block maxima (f8b_cast_spec.partial: every
+ * block writes its entry, so nothing needs zeroing), else atomicMax into
+ * acc, which the caller zeroed. */
+__device__ __forceinline__ void f8b_d_put_block_max(uint32_t m, float *acc, float *parts)
+{
+	if (parts)
+		parts[blockIdx.x] = __uint_as_float(m);
+	else if (m)
+		atomicMax((unsigned int *)acc, m);
+}
+
+/* The max of the n block maxima at parts (every thread of the block calls
+ * and gets it; smem: 8 words). */
+__device__ __forceinline__ uint32_t f8b_d_parts_max(const float *parts, int n, uint32_t *smem)
+{
+	uint32_t m = 0;
+	for (int i = threadIdx.x; i < n; i += F8B_K_THREADS)
+		m = max(m, __float_as_uint(parts[i]));
+	return f8b_d_group_max(m, F8B_K_THREADS, smem);
+}
+
 /* ---------------------------------------------------------- host helpers */
 
 /* Blocks to launch for `want` blocks of work: at most `per_sm` resident
  * blocks per SM of the current device (grid-stride kernels loop over the
  * rest), at least 1.  Returns the cudaError_t of the attribute query. */
 int f8b_k_grid(int64_t want, int per_sm, unsigned *grid);
+
+/* amax.cu: pass 1 of a dynamic tensorwise cast of n bf16 at x that leaves
+ * one max per block in parts (f8b_cast_spec.partial) and the number of
+ * blocks in *nparts (<= F8B_CAST_PARTIALS), instead of an atomicMax into a
+ * zeroed amax. */
+int f8b_k_amax_parts(const void *x, int64_t n, float *parts, int *nparts, cudaStream_t stream);
 
 /* Scale-tensor geometry of a rows x cols tensor (scaling.c's shape). */
 struct f8b_k_sgeom f8b_k_scale_geom(int gran, int64_t rows, int64_t cols);

@@ -39,6 +39,7 @@ struct row_p {
 	uint8_t *q;
 	float *amax, *scale_inv;
 	float *amax_all; /* AXIS: also the max over the rows (atomicMax), or NULL */
+	float *parts;    /* AMAX: each block's max here instead of atomicMax (amax) */
 	bool vec_y, vec_q;
 };
 
@@ -176,6 +177,7 @@ static __device__ __forceinline__ void row_body(S &src, const struct row_p &p)
 	__shared__ uint32_t usm[F8B_K_THREADS / 32];
 	const int64_t C = p.cols;
 	typename S::raw_t raw[NCH];
+	uint32_t bm = 0; /* AMAX: the max over this block's rows */
 
 	if (PF && blockIdx.x < p.rows)
 		row_load<NCH>(src, blockIdx.x, C, raw);
@@ -218,8 +220,7 @@ static __device__ __forceinline__ void row_body(S &src, const struct row_p &p)
 		}
 		if (p.mode == ROW_AMAX || p.mode == ROW_AXIS)
 			m = f8b_d_group_max(m, F8B_K_THREADS, usm);
-		if (p.mode == ROW_AMAX && threadIdx.x == 0 && m)
-			atomicMax((unsigned int *)p.amax, m);
+		bm = max(bm, m);
 		if (p.mode == ROW_AXIS) {
 			float s = f8b_lls_scale(__uint_as_float(m), p.sp);
 #pragma unroll
@@ -239,6 +240,8 @@ static __device__ __forceinline__ void row_body(S &src, const struct row_p &p)
 		}
 		__syncthreads(); /* usm / fsm are reused by the next row */
 	}
+	if (p.mode == ROW_AMAX && threadIdx.x == 0)
+		f8b_d_put_block_max(bm, p.amax, p.parts);
 }
 
 /* Prefetching holds the next row's raw words beside this row's values:
@@ -289,7 +292,7 @@ template <int NCH, class S, bool LN> static int resident(int *n)
 }
 
 template <int NCH, class S, bool LN>
-static int launch_rows_n(S src, const struct row_p &p, cudaStream_t stream)
+static int launch_rows_n(S src, const struct row_p &p, int *nblocks, cudaStream_t stream)
 {
 	unsigned grid;
 	int per_sm = 8, e;
@@ -305,6 +308,10 @@ static int launch_rows_n(S src, const struct row_p &p, cudaStream_t stream)
 	e = f8b_k_grid(p.rows, per_sm, &grid);
 	if (e != cudaSuccess)
 		return e;
+	if (p.parts && grid > F8B_CAST_PARTIALS)
+		grid = F8B_CAST_PARTIALS;
+	if (nblocks)
+		*nblocks = (int)grid;
 	if constexpr (NCH >= 8)
 		row_kernel_wide<NCH, S, LN><<<grid, F8B_K_THREADS, 0, stream>>>(src, p);
 	else
@@ -312,7 +319,9 @@ static int launch_rows_n(S src, const struct row_p &p, cudaStream_t stream)
 	return (int)cudaGetLastError();
 }
 
-template <class S, bool LN> static int launch_rows(S src, const struct row_p &p, cudaStream_t s)
+/* nblocks: out, the blocks launched (NULL: not wanted). */
+template <class S, bool LN>
+static int launch_rows(S src, const struct row_p &p, cudaStream_t s, int *nblocks = NULL)
 {
 	const int64_t per = (int64_t)F8B_K_THREADS * 8; /* columns per chunk sweep */
 
@@ -322,13 +331,13 @@ template <class S, bool LN> static int launch_rows(S src, const struct row_p &p,
 			return (int)e;
 	}
 	if (p.cols <= per)
-		return launch_rows_n<1, S, LN>(src, p, s);
+		return launch_rows_n<1, S, LN>(src, p, nblocks, s);
 	if (p.cols <= 2 * per)
-		return launch_rows_n<2, S, LN>(src, p, s);
+		return launch_rows_n<2, S, LN>(src, p, nblocks, s);
 	if (p.cols <= 4 * per)
-		return launch_rows_n<4, S, LN>(src, p, s);
+		return launch_rows_n<4, S, LN>(src, p, nblocks, s);
 	if (p.cols <= 8 * per)
-		return launch_rows_n<8, S, LN>(src, p, s);
+		return launch_rows_n<8, S, LN>(src, p, nblocks, s);
 	return (int)cudaErrorInvalidValue;
 }
 
@@ -376,14 +385,25 @@ static struct row_p row_params(int64_t rows, int64_t cols, void *y, const struct
 }
 
 /* Pass 2 of a tensorwise cast (or the only pass with a given scale):
- * q / q_t of the values of src, scale from the amax (dynamic) or given. */
+ * q / q_t of the values of src, scale from the amax (dynamic) or given.
+ * It visits the tiles from the last: pass 1 (or, delayed, the sigmoid
+ * backward that wrote dz) read the input from the first. */
 static int tensorwise_pass(struct f8b_k_tile_args *a, const struct f8b_k_qspec *qs,
-                           bool record_amax, cudaStream_t stream)
+                           bool record_amax, int nparts, cudaStream_t stream)
 {
 	a->gran = F8B_GRAN_TENSORWISE;
+	a->reverse = true;
 	a->sp = f8b_lls_make_sp(qs->dtype, qs->margin, qs->pow2);
 	a->scale = a->scale_t = qs->scale;
 	a->dyn_amax = qs->scale ? NULL : qs->amax;
+	a->acc_parts = NULL;
+	a->nblocks = NULL;
+	if (nparts > 0) { /* pass 1 left its block maxima in qs->partial */
+		a->dyn_amax = NULL;
+		a->dyn_parts = qs->partial;
+		a->dyn_nparts = nparts;
+		a->amax_out = qs->amax;
+	}
 	a->scale_inv = qs->scale_inv;
 	a->out = qs->q;
 	a->out_t = qs->q_t;
@@ -410,12 +430,15 @@ extern "C" int f8b_k_layernorm_fwd(const void *x, int64_t rows, int64_t cols, fl
 	p.eps = eps;
 	p.mean = mean;
 	p.rstd = rstd;
-	if (p.mode == ROW_AMAX) {
+	int nparts = 0;
+	if (p.mode == ROW_AMAX && qs->partial) {
+		p.parts = qs->partial;
+	} else if (p.mode == ROW_AMAX) {
 		cudaError_t e = cudaMemsetAsync(qs->amax, 0, sizeof(float), stream);
 		if (e != cudaSuccess)
 			return (int)e;
 	}
-	int rc = launch_rows<struct f8b_src_bf16, true>(src, p, stream);
+	int rc = launch_rows<struct f8b_src_bf16, true>(src, p, stream, &nparts);
 	if (rc != cudaSuccess || p.mode != ROW_AMAX)
 		return rc;
 	struct f8b_k_tile_args a;
@@ -426,7 +449,7 @@ extern "C" int f8b_k_layernorm_fwd(const void *x, int64_t rows, int64_t cols, fl
 	a.rstd = rstd;
 	a.rows = rows;
 	a.cols = cols;
-	return tensorwise_pass(&a, qs, false, stream);
+	return tensorwise_pass(&a, qs, false, p.parts ? nparts : 0, stream);
 }
 
 extern "C" int f8b_k_sigmoid_bwd_cast(const void *y, const void *dy, void *dz, int64_t rows,
@@ -456,20 +479,27 @@ extern "C" int f8b_k_sigmoid_bwd_cast(const void *y, const void *dy, void *dz, i
 			if (rc != cudaSuccess)
 				return rc;
 		}
-		return tensorwise_pass(&a, qs, true, stream);
+		return tensorwise_pass(&a, qs, true, 0, stream);
 	}
 	/* dynamic: pass 1 = amax (and dz), pass 2 = the cast */
-	cudaError_t e = cudaMemsetAsync(qs->amax, 0, sizeof(float), stream);
-	if (e != cudaSuccess)
-		return (int)e;
+	int nparts = 0;
+	if (qs->partial) {
+		a.acc_parts = qs->partial;
+		a.nblocks = &nparts;
+	} else {
+		cudaError_t e = cudaMemsetAsync(qs->amax, 0, sizeof(float), stream);
+		if (e != cudaSuccess)
+			return (int)e;
+		a.amax_acc = qs->amax;
+	}
 	a.out = dz;
 	a.out_dtype = F8B_BF16;
-	a.amax_acc = qs->amax;
 	int rc = f8b_k_tile_pass(&a, stream);
 	if (rc != cudaSuccess)
 		return rc;
 	a.out = NULL;
-	return tensorwise_pass(&a, qs, false, stream);
+	a.amax_acc = NULL;
+	return tensorwise_pass(&a, qs, false, nparts, stream);
 }
 
 extern "C" int f8b_k_cast_fused(const void *x, int64_t rows, int64_t cols,
@@ -491,11 +521,13 @@ extern "C" int f8b_k_cast_fused(const void *x, int64_t rows, int64_t cols,
 	a.x = x;
 	a.rows = rows;
 	a.cols = cols;
-	if (!qs->scale && !qs->amax_given) {
-		int rc = f8b_k_amax(x, F8B_BF16, rows, cols, F8B_GRAN_TENSORWISE, qs->amax, stream);
-		if (rc != cudaSuccess)
-			return rc;
-	}
+	int nparts = 0, rc = cudaSuccess;
+	if (!qs->scale && !qs->amax_given && qs->partial)
+		rc = f8b_k_amax_parts(x, rows * cols, qs->partial, &nparts, stream);
+	else if (!qs->scale && !qs->amax_given)
+		rc = f8b_k_amax(x, F8B_BF16, rows, cols, F8B_GRAN_TENSORWISE, qs->amax, stream);
+	if (rc != cudaSuccess)
+		return rc;
 	/* amax_given: the scale comes from amax[0] as it is, in one pass */
-	return tensorwise_pass(&a, qs, qs->scale != NULL, stream);
+	return tensorwise_pass(&a, qs, qs->scale != NULL, nparts, stream);
 }

@@ -310,6 +310,19 @@ struct f8b_k_tile_args {
 	void *out, *out_t;
 	int out_dtype; /* e4m3, e5m2 or bf16; ignored when both outputs NULL */
 	float *amax_acc;
+	/* Block maxima instead of amax_acc (f8b_cast_spec.partial): pass 1
+	 * leaves one per block in acc_parts and the block count in *nblocks;
+	 * pass 2 takes its scale from the dyn_nparts maxima at dyn_parts
+	 * (instead of dyn_amax) and writes their max to amax_out[0]. */
+	float *acc_parts;
+	int *nblocks; /* out: the blocks launched, or NULL */
+	const float *dyn_parts;
+	int dyn_nparts;
+	float *amax_out;
+	/* Visit the tiles from the last: a pass that re-reads what a forward
+	 * pass (amax, row statistics) just read then starts on the part of it
+	 * still in L2. */
+	bool reverse;
 };
 int f8b_k_tile_pass(const struct f8b_k_tile_args *a, cudaStream_t stream);
 

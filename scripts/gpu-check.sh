@@ -103,7 +103,7 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
 	# The verdict is memcheck's own error summary: timing assertions cannot
 	# hold under instrumentation, and deliberate API errors (a test of
 	# out-of-memory handling) are not memory errors.
-	for t in test_kernels test_gemm_cuda test_harness_gpu test_lls_kernels test_ag_ops; do
+	for t in test_kernels test_gemm_cuda test_harness_gpu test_lls_kernels test_lls_fused test_ag_ops; do
 		(cd "$build" && srcdir="$src" timeout 240 compute-sanitizer --tool memcheck \
 			--leak-check full --report-api-errors no "tests/gpu/$t") \
 			>"$logs/sanitizer-$t.log" 2>&1

@@ -137,7 +137,16 @@ struct f8b_cast_spec {
 	 * max |v| (an earlier cast's amax_all), so the cast is one pass and
 	 * amax is only read. */
 	bool amax_given;
+	/* Dynamic tensorwise in two passes (the cuda backend; the host ignores
+	 * it): F8B_CAST_PARTIALS floats of scratch.  Pass 1 leaves one max per
+	 * block there and pass 2 reduces them, so amax needs no zeroing before
+	 * the cast (no memset, no atomics).  NULL: pass 1 zeroes amax and
+	 * accumulates into it. */
+	float *partial;
 };
+
+/* Blocks of a pass 1 that may leave a max in f8b_cast_spec.partial. */
+#define F8B_CAST_PARTIALS 4096
 
 /* Longest row the cuda backend's row-wise lls kernels take (a row lives
  * in the registers of one 256-thread block, 64 floats per thread). */

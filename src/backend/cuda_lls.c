@@ -51,6 +51,7 @@ static struct f8b_k_qspec qspec(const struct f8b_cast_spec *cs)
 	    .scale_inv = cs->scale_inv,
 	    .amax_all = cs->amax_all,
 	    .amax_given = cs->amax_given,
+	    .partial = cs->partial,
 	};
 	return q;
 }

@@ -69,6 +69,7 @@ struct lls_operand {
 	int alias;            /* -1, or the operand whose cast also writes this one
 	                         (q and q^T of one tensorwise cast share its scale) */
 	float *dscale, *hist; /* delayed: the scale cast with, the amax history */
+	float *partial;       /* dynamic tensorwise: pass 1's block maxima (backend.h) */
 	float dscale_host;    /* check: the scale the checked step used */
 };
 

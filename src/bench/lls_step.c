@@ -414,13 +414,15 @@ int f8b_lls_alloc(struct lls_state *s)
 			F8B_TRY(alloc_floats(s, s->history, &op->hist));
 			F8B_TRY(ops->memset(be, op->hist, 0, sizeof(float) * (size_t)s->history));
 		}
+		if (op->cfg.type == F8B_SCALING_DYNAMIC && op->cfg.gran == F8B_GRAN_TENSORWISE)
+			F8B_TRY(alloc_floats(s, F8B_CAST_PARTIALS, &op->partial));
 	}
 	for (int o = 0; o < NOPND; o++) {
 		struct lls_operand *op = &s->op[o];
 		if (op->used && op->alias >= 0) {
 			const struct lls_operand *a = &s->op[op->alias];
 			op->amax = a->amax, op->scale = a->scale, op->sinv = a->sinv;
-			op->dscale = a->dscale, op->hist = a->hist;
+			op->dscale = a->dscale, op->hist = a->hist, op->partial = a->partial;
 		}
 	}
 	/* Seeded inputs, bit-identical on every backend (backend.h): x and dy
@@ -473,7 +475,7 @@ void f8b_lls_free(struct lls_state *s)
 		f8b_tensor_free(ops, be, &op->q);
 		if (op->alias >= 0)
 			continue;
-		float *p[] = {op->amax, op->scale, op->sinv, op->dscale, op->hist};
+		float *p[] = {op->amax, op->scale, op->sinv, op->dscale, op->hist, op->partial};
 		for (size_t i = 0; i < sizeof p / sizeof p[0]; i++)
 			if (p[i])
 				ops->free(be, p[i]);
@@ -502,6 +504,7 @@ static struct f8b_cast_spec spec_of(struct lls_state *s, const struct lls_stage 
 	    .scale_inv = main->sinv,
 	    .amax_all = st->amax_to >= 0 ? s->op[st->amax_to].amax : NULL,
 	    .amax_given = st->amax_given,
+	    .partial = main->partial,
 	};
 }
 
