@@ -1,5 +1,6 @@
 /* test_measure.c - the timing harness: statistics, the stopping rule and
- * its caps, and batch mode, on a backend whose events read a virtual clock
+ * its caps, batch mode and the order in which a sample is queued behind the
+ * stream gate, on a backend whose events read a virtual clock
  * that each launch advances by a programmed duration, so no assertion
  * depends on how loaded the machine is; then one launch of known duration
  * on the host backend's real clock, judged only in ways load cannot break
@@ -50,10 +51,41 @@ static void v_event_destroy(struct f8b_backend *be, struct f8b_event *ev)
 	(void)be;
 	free(ev);
 }
+/* What the harness enqueued, in order: H hold, e event, L launch, R
+ * release (the stream gate's order is what the test checks). */
+static char vlog[64];
+static void vlog_add(char c)
+{
+	size_t n = strlen(vlog);
+	if (n + 1 < sizeof vlog) {
+		vlog[n] = c;
+		vlog[n + 1] = '\0';
+	}
+}
 static int v_event_record(struct f8b_backend *be, struct f8b_event *ev)
 {
 	(void)be;
 	ev->t = vclock;
+	vlog_add('e');
+	return F8B_OK;
+}
+static int v_hold(struct f8b_backend *be, double timeout_s)
+{
+	(void)be;
+	(void)timeout_s;
+	vlog_add('H');
+	return F8B_OK;
+}
+static int v_release(struct f8b_backend *be)
+{
+	(void)be;
+	vlog_add('R');
+	return F8B_OK;
+}
+static int logged_launch(void *ctx)
+{
+	(void)ctx;
+	vlog_add('L');
 	return F8B_OK;
 }
 static int v_event_elapsed(struct f8b_backend *be, struct f8b_event *a, struct f8b_event *b,
@@ -186,6 +218,33 @@ int main(void)
 	       "batch: per-launch min %.6f ms (median %.6f ms)", 1e3 * r.min_s, 1e3 * r.median_s);
 	tap_ok(bp.calls == 4 * r.samples, "batch: 4 launches per sample (%d calls, %d samples)",
 	       bp.calls, r.samples);
+
+	/* The stream gate: a cold sample is queued behind a hold and released
+	 * after e1 (the GPU reaches e0 with the launch already queued); not
+	 * with --no-hold, never for batch samples, never without a gate. */
+	struct f8b_backend_ops gops = vops;
+	gops.hold = v_hold;
+	gops.release = v_release;
+	f8b_measure_defaults(&o);
+	tap_ok(o.hold, "cold samples are held by default");
+	o.warmup = 0;
+	o.min_samples = o.max_samples = 1;
+	vlog[0] = '\0';
+	rc = f8b_measure(&gops, be, logged_launch, NULL, &o, &r, NULL);
+	tap_ok(rc == F8B_OK && !strcmp(vlog, "HeLeR"), "held sample: %s (want HeLeR)", vlog);
+	o.hold = false;
+	vlog[0] = '\0';
+	rc = f8b_measure(&gops, be, logged_launch, NULL, &o, &r, NULL);
+	tap_ok(rc == F8B_OK && !strcmp(vlog, "eLe"), "--no-hold: %s (want eLe)", vlog);
+	o.hold = true;
+	o.batch = 2;
+	vlog[0] = '\0';
+	rc = f8b_measure(&gops, be, logged_launch, NULL, &o, &r, NULL);
+	tap_ok(rc == F8B_OK && !strcmp(vlog, "eLLe"), "batch samples are not held: %s", vlog);
+	o.batch = 0;
+	vlog[0] = '\0';
+	rc = f8b_measure(&vops, be, logged_launch, NULL, &o, &r, NULL);
+	tap_ok(rc == F8B_OK && !strcmp(vlog, "eLe"), "no gate (host): %s", vlog);
 
 	/* The host backend's real clock: a spin of 2 ms is never timed shorter
 	 * (load can only lengthen it), and the shortest of 10 is not 10 times

@@ -19,6 +19,7 @@ void f8b_measure_defaults(struct f8b_measure_opts *o)
 	o->max_time_s = 10.0;
 	o->max_noise = 0.005;
 	o->flush = true;
+	o->hold = true;
 	o->batch = 0;
 	o->hold_timeout_s = 60.0;
 	o->sync = NULL;
@@ -78,12 +79,18 @@ static void note_clock(const struct f8b_backend_ops *ops, struct f8b_backend *be
  * its sample, the ranks meet in a barrier, and then each releases its GPU,
  * so neither the host's enqueue time nor the ranks' skew is timed
  * (doc/formulas.md, "Collective samples").  Without a gate (host) the
- * barrier comes first, as the launch itself is the work. */
+ * barrier comes first, as the launch itself is the work.  An independent
+ * cold sample (o->hold) goes behind the gate the same way, without the
+ * barrier: the GPU idles at e0 until the host has queued the launch, so
+ * a launch slower to queue than the flush is to run does not time the
+ * host's enqueue. */
 static int take_sample(const struct f8b_backend_ops *ops, struct f8b_backend *be,
                        f8b_launch_fn launch, void *ctx, const struct f8b_measure_opts *o, int batch,
                        struct f8b_event *e0, struct f8b_event *e1, double *t)
 {
-	bool gate = o->sync && ops->hold && ops->release;
+	/* Collectives always go behind the gate; independent cold samples
+	 * when asked (batch samples queue too much to hold). */
+	bool gate = ops->hold && ops->release && (o->sync || (o->hold && batch == 1));
 	int rc = F8B_OK;
 
 	if (batch == 1 && o->flush)
@@ -101,7 +108,7 @@ static int take_sample(const struct f8b_backend_ops *ops, struct f8b_backend *be
 		/* Every rank meets in the barrier, as it did before a sample
 		 * without a gate, and releases whatever happened: a held GPU
 		 * is never left waiting. */
-		int rs = o->sync(o->comm_ctx);
+		int rs = o->sync ? o->sync(o->comm_ctx) : F8B_OK;
 		int rr = ops->release(be);
 		rc = rc != F8B_OK ? rc : rs != F8B_OK ? rs : rr;
 	}

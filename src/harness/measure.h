@@ -1,9 +1,14 @@
 /* measure.h - the timing harness every benchmark uses (after nvbench).
  *
  * Cold mode (default): each sample is
- *     flush_cache (enqueued) ; record e0 ; launch() ; record e1 ; elapsed(e0,e1)
- * so the timed region holds only the launch; the cache flush keeps
- * cache-resident repeats from flattering the result.  Batch mode: record e0,
+ *     flush_cache ; hold ; record e0 ; launch() ; record e1 ; release ;
+ *     elapsed(e0,e1)
+ * all enqueued on the backend's stream, so the timed region holds only the
+ * launch's work; the cache flush keeps cache-resident repeats from
+ * flattering the result, and the hold (the backend's stream gate, where it
+ * has one) keeps the GPU from reaching e0 before the host has queued the
+ * launch, so the host's enqueue time is not timed (nvbench's blocking
+ * kernel does the same).  Batch mode: record e0,
  * `batch` back-to-back launches, record e1, time/batch per sample (hides
  * launch gaps, no flush).  Warm-up launches run first and are not kept.
  *
@@ -29,7 +34,12 @@ struct f8b_measure_opts {
 	double max_time_s; /* wall-clock cap per measurement (default 10 s) */
 	double max_noise;  /* target relative noise of the median (default 0.005) */
 	bool flush;        /* flush cache before each cold sample (default on) */
-	int batch;         /* 0/1 = cold samples; >1 = launches per batch sample */
+	/* Hold the stream (ops->hold) across the enqueue of each cold sample
+	 * (default on; no effect where the backend has no gate, e.g. host).
+	 * Off: e0..e1 also holds whatever part of the host's enqueue the GPU
+	 * waited for.  Collective samples (sync set) are always held. */
+	bool hold;
+	int batch; /* 0/1 = cold samples; >1 = launches per batch sample */
 	/* Collective benchmarks (every MPI rank times the same operation):
 	 * sync() is a barrier in each sample (before it, or with a stream gate
 	 * after its work is queued), and reduce() after it

@@ -24,6 +24,7 @@ enum {
 	OPT_MAX_TIME,
 	OPT_NOISE,
 	OPT_NO_FLUSH,
+	OPT_NO_HOLD,
 	OPT_BATCH,
 	OPT_QUIET,
 	OPT_VERBOSE,
@@ -50,6 +51,7 @@ static const struct f8b_option common_options[] = {
     {"noise", OPT_NOISE, 0, "FRAC",
      "stop when the relative noise of the median is below this\n(default 0.005)"},
     {"no-flush", OPT_NO_FLUSH, 0, NULL, "do not flush the L2 cache before each sample"},
+    {"no-hold", OPT_NO_HOLD, 0, NULL, "do not hold the GPU while a sample is queued"},
     {"batch", OPT_BATCH, 0, "N", "time N back-to-back launches per sample (no flush; default off)"},
     {"quiet", OPT_QUIET, 'q', NULL, "no progress lines"},
     {"verbose", OPT_VERBOSE, 'v', NULL, "more detail (algorithm chosen, unmet criteria)"},
@@ -135,6 +137,7 @@ static int on_option(void *vctx, int table, int key, const char *arg)
 	case OPT_MAX_TIME: return parse_double("max-time", arg, 0, 86400, &c->m.max_time_s);
 	case OPT_NOISE: return parse_double("noise", arg, 0, 1, &c->m.max_noise);
 	case OPT_NO_FLUSH: c->m.flush = false; return F8B_OK;
+	case OPT_NO_HOLD: c->m.hold = false; return F8B_OK;
 	case OPT_BATCH:
 		F8B_TRY(parse_long("batch", arg, 1, 100000, &v));
 		c->m.batch = (int)v;
