@@ -51,6 +51,11 @@ int f8b_k_cast(const void *x, int dtype, int64_t rows, int64_t cols, int gran, c
 /* util.cu: a kernel that spins for `ns` nanoseconds of %globaltimer on one
  * thread (harness self-test: a kernel of known duration). */
 int f8b_k_spin(uint64_t ns, cudaStream_t stream);
+/* util.cu: reads `bytes` (a multiple of 16, 16-byte aligned) at buf, which
+ * must not XOR to `key` (a zeroed buffer and a nonzero key): the L2 flush
+ * that leaves clean lines (backend.h flush_cache, F8B_FLUSH_READ). */
+int f8b_k_read_flush(const void *buf, size_t bytes, unsigned key, unsigned *sink,
+                     cudaStream_t stream);
 
 /* util.cu: holds the stream until *flag reaches gen (the host writes it
  * through mapped pinned memory) or timeout_ns passes, when it writes gen

@@ -27,6 +27,7 @@ expect_error "unknown granularity lists accepted" "accepted" $G --scaling nope -
 expect_error "unknown dtype" "e9m9" $G --dtypes e4m3:e9m9 -o a.h5
 expect_error "e5m2 x e5m2" "e5m2:e5m2" $G --dtypes e5m2:e5m2 -o a.h5
 expect_error "bad fast-accum value" "maybe" $G --fast-accum maybe -o a.h5
+expect_error "bad --flush-by value" "sideways" $G --flush-by sideways -o a.h5
 expect_error "unknown recipe" "nosuch" "$F8BENCH" recipe nosuch
 expect_error "dimension not a multiple of 16" "100" $G --shapes 100x256x256 -o a.h5
 expect_error "zero dimension" "0x256x256" $G --shapes 0x256x256 -o a.h5

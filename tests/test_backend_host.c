@@ -673,7 +673,7 @@ static void test_events(void)
 	tap_ok(ops->event_elapsed(be, a, c, &s) == F8B_EINVAL, "unrecorded event refused: %s",
 	       f8b_last_error());
 	double t0 = f8b_now();
-	int rc = ops->flush_cache(be);
+	int rc = ops->flush_cache(be, F8B_FLUSH_READ);
 	double t1 = f8b_now();
 	tap_ok(rc == F8B_OK && ops->sync(be) == F8B_OK, "flush_cache and sync succeed");
 	tap_diag("flush of 64 MiB: %.2f ms", (t1 - t0) * 1e3);

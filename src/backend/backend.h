@@ -152,6 +152,9 @@ struct f8b_cast_spec {
  * in the registers of one 256-thread block, 64 floats per thread). */
 #define F8B_LLS_ROW_MAX_COLS 16384
 
+/* How flush_cache evicts (struct f8b_backend_ops). */
+enum { F8B_FLUSH_READ = 0, F8B_FLUSH_WRITE = 1 };
+
 struct f8b_backend_ops {
 	const char *name; /* "host" or "cuda" */
 
@@ -194,8 +197,13 @@ struct f8b_backend_ops {
 	/* Seconds from a to b; waits for b. */
 	int (*event_elapsed)(struct f8b_backend *be, struct f8b_event *a, struct f8b_event *b,
 	                     double *seconds);
-	/* Enqueue an L2 (host: last-level cache) flush; buffer allocated at open. */
-	int (*flush_cache)(struct f8b_backend *be);
+	/* Enqueue an L2 (host: last-level cache) flush; buffer allocated at
+	 * open.  how: F8B_FLUSH_READ evicts by reading the buffer, so the cache
+	 * is left holding clean lines (what was dirty is written back during
+	 * the flush); F8B_FLUSH_WRITE by writing it (a memset, as nvbench
+	 * does), which leaves it dirty for the next kernel to write back.  The
+	 * host backend writes either way. */
+	int (*flush_cache)(struct f8b_backend *be, int how);
 	int (*sync)(struct f8b_backend *be);
 	/* Optional (NULL): current clocks and throttle reasons. */
 	int (*clock_state)(struct f8b_backend *be, struct f8b_clock_state *c);

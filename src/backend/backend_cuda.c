@@ -61,10 +61,12 @@ static int open_resources(struct f8b_backend *be, const struct cudaDeviceProp *p
 	be->lt_version = cublasLtGetVersion();
 	be->workspace_bytes = WORKSPACE_BYTES;
 	F8B_TRY(f8b_cuda_malloc(be, be->workspace_bytes, &be->workspace, "cuBLASLt workspace"));
-	/* Writing twice the L2 size evicts every line a previous sample left
-	 * there (H100 SXM: 50 MiB L2, so 100 MiB, ~40 us at 3 TB/s). */
+	/* Reading (or writing) twice the L2 size evicts every line a previous
+	 * sample left there (H100 SXM: 50 MiB L2, so 100 MiB, ~40 us at 3 TB/s).
+	 * Zeroed once: the read flush's key never matches. */
 	be->flush_bytes = prop->l2CacheSize > 0 ? 2 * (size_t)prop->l2CacheSize : (size_t)64 << 20;
 	F8B_TRY(f8b_cuda_malloc(be, be->flush_bytes, &be->flush, "L2 flush buffer"));
+	F8B_CUDA_TRY(cudaMemset(be->flush, 0, be->flush_bytes));
 	return F8B_OK;
 }
 
@@ -271,11 +273,19 @@ static int cuda_event_elapsed(struct f8b_backend *be, struct f8b_event *a, struc
 	return F8B_OK;
 }
 
-static int cuda_flush_cache(struct f8b_backend *be)
+static int cuda_flush_cache(struct f8b_backend *be, int how)
 {
-	/* An asynchronous memset over 2 x L2 (nvbench does the same with one
-	 * L2's worth): ordered before the next timed launch on this stream. */
-	F8B_CUDA_TRY(cudaMemsetAsync(be->flush, 0, be->flush_bytes, be->stream));
+	/* 2 x L2, ordered before the next timed launch on this stream: read
+	 * (the buffer is zero from open, the key nonzero: nothing is written),
+	 * or an asynchronous memset (nvbench's flush, with one L2's worth). */
+	if (how == F8B_FLUSH_WRITE) {
+		F8B_CUDA_TRY(cudaMemsetAsync(be->flush, 0, be->flush_bytes, be->stream));
+		return F8B_OK;
+	}
+	int e = f8b_k_read_flush(be->flush, be->flush_bytes, 0xF8B0F1u,
+	                         (unsigned *)be->flush + be->flush_bytes / 4 - 1, be->stream);
+	if (e != cudaSuccess)
+		return F8B_ERR(F8B_EDEVICE, "L2 flush: %s", cudaGetErrorString((cudaError_t)e));
 	return F8B_OK;
 }
 

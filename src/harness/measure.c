@@ -19,6 +19,7 @@ void f8b_measure_defaults(struct f8b_measure_opts *o)
 	o->max_time_s = 10.0;
 	o->max_noise = 0.005;
 	o->flush = true;
+	o->flush_how = F8B_FLUSH_READ;
 	o->hold = true;
 	o->batch = 0;
 	o->hold_timeout_s = 60.0;
@@ -94,7 +95,7 @@ static int take_sample(const struct f8b_backend_ops *ops, struct f8b_backend *be
 	int rc = F8B_OK;
 
 	if (batch == 1 && o->flush)
-		F8B_TRY(ops->flush_cache(be));
+		F8B_TRY(ops->flush_cache(be, o->flush_how));
 	if (gate)
 		F8B_TRY(ops->hold(be, o->hold_timeout_s));
 	else if (o->sync)

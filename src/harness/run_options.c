@@ -25,6 +25,7 @@ enum {
 	OPT_NOISE,
 	OPT_NO_FLUSH,
 	OPT_NO_HOLD,
+	OPT_FLUSH_BY,
 	OPT_BATCH,
 	OPT_QUIET,
 	OPT_VERBOSE,
@@ -51,6 +52,8 @@ static const struct f8b_option common_options[] = {
     {"noise", OPT_NOISE, 0, "FRAC",
      "stop when the relative noise of the median is below this\n(default 0.005)"},
     {"no-flush", OPT_NO_FLUSH, 0, NULL, "do not flush the L2 cache before each sample"},
+    {"flush-by", OPT_FLUSH_BY, 0, "read|write",
+     "how the L2 is flushed: read a 2 x L2 buffer, leaving clean lines (default), or write it"},
     {"no-hold", OPT_NO_HOLD, 0, NULL, "do not hold the GPU while a sample is queued"},
     {"batch", OPT_BATCH, 0, "N", "time N back-to-back launches per sample (no flush; default off)"},
     {"quiet", OPT_QUIET, 'q', NULL, "no progress lines"},
@@ -138,6 +141,14 @@ static int on_option(void *vctx, int table, int key, const char *arg)
 	case OPT_NOISE: return parse_double("noise", arg, 0, 1, &c->m.max_noise);
 	case OPT_NO_FLUSH: c->m.flush = false; return F8B_OK;
 	case OPT_NO_HOLD: c->m.hold = false; return F8B_OK;
+	case OPT_FLUSH_BY:
+		if (!strcmp(arg, "read"))
+			c->m.flush_how = F8B_FLUSH_READ;
+		else if (!strcmp(arg, "write"))
+			c->m.flush_how = F8B_FLUSH_WRITE;
+		else
+			return F8B_ERR(F8B_EINVAL, "--flush-by: '%s' (accepted: read, write)", arg);
+		return F8B_OK;
 	case OPT_BATCH:
 		F8B_TRY(parse_long("batch", arg, 1, 100000, &v));
 		c->m.batch = (int)v;
