@@ -198,11 +198,13 @@ struct f8b_backend_ops {
 	int (*event_elapsed)(struct f8b_backend *be, struct f8b_event *a, struct f8b_event *b,
 	                     double *seconds);
 	/* Enqueue an L2 (host: last-level cache) flush; buffer allocated at
-	 * open.  how: F8B_FLUSH_READ evicts by reading the buffer, so the cache
-	 * is left holding clean lines (what was dirty is written back during
-	 * the flush); F8B_FLUSH_WRITE by writing it (a memset, as nvbench
-	 * does), which leaves it dirty for the next kernel to write back.  The
-	 * host backend writes either way. */
+	 * open.  how: F8B_FLUSH_WRITE (the harness's default) evicts by
+	 * writing the buffer (a memset, as nvbench does), leaving L2-size of
+	 * dirty lines for the next kernel to write back, as a kernel after
+	 * another meets them in a pipeline; F8B_FLUSH_READ by reading it, so
+	 * the cache is left holding clean lines (Nsight Compute's cache
+	 * control), which flatters a kernel whose output fits in L2
+	 * (doc/formulas.md).  The host backend writes either way. */
 	int (*flush_cache)(struct f8b_backend *be, int how);
 	int (*sync)(struct f8b_backend *be);
 	/* Optional (NULL): current clocks and throttle reasons. */

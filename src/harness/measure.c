@@ -19,7 +19,7 @@ void f8b_measure_defaults(struct f8b_measure_opts *o)
 	o->max_time_s = 10.0;
 	o->max_noise = 0.005;
 	o->flush = true;
-	o->flush_how = F8B_FLUSH_READ;
+	o->flush_how = F8B_FLUSH_WRITE;
 	o->hold = true;
 	o->batch = 0;
 	o->hold_timeout_s = 60.0;

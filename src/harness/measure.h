@@ -34,7 +34,7 @@ struct f8b_measure_opts {
 	double max_time_s; /* wall-clock cap per measurement (default 10 s) */
 	double max_noise;  /* target relative noise of the median (default 0.005) */
 	bool flush;        /* flush cache before each cold sample (default on) */
-	int flush_how;     /* F8B_FLUSH_READ (default) or _WRITE (backend.h) */
+	int flush_how;     /* F8B_FLUSH_WRITE (default) or _READ (backend.h, doc/formulas.md) */
 	/* Hold the stream (ops->hold) across the enqueue of each cold sample
 	 * (default on; no effect where the backend has no gate, e.g. host).
 	 * Off: e0..e1 also holds whatever part of the host's enqueue the GPU

@@ -290,7 +290,7 @@ static int open_results(struct sweep *sw, int argc, char **argv)
 		             "max_time_s=%g max_noise=%g flush=%d flush_by=%s hold=%d batch=%d",
 		             cc->m.warmup, cc->m.min_samples, cc->m.max_samples, cc->m.min_time_s,
 		             cc->m.max_time_s, cc->m.max_noise, cc->m.flush,
-		             cc->m.flush_how == F8B_FLUSH_WRITE ? "write" : "read", cc->m.hold,
+		             cc->m.flush_how == F8B_FLUSH_READ ? "read" : "write", cc->m.hold,
 		             cc->m.batch);
 		if (cc->resume)
 			rc =

@@ -744,10 +744,10 @@ static void test_timing_ops(void)
 	tap_ok(rc == F8B_EINVAL, "events: elapsed before any record is refused: %s",
 	       f8b_last_error());
 	rc = ops->alloc(be, (size_t)64 << 20, &buf);
-	if (rc == F8B_OK) /* both flushes run; the read one last, as a sample's */
-		rc = ops->flush_cache(be, F8B_FLUSH_WRITE);
-	if (rc == F8B_OK)
+	if (rc == F8B_OK) /* both flushes run; the default (write) last */
 		rc = ops->flush_cache(be, F8B_FLUSH_READ);
+	if (rc == F8B_OK)
+		rc = ops->flush_cache(be, F8B_FLUSH_WRITE);
 	if (rc == F8B_OK)
 		rc = ops->event_record(be, e0);
 	if (rc == F8B_OK)
