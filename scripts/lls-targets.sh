@@ -63,6 +63,32 @@ END {
 }'
 
 echo
+echo "### The same ratios from each step's fastest sample (bf16 min / fp8 min, same run, graph on)"
+echo
+echo "Not the targets' statistic (they take medians). Where the two tables differ, the"
+echo 'clocks (under the power cap: columns `throttled`, `sm_mhz_min`) moved one step more'
+echo "than the other between its fastest and its typical sample."
+echo
+echo "| recipe | 1024 | 2048 | 4096 | 8192 | 16384 |"
+echo "| --- | --- | --- | --- | --- | --- |"
+csv "$lls" lls | awk "$AWKLIB"'
+ok() && square() && v("graph") == 1 { t[v("recipe"), v("m")] = v("time_min_s"); seen[v("recipe")] = 1 }
+END {
+	split("1024 2048 4096 8192 16384", sz, " ")
+	nr = split("tensorwise tensorwise-delayed axiswise lw-axiswise-gw-hp blockwise", rs, " ")
+	for (i = 1; i <= nr; i++) {
+		r = rs[i]
+		if (!(r in seen)) continue
+		line = "| " r
+		for (j = 1; j <= 5; j++) {
+			if (!((r, sz[j]) in t) || !(("bf16", sz[j]) in t) || t[r, sz[j]] + 0 <= 0) { line = line " | -"; continue }
+			line = line sprintf(" | %.2fx", t["bf16", sz[j]] / t[r, sz[j]])
+		}
+		print line " |"
+	}
+}'
+
+echo
 echo "### The same step without a CUDA graph (tensorwise, --graph off), beside graph on"
 echo
 echo "| shape | graph on: step ms | speedup | graph off: step ms | speedup | launches |"
