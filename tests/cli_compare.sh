@@ -1,8 +1,9 @@
 #!/bin/sh
 # cli_compare.sh - f8bench compare on every benchmark's table through the
 # same code path: gemm and ceilings files from the host backend, the
-# accuracy gate (exact with --accuracy-tolerance 0), --no-timing, a table
-# only one file holds, and the JUnit XML (validated) and Markdown outputs.
+# accuracy gate (exact with --accuracy-tolerance 0), --no-timing, runs timed
+# with other harness settings (a warning), a table only one file holds, and
+# the JUnit XML (validated) and Markdown outputs.
 . "${srcdir:-.}/tests/tap.sh"
 xsd=$(cd "${srcdir:-.}" && pwd)/tests/data/junit.xsd
 cd "$tmp" || exit 1
@@ -22,6 +23,15 @@ ok $? "gemm: 6 same ($(tail -1 out.txt))"
 ok $? "ceilings through the same command: exit 0"
 tail -1 out.txt | grep -q "^5 same,"
 ok $? "ceilings: 5 same ($(tail -1 out.txt))"
+
+# Runs timed with other harness settings compare, with a warning naming
+# them; the same settings give none.
+"$F8BENCH" gemm $Q $G --flush-by read --no-hold -o g3.h5 2>/dev/null
+"$F8BENCH" compare g1.h5 g3.h5 --no-timing >out.txt 2>&1
+rc=$?
+ok "$([ $rc = 0 ] && grep -q '^warning: BASE and NEW were timed differently (flush_by=write / read, hold=1 / 0)' out.txt && echo 0 || echo 1)" "other flush and hold: compared (exit $rc) with a warning naming both"
+"$F8BENCH" compare g1.h5 g2.h5 --no-timing >out2.txt 2>&1 && ! grep -q "timed differently" out2.txt
+ok $? "same settings: no such warning"
 
 # A table only one file holds is refused, naming it.
 "$F8BENCH" compare g1.h5 c1.h5 >out.txt 2>err.txt

@@ -36,6 +36,7 @@ struct cmp_side {
 	size_t *pick; /* one row index per case, in order of first appearance */
 	size_t npick;
 	char gpu[CMP_GPU_LEN]; /* the GPU model its picked rows ran on, "" unknown */
+	char measure[256];     /* its first run's "measure" provenance, "" unknown */
 	char runs[64];         /* "1" / "0, 1" for the header */
 };
 
@@ -90,6 +91,10 @@ int f8b_cmp_load_side(const struct f8b_bench *b, const struct cmp_cols *c, struc
                       bool force);
 
 /* compare_out.c: the outputs. */
+/* The timing settings ("measure" provenance: flush, flush_by, hold, batch)
+ * in which two runs differ, among those both record, as
+ * "flush_by=write / read, ..."; "" when none (compare_out.c). */
+void f8b_cmp_timing_diff(const char *base, const char *nw, char *out, size_t n);
 void f8b_cmp_print_header(const struct cmp_table *t, const struct cmp_cfg *c, bool titled);
 void f8b_cmp_print_table(const struct cmp_table *t, bool all);
 void f8b_cmp_summary(const size_t count[F8B_V_COUNT], char *buf, size_t n);

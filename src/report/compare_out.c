@@ -45,6 +45,41 @@ static void acc_rule(const struct cmp_cols *cols, const struct cmp_cfg *c, char 
 		         c->acc_tolerance);
 }
 
+/* Value of `key` in a "k=v k=v" list into out ("" when absent). */
+static void measure_value(const char *list, const char *key, char *out, size_t n)
+{
+	size_t kl = strlen(key);
+	out[0] = '\0';
+	for (const char *p = list; p && *p;) {
+		while (*p == ' ')
+			p++;
+		const char *end = strchr(p, ' ');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		if (len > kl && !strncmp(p, key, kl) && p[kl] == '=') {
+			snprintf(out, n, "%.*s", (int)(len - kl - 1), p + kl + 1);
+			return;
+		}
+		p = end;
+	}
+}
+
+/* The timing settings (measure provenance) in which BASE and NEW differ,
+ * among those both record: "flush_by=write / read, hold=0 / 1" or "". */
+void f8b_cmp_timing_diff(const char *base, const char *nw, char *out, size_t n)
+{
+	static const char *const keys[] = {"flush", "flush_by", "hold", "batch"};
+	size_t len = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		char a[32], b[32];
+		measure_value(base, keys[i], a, sizeof a);
+		measure_value(nw, keys[i], b, sizeof b);
+		if (a[0] && b[0] && strcmp(a, b) != 0 && len + 1 < n)
+			len += (size_t)snprintf(out + len, n - len, "%s%s=%s / %s", len ? ", " : "",
+			                        keys[i], a, b);
+	}
+}
+
 void f8b_cmp_print_header(const struct cmp_table *t, const struct cmp_cfg *c, bool titled)
 {
 	const struct cmp_side *s[2] = {&t->base, &t->nw};
@@ -61,6 +96,12 @@ void f8b_cmp_print_header(const struct cmp_table *t, const struct cmp_cfg *c, bo
 		                      : "BASE and NEW");
 	else if (strcmp(t->base.gpu, t->nw.gpu) != 0)
 		printf("warning: different GPU models, compared because of --force\n");
+	char diff[192];
+	f8b_cmp_timing_diff(t->base.measure, t->nw.measure, diff, sizeof diff);
+	if (diff[0])
+		printf("warning: BASE and NEW were timed differently (%s): a change in time may "
+		       "come from that alone (doc/formulas.md)\n",
+		       diff);
 	if (c->no_timing)
 		printf("rule: status and accuracy only (--no-timing)");
 	else

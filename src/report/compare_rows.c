@@ -148,6 +148,7 @@ static int side_gpu(const struct f8b_bench *b, const struct cmp_cols *c, struct 
 	H5Eset_auto2(H5E_DEFAULT, NULL, NULL);
 	hid_t f = H5Fopen(s->path, H5F_ACC_RDONLY, H5P_DEFAULT);
 	s->gpu[0] = '\0';
+	s->measure[0] = '\0';
 	s->runs[0] = '\0';
 	for (size_t j = 0; j < s->npick && rc == F8B_OK; j++) {
 		const unsigned char *r = s->rows + s->pick[j] * rs;
@@ -162,6 +163,13 @@ static int side_gpu(const struct f8b_bench *b, const struct cmp_cols *c, struct 
 		if (len + 24 < sizeof s->runs)
 			len += (size_t)snprintf(s->runs + len, sizeof s->runs - len, "%s%d",
 			                        len ? ", " : "", id);
+		if (!s->measure[0] && f >= 0) { /* how its first run was timed */
+			char obj[32];
+			snprintf(obj, sizeof obj, "/runs/%d", id);
+			f8b_h5_attr_text(f, obj, "measure", s->measure, sizeof s->measure);
+			if (!s->measure[0])
+				f8b_h5_attr_text(f, "/", "measure", s->measure, sizeof s->measure);
+		}
 		char gpu[CMP_GPU_LEN];
 		run_gpu(f, id, cmp_str(r, c->gpu), c->gpu_n, gpu, sizeof gpu);
 		if (!s->gpu[0]) {
