@@ -53,7 +53,7 @@ static const struct f8b_option common_options[] = {
      "stop when the relative noise of the median is below this\n(default 0.005)"},
     {"no-flush", OPT_NO_FLUSH, 0, NULL, "do not flush the L2 cache before each sample"},
     {"flush-by", OPT_FLUSH_BY, 0, "read|write",
-     "how the L2 is flushed: write a 2 x L2 buffer (default) or read it (clean lines)"},
+     "flush L2 by writing a 2 x L2 buffer (default) or by reading it"},
     {"no-hold", OPT_NO_HOLD, 0, NULL, "do not hold the GPU while a sample is queued"},
     {"batch", OPT_BATCH, 0, "N", "time N back-to-back launches per sample (no flush; default off)"},
     {"quiet", OPT_QUIET, 'q', NULL, "no progress lines"},
