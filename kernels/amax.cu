@@ -238,9 +238,7 @@ int f8b_k_amax_parts(const void *x, int64_t n, float *parts, int *nparts, cudaSt
 
 	if (rc != cudaSuccess)
 		return rc;
-	if (grid > F8B_CAST_PARTIALS) /* grid-stride: fewer blocks take it all */
-		grid = F8B_CAST_PARTIALS;
-	*nparts = (int)grid;
+	grid = f8b_k_parts_grid(grid, parts, nparts);
 	amax_flat_kernel<uint16_t><<<grid, F8B_K_THREADS, 0, stream>>>(
 	    (const uint16_t *)x, n, f8b_k_aligned(x, 16), NULL, parts);
 	return (int)cudaGetLastError();

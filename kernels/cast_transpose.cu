@@ -340,10 +340,7 @@ static int launch(S src, const struct tile_p &p, int *nblocks, cudaStream_t stre
 
 	if (e != cudaSuccess)
 		return e;
-	if (p.acc_parts && grid > F8B_CAST_PARTIALS)
-		grid = F8B_CAST_PARTIALS;
-	if (nblocks)
-		*nblocks = (int)grid;
+	grid = f8b_k_parts_grid(grid, p.acc_parts, nblocks);
 	tile_kernel<S, TO, E5M2><<<grid, F8B_K_THREADS, 0, stream>>>(src, p);
 	return (int)cudaGetLastError();
 }

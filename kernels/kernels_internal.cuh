@@ -178,6 +178,11 @@ __device__ __forceinline__ uint32_t f8b_d_parts_max(const float *parts, int n, u
  * rest), at least 1.  Returns the cudaError_t of the attribute query. */
 int f8b_k_grid(int64_t want, int per_sm, unsigned *grid);
 
+/* The grid of a pass 1 that may leave block maxima: with parts, at most
+ * F8B_CAST_PARTIALS blocks (grid-stride kernels loop over the rest);
+ * *nblocks (when not NULL) gets the grid to launch. */
+unsigned f8b_k_parts_grid(unsigned grid, const float *parts, int *nblocks);
+
 /* amax.cu: pass 1 of a dynamic tensorwise cast of n bf16 at x that leaves
  * one max per block in parts (f8b_cast_spec.partial) and the number of
  * blocks in *nparts (<= F8B_CAST_PARTIALS), instead of an atomicMax into a

@@ -308,10 +308,7 @@ static int launch_rows_n(S src, const struct row_p &p, int *nblocks, cudaStream_
 	e = f8b_k_grid(p.rows, per_sm, &grid);
 	if (e != cudaSuccess)
 		return e;
-	if (p.parts && grid > F8B_CAST_PARTIALS)
-		grid = F8B_CAST_PARTIALS;
-	if (nblocks)
-		*nblocks = (int)grid;
+	grid = f8b_k_parts_grid(grid, p.parts, nblocks);
 	if constexpr (NCH >= 8)
 		row_kernel_wide<NCH, S, LN><<<grid, F8B_K_THREADS, 0, stream>>>(src, p);
 	else
@@ -396,7 +393,7 @@ static int tensorwise_pass(struct f8b_k_tile_args *a, const struct f8b_k_qspec *
 	a->sp = f8b_lls_make_sp(qs->dtype, qs->margin, qs->pow2);
 	a->scale = a->scale_t = qs->scale;
 	a->dyn_amax = qs->scale ? NULL : qs->amax;
-	a->acc_parts = NULL;
+	a->acc_parts = NULL; /* pass 1's, when it was a tile pass too */
 	a->nblocks = NULL;
 	if (nparts > 0) { /* pass 1 left its block maxima in qs->partial */
 		a->dyn_amax = NULL;
@@ -438,7 +435,7 @@ extern "C" int f8b_k_layernorm_fwd(const void *x, int64_t rows, int64_t cols, fl
 		if (e != cudaSuccess)
 			return (int)e;
 	}
-	int rc = launch_rows<struct f8b_src_bf16, true>(src, p, stream, &nparts);
+	int rc = launch_rows<struct f8b_src_bf16, true>(src, p, stream, p.parts ? &nparts : NULL);
 	if (rc != cudaSuccess || p.mode != ROW_AMAX)
 		return rc;
 	struct f8b_k_tile_args a;
@@ -449,7 +446,7 @@ extern "C" int f8b_k_layernorm_fwd(const void *x, int64_t rows, int64_t cols, fl
 	a.rstd = rstd;
 	a.rows = rows;
 	a.cols = cols;
-	return tensorwise_pass(&a, qs, false, p.parts ? nparts : 0, stream);
+	return tensorwise_pass(&a, qs, false, nparts, stream);
 }
 
 extern "C" int f8b_k_sigmoid_bwd_cast(const void *y, const void *dy, void *dz, int64_t rows,
@@ -498,7 +495,6 @@ extern "C" int f8b_k_sigmoid_bwd_cast(const void *y, const void *dy, void *dz, i
 	if (rc != cudaSuccess)
 		return rc;
 	a.out = NULL;
-	a.amax_acc = NULL;
 	return tensorwise_pass(&a, qs, false, nparts, stream);
 }
 

@@ -60,6 +60,15 @@ extern "C" int f8b_k_read_flush(const void *buf, size_t bytes, unsigned key, uns
 	return (int)cudaGetLastError();
 }
 
+unsigned f8b_k_parts_grid(unsigned grid, const float *parts, int *nblocks)
+{
+	if (parts && grid > F8B_CAST_PARTIALS)
+		grid = F8B_CAST_PARTIALS;
+	if (nblocks)
+		*nblocks = (int)grid;
+	return grid;
+}
+
 int f8b_k_grid(int64_t want, int per_sm, unsigned *grid)
 {
 	int dev = 0, sms = 0;

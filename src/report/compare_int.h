@@ -91,10 +91,6 @@ int f8b_cmp_load_side(const struct f8b_bench *b, const struct cmp_cols *c, struc
                       bool force);
 
 /* compare_out.c: the outputs. */
-/* The timing settings ("measure" provenance: flush, flush_by, hold, batch)
- * in which two runs differ, among those both record, as
- * "flush_by=write / read, ..."; "" when none (compare_out.c). */
-void f8b_cmp_timing_diff(const char *base, const char *nw, char *out, size_t n);
 void f8b_cmp_print_header(const struct cmp_table *t, const struct cmp_cfg *c, bool titled);
 void f8b_cmp_print_table(const struct cmp_table *t, bool all);
 void f8b_cmp_summary(const size_t count[F8B_V_COUNT], char *buf, size_t n);

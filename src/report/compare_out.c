@@ -65,7 +65,7 @@ static void measure_value(const char *list, const char *key, char *out, size_t n
 
 /* The timing settings (measure provenance) in which BASE and NEW differ,
  * among those both record: "flush_by=write / read, hold=0 / 1" or "". */
-void f8b_cmp_timing_diff(const char *base, const char *nw, char *out, size_t n)
+static void timing_diff(const char *base, const char *nw, char *out, size_t n)
 {
 	static const char *const keys[] = {"flush", "flush_by", "hold", "batch"};
 	size_t len = 0;
@@ -97,7 +97,7 @@ void f8b_cmp_print_header(const struct cmp_table *t, const struct cmp_cfg *c, bo
 	else if (strcmp(t->base.gpu, t->nw.gpu) != 0)
 		printf("warning: different GPU models, compared because of --force\n");
 	char diff[192];
-	f8b_cmp_timing_diff(t->base.measure, t->nw.measure, diff, sizeof diff);
+	timing_diff(t->base.measure, t->nw.measure, diff, sizeof diff);
 	if (diff[0])
 		printf("warning: BASE and NEW were timed differently (%s): a change in time may "
 		       "come from that alone (doc/formulas.md)\n",
