@@ -12,11 +12,15 @@
  *   axiswise      one warp per row (cols <= 1024) or one 256-thread block
  *                 per row (longer rows need more loads in flight).
  *   block1x128    16 threads per (row, 128-column block): 16 x 8 = 128.
- *   block128x128  one 256-thread block per 128x128 tile: 16 rows of 16
- *                 chunks per sweep, 8 sweeps.
+ *   block128x128  amax_t.cu's tile walk (128 rows x 256 columns a tile,
+ *                 grid-stride, 4 rows' loads in flight), storing the
+ *                 block at (br, bc) rather than x^T's (bc, br).  The
+ *                 kernel below with one block per 128x128 tile read W
+ *                 of 8192^2 at 78% of the copy bandwidth on an H100.
  *
- * The last three are one kernel, "tiles": a tile of th x tw elements is
- * reduced by a group of G = GR x GC threads, GR rows by GC chunk columns.
+ * Axiswise and block1x128 are one kernel, "tiles": a tile of th x tw
+ * elements is reduced by a group of G = GR x GC threads, GR rows by GC
+ * chunk columns.
  */
 #include "kernels_internal.cuh"
 
@@ -109,7 +113,7 @@ static __global__ void __launch_bounds__(F8B_K_THREADS)
 	/* An invalid tile has th = 0: its threads skip the loads but still
 	 * take part in the group reduction below, which needs every thread. */
 	if (ts.tw <= (int64_t)ts.gc * CHUNK) {
-		/* One chunk column per thread (128x128, 1x128): the rows of a
+		/* One chunk column per thread (1x128): the rows of a
 		 * thread's column, four loads in flight before any is used. */
 		const int64_t cc = (int64_t)lc * CHUNK;
 		const int64_t len = cc < tw ? min((int64_t)CHUNK, tw - cc) : 0;
@@ -196,13 +200,6 @@ static int launch(const T *x, int64_t rows, int64_t cols, int gran, float *amax,
 		ts.gr = 1;
 		ts.gc = 16;
 		break;
-	case F8B_GRAN_BLOCK128X128:
-		ts.th = F8B_BLOCK;
-		ts.tw = F8B_BLOCK;
-		ts.g = F8B_K_THREADS;
-		ts.gr = F8B_K_THREADS / 16; /* 16 rows x 16 chunks per sweep */
-		ts.gc = 16;
-		break;
 	default: return (int)cudaErrorInvalidValue;
 	}
 	int64_t tiles = sg.srows * sg.scols, per_block = F8B_K_THREADS / ts.g;
@@ -220,6 +217,9 @@ extern "C" int f8b_k_amax(const void *x, int dtype, int64_t rows, int64_t cols, 
 {
 	if ((unsigned)gran >= F8B_GRAN_COUNT || !amax || (rows > 0 && cols > 0 && !x))
 		return (int)cudaErrorInvalidValue;
+	if (gran == F8B_GRAN_BLOCK128X128 && rows > 0 && cols > 0 &&
+	    (dtype == F8B_BF16 || dtype == F8B_F32))
+		return f8b_k_amax_128(x, dtype, rows, cols, amax, stream);
 	switch (dtype) {
 	case F8B_BF16: return launch((const uint16_t *)x, rows, cols, gran, amax, stream);
 	case F8B_F32: return launch((const float *)x, rows, cols, gran, amax, stream);

@@ -1,6 +1,7 @@
 /* amax_t.cu - amax per block of x^T, read from x [R,C] without forming the
  * transpose (the scales of grad_weight's operands, and of the weight for
- * grad_input, run along x's columns).
+ * grad_input, run along x's columns); and the 128x128 amax of x itself,
+ * which is the same tile walk with the block index the other way round.
  *
  * A 256-thread block takes a tile of 128 rows x 256 columns: thread (tx,
  * ty) = (t % 32, t / 32) reads the chunk of 8 columns at 8 * tx on rows
@@ -13,16 +14,27 @@
  *   axiswise (one amax per column of x): atomicMax into amax[c];
  *   block1x128 (128x1 strips of x, [C, ceil(R/128)] of x^T): the tile's
  *     128 rows are exactly one strip, so the column max is written once;
- *   block128x128: a warp reduction over 32 columns, then an atomicMax per
- *     warp into the 128x128 block's entry (4 per block and tile).
- * Outputs built with atomics start from a cudaMemsetAsync (0 = amax of
- * nothing), as in amax.cu; tensorwise is amax.cu's own kernel (x and x^T
- * have one amax).  Integer maxima of |x| bits: exact, order-independent,
- * NaN-propagating (kernels_internal.cuh).
+ *   block128x128: the tile's 128 rows are one block row and its columns
+ *     two whole blocks, so the 4 warps of a block meet in shared memory
+ *     and one thread stores the block's amax (no atomics); the tiles of
+ *     the first row (x^T: of the first column) also write the zeros of the
+ *     layout's row padding.
+ * Only axiswise combines tiles, with atomics on an output that starts at
+ * 0 (the amax of nothing).  Where the device can, the launch is
+ * cooperative and the kernel clears the output itself: each block issues
+ * its first tile's loads, clears its share of amax, and waits at a grid
+ * barrier before its first atomic, so the barrier overlaps the loads
+ * instead of a cudaMemsetAsync (a separate node and launch, about 6 us on
+ * an H100) running before the kernel.  Otherwise the memset.  Tensorwise
+ * is amax.cu's own kernel (x and x^T have one amax).  Integer maxima of
+ * |x| bits: exact, order-independent, NaN-propagating
+ * (kernels_internal.cuh).
  *
  * Bytes: reads x once (2 B per bf16 element), writes the amax tensor.
  */
 #include "lls_internal.cuh"
+
+#include <cooperative_groups.h>
 
 #define TR 128 /* tile rows: one 128-row strip */
 #define TC 256 /* tile columns: 32 lanes x 8 */
@@ -45,13 +57,15 @@ enum { AT_F32, AT_BF16, AT_LN };
 template <int MODE>
 static __global__ void __launch_bounds__(F8B_K_THREADS)
     amax_t_kernel(const void *x, const float *mean, const float *rstd, int64_t R, int64_t C,
-                  struct f8b_k_sgeom sgt, bool vec, float *amax)
+                  struct f8b_k_sgeom sgt, bool tr, bool vec, bool coop, float *amax)
 {
 	__shared__ uint32_t cm[8][TC];
+	__shared__ uint32_t wm[F8B_K_THREADS / 32];
 	const int tx = threadIdx.x % 32, ty = threadIdx.x / 32;
 	const int64_t ntc = (C + TC - 1) / TC, nt = (R + TR - 1) / TR * ntc;
 
 	for (int64_t t = blockIdx.x; t < nt; t += gridDim.x) {
+		const bool first = t == blockIdx.x; /* every block has a tile */
 		const int64_t rb = t / ntc, r0 = rb * TR, c0 = t % ntc * TC;
 		const int64_t c = c0 + tx * 8, th = min((int64_t)TR, R - r0);
 		const int len = c < C ? (int)min((int64_t)8, C - c) : 0;
@@ -119,6 +133,14 @@ static __global__ void __launch_bounds__(F8B_K_THREADS)
 			col = max(col, cm[k][threadIdx.x]);
 		const int64_t cc = c0 + threadIdx.x; /* this thread's column */
 		if (sgt.gran == F8B_GRAN_AXISWISE) {
+			if (coop && first) {
+				/* clear amax; nobody adds to it before all have */
+				const int64_t step = (int64_t)gridDim.x * F8B_K_THREADS;
+				for (int64_t i = (int64_t)blockIdx.x * F8B_K_THREADS + threadIdx.x;
+				     i < C; i += step)
+					amax[i] = 0.0f;
+				cooperative_groups::this_grid().sync();
+			}
 			if (cc < C && col)
 				atomicMax((unsigned int *)amax + f8b_d_scale_index(sgt, cc, 0),
 				          col);
@@ -126,38 +148,92 @@ static __global__ void __launch_bounds__(F8B_K_THREADS)
 			if (cc < C)
 				amax[f8b_d_scale_index(sgt, cc, rb)] = __uint_as_float(col);
 		} else {
-			/* 32 consecutive columns never straddle a 128 block */
+			/* 32 consecutive columns never straddle a 128 block: a
+			 * warp max, then the block's 4 warps */
 			col = __reduce_max_sync(F8B_K_FULL_MASK, col);
-			if ((threadIdx.x & 31) == 0 && cc < C && col)
-				atomicMax((unsigned int *)amax +
-				              f8b_d_scale_index(sgt, cc / F8B_BLOCK, rb),
-				          col);
+			if ((threadIdx.x & 31) == 0)
+				wm[threadIdx.x / 32] = col;
+			__syncthreads();
+			const int k = threadIdx.x; /* block k of the tile */
+			const int64_t kb = c0 / F8B_BLOCK + k;
+			if (k < TC / F8B_BLOCK && kb * F8B_BLOCK < C) {
+				const uint32_t b = max(max(wm[4 * k], wm[4 * k + 1]),
+				                       max(wm[4 * k + 2], wm[4 * k + 3]));
+				/* x^T's block (kb, rb), or x's (rb, kb) */
+				const int64_t br = tr ? kb : rb, bc = tr ? rb : kb;
+				amax[f8b_d_scale_index(sgt, br, bc)] = __uint_as_float(b);
+				if (bc == 0) /* the row's padding entries */
+					for (int64_t j = sgt.scols; j % 4; j++)
+						amax[f8b_d_scale_index(sgt, br, j)] = 0.0f;
+			}
 		}
 		__syncthreads(); /* cm is rewritten by the next tile */
 	}
 }
 
+/* The grid of a cooperative launch of K: every block resident at once
+ * (the occupancy of K at 256 threads, at most 8 a SM), or 0 where the
+ * device cannot launch cooperatively. */
+template <class K> static int coop_grid(K kernel, int64_t tiles, unsigned *grid)
+{
+	int dev = 0, ok = 0, per_sm = 0;
+	cudaError_t e = cudaGetDevice(&dev);
+
+	if (e == cudaSuccess)
+		e = cudaDeviceGetAttribute(&ok, cudaDevAttrCooperativeLaunch, dev);
+	if (e == cudaSuccess && ok)
+		e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, F8B_K_THREADS, 0);
+	if (e != cudaSuccess)
+		return (int)e;
+	*grid = 0;
+	if (ok && per_sm > 0)
+		return f8b_k_grid(tiles, per_sm < 8 ? per_sm : 8, grid);
+	return (int)cudaSuccess;
+}
+
+/* amax of x^T (tr) or, for 128x128 only, of x. */
 template <int MODE>
 static int launch(const void *x, const float *mean, const float *rstd, int64_t R, int64_t C,
-                  int gran, float *amax, cudaStream_t stream)
+                  int gran, bool tr, float *amax, cudaStream_t stream)
 {
-	struct f8b_k_sgeom sgt = f8b_k_scale_geom(gran, C, R);
-	int64_t count = f8b_scale_count((enum f8b_granularity)gran, C, R);
-	unsigned grid;
-
-	if (gran != F8B_GRAN_BLOCK1X128 || count > sgt.srows * sgt.scols) {
-		cudaError_t e = cudaMemsetAsync(amax, 0, (size_t)count * sizeof(float), stream);
-		if (e != cudaSuccess)
-			return (int)e;
-	}
+	struct f8b_k_sgeom sg = tr ? f8b_k_scale_geom(gran, C, R) : f8b_k_scale_geom(gran, R, C);
 	int64_t tiles = (R + TR - 1) / TR * ((C + TC - 1) / TC);
-	int e = f8b_k_grid(tiles, 8, &grid);
-	if (e != cudaSuccess)
+	bool vec = f8b_k_aligned(x, 16) && C % 8 == 0, coop = false;
+	unsigned grid = 0;
+	int e;
+
+	if (gran == F8B_GRAN_AXISWISE) {
+		e = coop_grid(amax_t_kernel<MODE>, tiles, &grid);
+		if (e != cudaSuccess)
+			return e;
+		coop = grid > 0;
+		if (!coop && (e = (int)cudaMemsetAsync(amax, 0, (size_t)C * sizeof(float),
+		                                         stream)) != cudaSuccess)
+			return e;
+	}
+	if (!coop && (e = f8b_k_grid(tiles, 8, &grid)) != cudaSuccess)
 		return e;
-	bool vec = f8b_k_aligned(x, 16) && C % 8 == 0;
+	if (coop) {
+		void *args[] = {(void *)&x,  (void *)&mean, (void *)&rstd, (void *)&R,
+		                (void *)&C,  (void *)&sg,   (void *)&tr,   (void *)&vec,
+		                (void *)&coop, (void *)&amax};
+		return (int)cudaLaunchCooperativeKernel((const void *)amax_t_kernel<MODE>, grid,
+		                                        F8B_K_THREADS, args, 0, stream);
+	}
 	amax_t_kernel<MODE>
-	    <<<grid, F8B_K_THREADS, 0, stream>>>(x, mean, rstd, R, C, sgt, vec, amax);
+	    <<<grid, F8B_K_THREADS, 0, stream>>>(x, mean, rstd, R, C, sg, tr, vec, coop, amax);
 	return (int)cudaGetLastError();
+}
+
+int f8b_k_amax_128(const void *x, int dtype, int64_t rows, int64_t cols, float *amax,
+                   cudaStream_t stream)
+{
+	const int g = F8B_GRAN_BLOCK128X128;
+	switch (dtype) {
+	case F8B_BF16: return launch<AT_BF16>(x, NULL, NULL, rows, cols, g, false, amax, stream);
+	case F8B_F32: return launch<AT_F32>(x, NULL, NULL, rows, cols, g, false, amax, stream);
+	default: return (int)cudaErrorInvalidValue;
+	}
 }
 
 extern "C" int f8b_k_amax_t(const void *x, int dtype, int64_t rows, int64_t cols, int gran,
@@ -170,8 +246,8 @@ extern "C" int f8b_k_amax_t(const void *x, int dtype, int64_t rows, int64_t cols
 	if (rows <= 0 || cols <= 0)
 		return (int)cudaSuccess;
 	switch (dtype) {
-	case F8B_BF16: return launch<AT_BF16>(x, NULL, NULL, rows, cols, gran, amax, stream);
-	case F8B_F32: return launch<AT_F32>(x, NULL, NULL, rows, cols, gran, amax, stream);
+	case F8B_BF16: return launch<AT_BF16>(x, NULL, NULL, rows, cols, gran, true, amax, stream);
+	case F8B_F32: return launch<AT_F32>(x, NULL, NULL, rows, cols, gran, true, amax, stream);
 	default: return (int)cudaErrorInvalidValue;
 	}
 }
@@ -200,5 +276,5 @@ extern "C" int f8b_k_amax_t_ln(const void *x, const float *mean, const float *rs
 		a.amax_acc = amax;
 		return f8b_k_tile_pass(&a, stream);
 	}
-	return launch<AT_LN>(x, mean, rstd, rows, cols, gran, amax, stream);
+	return launch<AT_LN>(x, mean, rstd, rows, cols, gran, true, amax, stream);
 }

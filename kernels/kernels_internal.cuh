@@ -189,6 +189,11 @@ unsigned f8b_k_parts_grid(unsigned grid, const float *parts, int *nblocks);
  * zeroed amax. */
 int f8b_k_amax_parts(const void *x, int64_t n, float *parts, int *nparts, cudaStream_t stream);
 
+/* amax_t.cu: the 128x128 amax of x (bf16 or f32, rows, cols > 0) by the
+ * tile walk of amax_t, padding entries included; no memset. */
+int f8b_k_amax_128(const void *x, int dtype, int64_t rows, int64_t cols, float *amax,
+                   cudaStream_t stream);
+
 /* Scale-tensor geometry of a rows x cols tensor (scaling.c's shape). */
 struct f8b_k_sgeom f8b_k_scale_geom(int gran, int64_t rows, int64_t cols);
 
