@@ -54,8 +54,10 @@ static __device__ __forceinline__ void absmax2(uint32_t p[4], uint4 w)
  * LayerNorm output formed from bf16 x and its row statistics. */
 enum { AT_F32, AT_BF16, AT_LN };
 
+/* Blocks a SM: bf16 6 at 40 registers, no spills (8 would spill);
+ * LayerNorm 4, f32 5 (the registers they take unbounded). */
 template <int MODE>
-static __global__ void __launch_bounds__(F8B_K_THREADS)
+static __global__ void __launch_bounds__(F8B_K_THREADS, MODE == AT_BF16 ? 6 : MODE == AT_LN ? 4 : 5)
     amax_t_kernel(const void *x, const float *mean, const float *rstd, int64_t R, int64_t C,
                   struct f8b_k_sgeom sgt, bool tr, bool vec, bool coop, float *amax)
 {
@@ -172,8 +174,11 @@ static __global__ void __launch_bounds__(F8B_K_THREADS)
 }
 
 /* The grid of a cooperative launch of K: every block resident at once
- * (the occupancy of K at 256 threads, at most 8 a SM), or 0 where the
- * device cannot launch cooperatively. */
+ * (the occupancy of K at 256 threads, at most 8 a SM), and every block
+ * given the same number of tiles (a block's tiles are fixed at launch:
+ * 2048 tiles on 792 blocks would leave a last round of 464 blocks with a
+ * third tile while the rest idle; 683 blocks take 3 each); or 0 where
+ * the device cannot launch cooperatively. */
 template <class K> static int coop_grid(K kernel, int64_t tiles, unsigned *grid)
 {
 	int dev = 0, ok = 0, per_sm = 0;
@@ -186,8 +191,14 @@ template <class K> static int coop_grid(K kernel, int64_t tiles, unsigned *grid)
 	if (e != cudaSuccess)
 		return (int)e;
 	*grid = 0;
-	if (ok && per_sm > 0)
-		return f8b_k_grid(tiles, per_sm < 8 ? per_sm : 8, grid);
+	if (!ok || per_sm <= 0)
+		return (int)cudaSuccess;
+	unsigned cap;
+	e = (cudaError_t)f8b_k_grid(tiles, per_sm < 8 ? per_sm : 8, &cap);
+	if (e != cudaSuccess)
+		return (int)e;
+	const int64_t each = (tiles + cap - 1) / cap; /* tiles a block */
+	*grid = (unsigned)((tiles + each - 1) / each);
 	return (int)cudaSuccess;
 }
 

@@ -93,50 +93,16 @@ static __device__ __forceinline__ int chunk_len(int64_t C, int j)
 	return c < C ? (int)min((int64_t)8, C - c) : 0;
 }
 
-/* Sum of x over the block as f8b_lls_block_sum() (same order, same
- * bits), with the max of hi and the min of lo riding along; every thread
- * gets all three.  smem: 24 floats. */
-static __device__ __forceinline__ float block_sum_mm(float x, float *hi, float *lo, float *smem)
-{
-	float a = *hi, b = *lo;
-	for (int o = 16; o > 0; o /= 2) {
-		x += __shfl_xor_sync(F8B_K_FULL_MASK, x, o);
-		a = fmaxf(a, __shfl_xor_sync(F8B_K_FULL_MASK, a, o));
-		b = fminf(b, __shfl_xor_sync(F8B_K_FULL_MASK, b, o));
-	}
-	__syncthreads(); /* smem may still be read by a previous call */
-	if ((threadIdx.x & 31) == 0) {
-		smem[threadIdx.x >> 5] = x;
-		smem[8 + (threadIdx.x >> 5)] = a;
-		smem[16 + (threadIdx.x >> 5)] = b;
-	}
-	__syncthreads();
-	float s = 0.0f;
-	for (int w = 0; w < F8B_K_THREADS / 32; w++) {
-		s += smem[w];
-		a = fmaxf(a, smem[8 + w]);
-		b = fminf(b, smem[16 + w]);
-	}
-	*hi = a;
-	*lo = b;
-	return s;
-}
-
 /* mean, rstd of the row held as raw words (chunk_len() valid per chunk,
- * the rest 0); thread 0 stores the statistics.  With mm, also the row's
- * max |v| of v = bf16((x - mean) * rstd) as widened bits, from the row's
- * largest and smallest x alone: with rstd > 0 (eps > 0) every step of v
- * is a rounding of a non-decreasing function of x, so |v| peaks at an
- * end (NaN included: a NaN x makes the mean NaN, an overflow of x - mean
- * happens at an end).  The max and min ride on the mean's reduction, so
- * the row needs no third one for its amax, and no |v| per element. */
+ * the rest 0); thread 0 stores the statistics.  A whole chunk skips the
+ * per-element test of the variance's sum (the same additions: an invalid
+ * entry adds 0). */
 template <int NCH, class S>
 static __device__ __forceinline__ void ln_stats(const S &src, const typename S::raw_t (&raw)[NCH],
-                                                int64_t r, const struct row_p &p, bool mm,
-                                                float *fsm, float *mu_out, float *rs_out,
-                                                uint32_t *amax_out)
+                                                int64_t r, const struct row_p &p, float *fsm,
+                                                float *mu_out, float *rs_out)
 {
-	float s = 0.0f, q = 0.0f, hi = -INFINITY, lo = INFINITY;
+	float s = 0.0f, q = 0.0f;
 	const float n = (float)p.cols;
 
 #pragma unroll
@@ -145,17 +111,8 @@ static __device__ __forceinline__ void ln_stats(const S &src, const typename S::
 		src.val(raw[j], v);
 		for (int e = 0; e < 8; e++)
 			s += v[e]; /* invalid entries are 0 */
-		if (mm) {
-			const int len = chunk_len(p.cols, j);
-			for (int e = 0; e < 8; e++)
-				if (e < len) {
-					hi = fmaxf(hi, v[e]);
-					lo = fminf(lo, v[e]);
-				}
-		}
 	}
-	const float sum = mm ? block_sum_mm(s, &hi, &lo, fsm) : f8b_lls_block_sum(s, fsm);
-	const float mu = __fdiv_rn(sum, n);
+	const float mu = __fdiv_rn(f8b_lls_block_sum(s, fsm), n);
 #pragma unroll
 	for (int j = 0; j < NCH; j++) {
 		float v[8];
@@ -181,12 +138,6 @@ static __device__ __forceinline__ void ln_stats(const S &src, const typename S::
 	}
 	*mu_out = mu;
 	*rs_out = rs;
-	if (mm) {
-		const uint32_t w = f8b_lls_bf16x2(__fmul_rn(__fsub_rn(hi, mu), rs),
-		                                  __fmul_rn(__fsub_rn(lo, mu), rs)) &
-		                   0x7FFF7FFFu;
-		*amax_out = max(w << 16, w & 0xFFFF0000u);
-	}
 }
 
 /* The values of a chunk as bf16 words: the source's, or with LN
@@ -219,15 +170,6 @@ static __device__ __forceinline__ void row_load(const S &src, int64_t r, int64_t
 	}
 }
 
-/* The row arrives as the source's raw words (LayerNorm first takes its
- * statistics from them) and is then kept as its values' bf16 words (a row
- * of 16384 columns: 32 registers a thread), from which every output is
- * made: the bf16 store is the words themselves, the amax an integer max
- * on them, q their product with the scale.  Each value is rounded to bf16
- * once, two per instruction, and converted to fp8 two per instruction.
- * PF: the loads of the block's next row go out as soon as this row's
- * words are formed, so they are in flight while this row is reduced and
- * stored (the block waits on DRAM once, not once per row). */
 /* B1X128: q of the row's chunks, and the amax and scale_inv of each
  * 128-column block.  Chunk j's block is 16 consecutive lanes (a 16-lane
  * shuffle max); the warp's 2 * NCH block maxima then go to lanes
@@ -278,18 +220,13 @@ static __device__ __forceinline__ void row_b1x128(const struct row_p &p, int64_t
  * PF: the loads of the block's next row go out as soon as this row's
  * words are formed, so they are in flight while this row is reduced and
  * stored (the block waits on DRAM once, not once per row).  AMAX keeps a
- * max per thread and reduces it over the block once, at the end; with
- * LayerNorm (eps > 0) the row's amax comes from ln_stats(), and AMAX
- * without a bf16 output forms no values at all (rows up to 8192 columns:
- * for the widest, ptxas spills 228 bytes around that branch). */
+ * max per thread and reduces it over the block once, at the end. */
 template <int NCH, class S, bool LN, bool PF>
 static __device__ __forceinline__ void row_body(S &src, const struct row_p &p)
 {
-	__shared__ float fsm[3 * F8B_K_THREADS / 32];
+	__shared__ float fsm[F8B_K_THREADS / 32];
 	__shared__ uint32_t usm[F8B_K_THREADS / 32];
 	const int64_t C = p.cols;
-	const bool mm = LN && p.eps > 0.0f && (p.mode == ROW_AXIS || p.mode == ROW_AMAX);
-	const bool need_v = NCH >= 8 || !(mm && p.mode == ROW_AMAX && !p.y);
 	typename S::raw_t raw[NCH];
 	uint32_t bm = 0; /* AMAX: the max over this thread's values */
 
@@ -299,33 +236,30 @@ static __device__ __forceinline__ void row_body(S &src, const struct row_p &p)
 		if (!PF)
 			row_load<NCH>(src, r, C, raw);
 		float mu = 0.0f, rs = 1.0f;
-		uint32_t m = 0;
 		if (LN)
-			ln_stats<NCH>(src, raw, r, p, mm, fsm, &mu, &rs, &m);
+			ln_stats<NCH>(src, raw, r, p, fsm, &mu, &rs);
 		uint4 vw[NCH];
-		if (need_v)
 #pragma unroll
-			for (int j = 0; j < NCH; j++)
-				vw[j] = row_words<S, LN>(src, raw[j], mu, rs);
+		for (int j = 0; j < NCH; j++)
+			vw[j] = row_words<S, LN>(src, raw[j], mu, rs);
 		if (PF && r + gridDim.x < p.rows)
 			row_load<NCH>(src, r + gridDim.x, C, raw);
 
-		if (need_v)
+		uint32_t m = 0;
 #pragma unroll
-			for (int j = 0; j < NCH; j++) {
-				const int len = chunk_len(C, j);
-				int64_t off = r * C + ((int64_t)threadIdx.x + j * F8B_K_THREADS) * 8;
-				if (p.y && len > 0)
-					st_w(p.y + off, len, p.vec_y, vw[j]);
-				if (!mm && p.mode != ROW_B1X128 && len > 0)
-					m = max(m, absmax_w(vw[j], len));
-			}
+		for (int j = 0; j < NCH; j++) {
+			const int len = chunk_len(C, j);
+			int64_t off = r * C + ((int64_t)threadIdx.x + j * F8B_K_THREADS) * 8;
+			if (p.y && len > 0)
+				st_w(p.y + off, len, p.vec_y, vw[j]);
+			if (p.mode != ROW_B1X128 && len > 0)
+				m = max(m, absmax_w(vw[j], len));
+		}
 		if (p.mode == ROW_B1X128)
 			row_b1x128<NCH>(p, r, vw);
 		bm = max(bm, m);
 		if (p.mode == ROW_AXIS) {
-			if (!mm)
-				m = f8b_d_group_max(m, F8B_K_THREADS, usm);
+			m = f8b_d_group_max(m, F8B_K_THREADS, usm);
 			float s = f8b_lls_scale(__uint_as_float(m), p.sp);
 #pragma unroll
 			for (int j = 0; j < NCH; j++) {
