@@ -19,22 +19,18 @@
  *     and one thread stores the block's amax (no atomics); the tiles of
  *     the first row (x^T: of the first column) also write the zeros of the
  *     layout's row padding.
- * Only axiswise combines tiles, with atomics on an output that starts at
- * 0 (the amax of nothing).  Where the device can, the launch is
- * cooperative and the kernel clears the output itself: each block issues
- * its first tile's loads, clears its share of amax, and waits at a grid
- * barrier before its first atomic, so the barrier overlaps the loads
- * instead of a cudaMemsetAsync (a separate node and launch, about 6 us on
- * an H100) running before the kernel.  Otherwise the memset.  Tensorwise
- * is amax.cu's own kernel (x and x^T have one amax).  Integer maxima of
- * |x| bits: exact, order-independent, NaN-propagating
- * (kernels_internal.cuh).
+ * Only axiswise combines tiles, with atomics on an output a
+ * cudaMemsetAsync clears first (0 = the amax of nothing), as in amax.cu.
+ * (A cooperative launch that cleared it in the kernel, behind a grid
+ * barrier overlapping the first tile's loads, timed 12% faster alone at
+ * 4096^2 on an H100, but made the axiswise step's CUDA graph 5-10%
+ * slower at 4096^2 and 8192^2: results/h100/README.md.)  Tensorwise is
+ * amax.cu's own kernel (x and x^T have one amax).  Integer maxima of |x|
+ * bits: exact, order-independent, NaN-propagating (kernels_internal.cuh).
  *
  * Bytes: reads x once (2 B per bf16 element), writes the amax tensor.
  */
 #include "lls_internal.cuh"
-
-#include <cooperative_groups.h>
 
 #define TR 128 /* tile rows: one 128-row strip */
 #define TC 256 /* tile columns: 32 lanes x 8 */
@@ -54,12 +50,10 @@ static __device__ __forceinline__ void absmax2(uint32_t p[4], uint4 w)
  * LayerNorm output formed from bf16 x and its row statistics. */
 enum { AT_F32, AT_BF16, AT_LN };
 
-/* Blocks a SM: bf16 6 at 40 registers, no spills (8 would spill);
- * LayerNorm 4, f32 5 (the registers they take unbounded). */
 template <int MODE>
-static __global__ void __launch_bounds__(F8B_K_THREADS, MODE == AT_BF16 ? 6 : MODE == AT_LN ? 4 : 5)
+static __global__ void __launch_bounds__(F8B_K_THREADS)
     amax_t_kernel(const void *x, const float *mean, const float *rstd, int64_t R, int64_t C,
-                  struct f8b_k_sgeom sgt, bool tr, bool vec, bool coop, float *amax)
+                  struct f8b_k_sgeom sgt, bool tr, bool vec, float *amax)
 {
 	__shared__ uint32_t cm[8][TC];
 	__shared__ uint32_t wm[F8B_K_THREADS / 32];
@@ -67,7 +61,6 @@ static __global__ void __launch_bounds__(F8B_K_THREADS, MODE == AT_BF16 ? 6 : MO
 	const int64_t ntc = (C + TC - 1) / TC, nt = (R + TR - 1) / TR * ntc;
 
 	for (int64_t t = blockIdx.x; t < nt; t += gridDim.x) {
-		const bool first = t == blockIdx.x; /* every block has a tile */
 		const int64_t rb = t / ntc, r0 = rb * TR, c0 = t % ntc * TC;
 		const int64_t c = c0 + tx * 8, th = min((int64_t)TR, R - r0);
 		const int len = c < C ? (int)min((int64_t)8, C - c) : 0;
@@ -135,14 +128,6 @@ static __global__ void __launch_bounds__(F8B_K_THREADS, MODE == AT_BF16 ? 6 : MO
 			col = max(col, cm[k][threadIdx.x]);
 		const int64_t cc = c0 + threadIdx.x; /* this thread's column */
 		if (sgt.gran == F8B_GRAN_AXISWISE) {
-			if (coop && first) {
-				/* clear amax; nobody adds to it before all have */
-				const int64_t step = (int64_t)gridDim.x * F8B_K_THREADS;
-				for (int64_t i = (int64_t)blockIdx.x * F8B_K_THREADS + threadIdx.x;
-				     i < C; i += step)
-					amax[i] = 0.0f;
-				cooperative_groups::this_grid().sync();
-			}
 			if (cc < C && col)
 				atomicMax((unsigned int *)amax + f8b_d_scale_index(sgt, cc, 0),
 				          col);
@@ -173,35 +158,6 @@ static __global__ void __launch_bounds__(F8B_K_THREADS, MODE == AT_BF16 ? 6 : MO
 	}
 }
 
-/* The grid of a cooperative launch of K: every block resident at once
- * (the occupancy of K at 256 threads, at most 8 a SM), and every block
- * given the same number of tiles (a block's tiles are fixed at launch:
- * 2048 tiles on 792 blocks would leave a last round of 464 blocks with a
- * third tile while the rest idle; 683 blocks take 3 each); or 0 where
- * the device cannot launch cooperatively. */
-template <class K> static int coop_grid(K kernel, int64_t tiles, unsigned *grid)
-{
-	int dev = 0, ok = 0, per_sm = 0;
-	cudaError_t e = cudaGetDevice(&dev);
-
-	if (e == cudaSuccess)
-		e = cudaDeviceGetAttribute(&ok, cudaDevAttrCooperativeLaunch, dev);
-	if (e == cudaSuccess && ok)
-		e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, F8B_K_THREADS, 0);
-	if (e != cudaSuccess)
-		return (int)e;
-	*grid = 0;
-	if (!ok || per_sm <= 0)
-		return (int)cudaSuccess;
-	unsigned cap;
-	e = (cudaError_t)f8b_k_grid(tiles, per_sm < 8 ? per_sm : 8, &cap);
-	if (e != cudaSuccess)
-		return (int)e;
-	const int64_t each = (tiles + cap - 1) / cap; /* tiles a block */
-	*grid = (unsigned)((tiles + each - 1) / each);
-	return (int)cudaSuccess;
-}
-
 /* amax of x^T (tr) or, for 128x128 only, of x. */
 template <int MODE>
 static int launch(const void *x, const float *mean, const float *rstd, int64_t R, int64_t C,
@@ -209,30 +165,16 @@ static int launch(const void *x, const float *mean, const float *rstd, int64_t R
 {
 	struct f8b_k_sgeom sg = tr ? f8b_k_scale_geom(gran, C, R) : f8b_k_scale_geom(gran, R, C);
 	int64_t tiles = (R + TR - 1) / TR * ((C + TC - 1) / TC);
-	bool vec = f8b_k_aligned(x, 16) && C % 8 == 0, coop = false;
-	unsigned grid = 0;
+	bool vec = f8b_k_aligned(x, 16) && C % 8 == 0;
+	unsigned grid;
 	int e;
 
-	if (gran == F8B_GRAN_AXISWISE) {
-		e = coop_grid(amax_t_kernel<MODE>, tiles, &grid);
-		if (e != cudaSuccess)
-			return e;
-		coop = grid > 0;
-		if (!coop && (e = (int)cudaMemsetAsync(amax, 0, (size_t)C * sizeof(float),
-		                                         stream)) != cudaSuccess)
-			return e;
-	}
-	if (!coop && (e = f8b_k_grid(tiles, 8, &grid)) != cudaSuccess)
+	if (gran == F8B_GRAN_AXISWISE &&
+	    (e = (int)cudaMemsetAsync(amax, 0, (size_t)C * sizeof(float), stream)) != cudaSuccess)
 		return e;
-	if (coop) {
-		void *args[] = {(void *)&x,  (void *)&mean, (void *)&rstd, (void *)&R,
-		                (void *)&C,  (void *)&sg,   (void *)&tr,   (void *)&vec,
-		                (void *)&coop, (void *)&amax};
-		return (int)cudaLaunchCooperativeKernel((const void *)amax_t_kernel<MODE>, grid,
-		                                        F8B_K_THREADS, args, 0, stream);
-	}
-	amax_t_kernel<MODE>
-	    <<<grid, F8B_K_THREADS, 0, stream>>>(x, mean, rstd, R, C, sg, tr, vec, coop, amax);
+	if ((e = f8b_k_grid(tiles, 8, &grid)) != cudaSuccess)
+		return e;
+	amax_t_kernel<MODE><<<grid, F8B_K_THREADS, 0, stream>>>(x, mean, rstd, R, C, sg, tr, vec, amax);
 	return (int)cudaGetLastError();
 }
 
