@@ -174,7 +174,8 @@ static int launch(const void *x, const float *mean, const float *rstd, int64_t R
 		return e;
 	if ((e = f8b_k_grid(tiles, 8, &grid)) != cudaSuccess)
 		return e;
-	amax_t_kernel<MODE><<<grid, F8B_K_THREADS, 0, stream>>>(x, mean, rstd, R, C, sg, tr, vec, amax);
+	amax_t_kernel<MODE>
+	    <<<grid, F8B_K_THREADS, 0, stream>>>(x, mean, rstd, R, C, sg, tr, vec, amax);
 	return (int)cudaGetLastError();
 }
 

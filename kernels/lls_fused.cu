@@ -195,7 +195,8 @@ static __device__ __forceinline__ void row_b1x128(const struct row_p &p, int64_t
 	}
 	const float s1 = f8b_lls_scale(__uint_as_float(mine), p.sp);
 	const int64_t c1 = ((int64_t)(threadIdx.x & ~31) + (lane & 1) * 16 +
-	                    (int64_t)(lane >> 1) * F8B_K_THREADS) * 8; /* its first column */
+	                    (int64_t)(lane >> 1) * F8B_K_THREADS) *
+	                   8; /* its first column */
 	if (lane < 2 * NCH && c1 < C) {
 		const int64_t i = f8b_d_scale_index(p.sg, r, c1 / F8B_BLOCK);
 		p.amax[i] = __uint_as_float(mine);

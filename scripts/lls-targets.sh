@@ -108,6 +108,48 @@ END { for (i = 1; i <= n; i++) { k = order[i]
 	printf "| %s | %.4g | %.2fx | %.4g | %.2fx | %s |\n", k, t[k, 1], s[k, 1], t[k, 0], s[k, 0], l[k] } }'
 
 echo
+echo "### What the GEMMs leave: bf16 step / (fp8 GEMMs as measured + the other kernels at the roofline), graph on"
+echo
+echo "An estimate of the best fp8 step these GEMMs allow: its three GEMMs (cuBLASLt's, each timed"
+echo "alone in the same run) plus its other kernels at the copy bandwidth on the bytes they move."
+echo 'It is not a bound: inside the step a kernel may find part of its input in L2, and under the'
+echo "power cap the GEMMs may clock higher between memory-bound kernels than back to back, so a"
+echo "measured step can beat it (by 3-8% at 16384^3, on one lane; on two lanes kernels also"
+echo "overlap). \"free casts\": the same with the other kernels costing nothing, which no cast"
+echo "kernel can beat unless the GEMMs run faster in the step than alone. A target above it needs"
+echo "faster GEMMs; one between the two needs casts cheaper than the roofline of their bytes."
+echo
+echo "| shape | recipe | lanes | bf16 step ms | fp8 GEMMs ms | other kernels at roofline ms | estimate | free casts | measured | target | |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+steps=${TMPDIR:-/tmp}/lls-targets-steps.$$
+csv "$lls" lls | awk "$AWKLIB"'
+ok() && square() && v("graph") == 1 && v("recipe") != "bf16" {
+	print v("run_id"), v("m"), v("recipe"), v("lanes"), v("bf16_time_median_s"), v("speedup_vs_bf16")
+}' >"$steps"
+csv "$lls" lls_kernels | awk -v steps="$steps" "$AWKLIB"'
+BEGIN {
+	while ((getline line < steps) > 0) {
+		split(line, a, " "); k = a[1] SUBSEP a[2] SUBSEP a[3]
+		want[k] = ++n; key[n] = k; sz[n] = a[2]; rc[n] = a[3]; ln[n] = a[4]; bt[n] = a[5]; sp[n] = a[6]
+	}
+	tg["tensorwise"] = "0.80 1.00 1.30 1.65 1.88"
+	tg["axiswise"] = "- - 1.00 1.30 1.60"
+	tg["lw-axiswise-gw-hp"] = "- - 1.10 1.35 1.50"
+	split("1024 2048 4096 8192 16384", pow, " ")
+}
+ok() { k = v("run_id") SUBSEP v("m") SUBSEP v("recipe")
+	if (k in want) { if (v("kernel") == "gemm") g[k] += v("time_median_s"); else o[k] += v("predicted_time_s") } }
+END { for (i = 1; i <= n; i++) { k = key[i]
+	if (!(k in g) || g[k] <= 0) continue
+	t = "-"
+	if (rc[i] in tg) { split(tg[rc[i]], tt, " "); for (j = 1; j <= 5; j++) if (pow[j] == sz[i]) t = tt[j] }
+	b = bt[i] / (g[k] + o[k]); f = bt[i] / g[k]
+	verdict = t == "-" ? "" : sp[i] + 0 >= t + 0 ? "met" : t + 0 > f ? "missed: **the target is above free casts**" : t + 0 > b ? "missed: the target is between the estimate and free casts" : "missed: the target is below the estimate"
+	printf "| %sx%sx%s | %s | %s | %.4g | %.4g | %.4g | %.2fx | %.2fx | %.2fx | %s | %s |\n", sz[i], sz[i], sz[i], rc[i], ln[i],
+		bt[i] * 1e3, g[k] * 1e3, o[k] * 1e3, b, f, sp[i], t == "-" ? "-" : ">= " t, verdict } }'
+rm -f "$steps"
+
+echo
 echo "### Predicted step time (roofline) against measured, shapes >= 4096 (target: within 20%)"
 echo
 echo "| shape | recipe | graph | measured ms | predicted ms | predicted/measured | |"

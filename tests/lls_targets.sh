@@ -30,4 +30,18 @@ want=$("$F8BENCH" export "$top/results/h100/lls-sweep.h5" --table lls --csv 2>/d
 	END { printf "%.2f", t["bf16"] / t["tensorwise"] }')
 [ -n "$got" ] && [ "$got" = "$want" ]
 ok $? "fastest-sample ratio at 4096 for tensorwise: $got (bf16 min / tensorwise min: $want)"
+# The GEMM estimate's "free casts" cell for tensorwise at 16384^3: the bf16
+# step over the sum of the three fp8 GEMMs of the same run, by another route.
+got=$(sed -n '/What the GEMMs leave/,/^### Predicted/p' t.md | awk -F'|' '$2 ~ /^ 16384x16384x16384 $/ && $3 ~ /^ tensorwise $/ { print $9 }' | tr -d ' x')
+want=$("$F8BENCH" export "$top/results/h100/lls-sweep.h5" --table lls --csv 2>/dev/null |
+	awk -F, '{ gsub(/"[^"]*"/, "q") }
+	NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	$c["m"] == 16384 && $c["recipe"] == "tensorwise" && $c["graph"] == 1 { print $c["run_id"], $c["bf16_time_median_s"] }')
+want=$("$F8BENCH" export "$top/results/h100/lls-sweep.h5" --table lls_kernels --csv 2>/dev/null |
+	awk -F, -v run="${want% *}" -v b="${want#* }" '{ gsub(/"[^"]*"/, "q") }
+	NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	$c["m"] == 16384 && $c["recipe"] == "tensorwise" && $c["kernel"] == "gemm" && $c["run_id"] == run { g += $c["time_median_s"]; n++ }
+	END { if (n == 3) printf "%.2f", b / g }')
+[ -n "$got" ] && [ "$got" = "$want" ]
+ok $? "free-casts estimate at 16384 for tensorwise: $got (bf16 step / three fp8 GEMMs: $want)"
 done_testing
