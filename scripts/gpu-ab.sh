@@ -56,7 +56,11 @@ build() { # LABEL SRC
 	local d="$out/src-$1"
 	rm -rf "$d" && mkdir -p "$d" || return 1
 	if [ -d "$2" ]; then
-		tar -C "$2" --exclude=./.git --exclude=./_gpu_build --exclude=./_b --exclude=./b -cf - . | tar -C "$d" -xf - || return 1
+		local src here skip=./.git
+		src=$(cd "$2" && pwd -P) here=$(cd "$out" && pwd -P)
+		case $here/ in "$src"/*) skip=./${here#"$src"/} ;; esac # OUTDIR inside the tree
+		tar -C "$2" --exclude=./.git --exclude="$skip" --exclude=./_gpu_build --exclude=./_b \
+			--exclude=./b -cf - . | tar -C "$d" -xf - || return 1
 	else
 		tar -C "$d" -xf "$2" || return 1
 	fi

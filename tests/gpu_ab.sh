@@ -68,6 +68,11 @@ ok $? "the builds alternate within each round ($order)"
 grep -q -- "f8bench lls --shapes 8x8x8 -o $tmp/run/base-1.h5" log
 ok $? "the log holds each command"
 
+# OUTDIR inside a tree it copies: not copied into itself
+bash "$ab" good/ab 1 a=good -- lls >log 2>err
+[ $? -eq 0 ] && [ -f good/ab/a-1.h5 ] && [ ! -e good/ab/src-a/ab ]
+ok $? "OUTDIR inside the tree: the copy leaves it out"
+
 bash "$ab" run2 1 a=good b=bad -- lls >log 2>err
 [ $? -eq 1 ] && [ -f run2/a-1.h5 ]
 ok $? "a run that fails: exit 1, the others still run"
