@@ -161,14 +161,52 @@ static __device__ __forceinline__ void tile_load(const S &src, const struct tile
 	}
 }
 
-/* TO = uint8_t: fp8 (E5M2 picks the format); uint16_t: bf16 (E5M2 unused). */
-template <class S, typename TO, bool E5M2>
-static __global__ void __launch_bounds__(F8B_K_THREADS, tile_blocks<S>::n)
+/* Staged loads (AS): tile t's chunks copied into shared memory with
+ * cp.async (16 bytes each, L1 bypassed), the same CPT chunks per thread as
+ * tile_load(), so each thread later reads back only what it copied itself
+ * (cp.async.wait_group makes them visible to it; no barrier needed). */
+static __device__ __forceinline__ void cp16(void *dst, const void *src)
+{
+	const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+	asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
+}
+
+template <class S>
+static __device__ __forceinline__ void tile_stage(const S &src, const struct tile_p &p, int64_t t,
+                                                  int64_t ntc, uint4 *buf)
+{
+	const int64_t r0 = t / ntc * TR, c = t % ntc * TC + threadIdx.x % 8 * 8;
+#pragma unroll
+	for (int k = 0; k < CPT; k++) {
+		const int64_t r = r0 + threadIdx.x / 8 + k * (F8B_K_THREADS / 8);
+		if (r < p.rows && c < p.cols)
+			cp16(buf + k * F8B_K_THREADS + threadIdx.x, src.at(r, c));
+	}
+	asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+
+/* Wait until at most N of this thread's staged groups are in flight. */
+template <int N> static __device__ __forceinline__ void stage_wait(void)
+{
+	asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+/* TO = uint8_t: fp8 (E5M2 picks the format); uint16_t: bf16 (E5M2 unused).
+ * AS: the source's chunks are staged in shared memory, two tiles deep
+ * (tile_stage()): the next tile's copies are issued when a tile starts,
+ * so they are in flight through both of its phases, where the register
+ * path can issue them only after phase 1.  For sources that read one
+ * aligned bf16 tensor (S::stageable) and fp8 outputs (the shared tile of
+ * a bf16 transpose leaves no room for the two stages). */
+template <class S, typename TO, bool E5M2, bool AS>
+static __global__ void __launch_bounds__(F8B_K_THREADS, AS ? 5 : tile_blocks<S>::n)
     tile_kernel(S src, struct tile_p p)
 {
 	constexpr bool F8 = sizeof(TO) == 1;
 	__shared__ __align__(16) unsigned char smem[TR * (TC + 1) * sizeof(TO)];
 	__shared__ uint32_t red[F8B_K_THREADS / 32], red_parts[F8B_K_THREADS / 32];
+	__shared__ __align__(16) uint4 stage[AS ? 2 : 1][AS ? CPT * F8B_K_THREADS : 1];
+	int sb = 0;                                         /* AS: the stage holding this tile */
 	uint32_t(*tw)[TC / 4] = (uint32_t(*)[TC / 4]) smem; /* fp8: swizzled words */
 	TO(*tile)[TC + 1] = (TO(*)[TC + 1]) smem;           /* bf16: padded rows */
 	const int64_t R = p.rows, C = p.cols;
@@ -178,8 +216,12 @@ static __global__ void __launch_bounds__(F8B_K_THREADS, tile_blocks<S>::n)
 	uint32_t m = 0;
 	typename S::raw_t raw[CPT];
 
-	if (blockIdx.x < nt)
-		tile_load(src, p, tile_at(p, blockIdx.x, nt), ntc, raw);
+	if (blockIdx.x < nt) {
+		if constexpr (AS)
+			tile_stage(src, p, tile_at(p, blockIdx.x, nt), ntc, stage[0]);
+		else
+			tile_load(src, p, tile_at(p, blockIdx.x, nt), ntc, raw);
+	}
 	/* The dynamic scale: from the amax, or from pass 1's block maxima
 	 * (reduced while the first tile's loads are in flight). */
 	float sdyn = 0.0f;
@@ -208,12 +250,24 @@ static __global__ void __launch_bounds__(F8B_K_THREADS, tile_blocks<S>::n)
 		const int64_t c = c0 + lc;
 		const int len = c < C ? (int)min((int64_t)8, C - c) : 0;
 
+		if constexpr (AS) { /* the next tile's copies, then this one's */
+			if (i + gridDim.x < nt) {
+				tile_stage(src, p, tile_at(p, i + gridDim.x, nt), ntc,
+				           stage[sb ^ 1]);
+				stage_wait<1>();
+			} else {
+				stage_wait<0>();
+			}
+		}
 #pragma unroll
 		for (int k = 0; k < CPT; k++) {
 			const int lr = threadIdx.x / 8 + k * (F8B_K_THREADS / 8);
 			const int64_t r = r0 + lr;
 			if (r >= R || len == 0)
 				continue;
+			if constexpr (AS)
+				src.from_words(r, stage[sb][k * F8B_K_THREADS + threadIdx.x],
+				               raw[k]);
 			float v[8];
 			src.val(raw[k], v);
 			if (p.amax_acc || p.acc_parts)
@@ -267,10 +321,13 @@ static __global__ void __launch_bounds__(F8B_K_THREADS, tile_blocks<S>::n)
 		}
 		/* The next tile's loads go out now, behind this tile's
 		 * transposed half: the registers of raw are free again. */
-		if (i + gridDim.x < nt)
+		if constexpr (AS)
+			sb ^= 1;
+		else if (i + gridDim.x < nt)
 			tile_load(src, p, tile_at(p, i + gridDim.x, nt), ntc, raw);
 		if (!out_t)
-			continue; /* no shared memory used: no barrier needed */
+			continue; /* no shared tile used: no barrier needed (a thread
+			           * re-stages only the chunks it read itself) */
 		__syncthreads();
 		if constexpr (F8) {
 			/* One 8 x 4 piece per thread: rows 8g..8g+7, columns
@@ -336,12 +393,19 @@ static int launch(S src, const struct tile_p &p, int *nblocks, cudaStream_t stre
 {
 	unsigned grid;
 	int64_t tiles = (p.rows + TR - 1) / TR * ((p.cols + TC - 1) / TC);
-	int e = f8b_k_grid(tiles, tile_blocks<S>::n, &grid);
+	const bool as = S::stageable && sizeof(TO) == 1 && src.vec;
+	int e = f8b_k_grid(tiles, as ? 5 : tile_blocks<S>::n, &grid);
 
 	if (e != cudaSuccess)
 		return e;
 	grid = f8b_k_parts_grid(grid, p.acc_parts, nblocks);
-	tile_kernel<S, TO, E5M2><<<grid, F8B_K_THREADS, 0, stream>>>(src, p);
+	if constexpr (S::stageable && sizeof(TO) == 1) {
+		if (as) {
+			tile_kernel<S, TO, E5M2, true><<<grid, F8B_K_THREADS, 0, stream>>>(src, p);
+			return (int)cudaGetLastError();
+		}
+	}
+	tile_kernel<S, TO, E5M2, false><<<grid, F8B_K_THREADS, 0, stream>>>(src, p);
 	return (int)cudaGetLastError();
 }
 

@@ -165,6 +165,16 @@ struct f8b_src_bf16 {
 	struct raw_t {
 		uint4 w;
 	};
+	/* staged by the tile kernel (cast_transpose.cu): at(), from_words() */
+	static constexpr bool stageable = true;
+	__device__ __forceinline__ const uint16_t *at(int64_t r, int64_t c) const
+	{
+		return x + r * cols + c;
+	}
+	__device__ __forceinline__ void from_words(int64_t, uint4 w, raw_t &raw) const
+	{
+		raw.w = w;
+	}
 	__device__ __forceinline__ void load(int64_t r, int64_t c, int len, raw_t &w) const
 	{
 		w.w = f8b_lls_ld_raw(x + r * cols + c, len, vec);
@@ -186,6 +196,7 @@ struct f8b_src_f32 {
 	struct raw_t {
 		float v[8];
 	};
+	static constexpr bool stageable = false;
 	__device__ __forceinline__ void load(int64_t r, int64_t c, int len, raw_t &w) const
 	{
 		f8b_lls_ld(x + r * cols + c, len, vec, w.v);
@@ -207,6 +218,17 @@ struct f8b_src_ln {
 		uint4 w;
 		float mu, rs;
 	};
+	static constexpr bool stageable = true;
+	__device__ __forceinline__ const uint16_t *at(int64_t r, int64_t c) const
+	{
+		return x + r * cols + c;
+	}
+	__device__ __forceinline__ void from_words(int64_t r, uint4 w, raw_t &raw) const
+	{
+		raw.mu = __ldg(mean + r);
+		raw.rs = __ldg(rstd + r);
+		raw.w = w;
+	}
 	__device__ __forceinline__ void load(int64_t r, int64_t c, int len, raw_t &w) const
 	{
 		w.mu = __ldg(mean + r);
@@ -235,6 +257,7 @@ struct f8b_src_sigbwd {
 	struct raw_t {
 		uint4 y, dy;
 	};
+	static constexpr bool stageable = false;
 	__device__ __forceinline__ void load(int64_t r, int64_t c, int len, raw_t &w) const
 	{
 		w.y = f8b_lls_ld_raw(y + r * cols + c, len, vec);
