@@ -11,7 +11,8 @@
 # Each is unpacked into OUTDIR/src-LABEL (a directory is copied there,
 # its .git and build folders left out), built there (bootstrap, configure,
 # make f8bench; the builds run side by side), with F8B_GIT_DESCRIBE=LABEL
-# unless that is set, so each file's provenance names its own build.
+# (whatever the environment says), so each file's provenance names its own
+# build: a label such as base-2a422ce says both.
 # Then ROUNDS rounds, each running every build in the order given:
 #   f8bench F8BENCH-ARGS -o OUTDIR/LABEL-ROUND.h5   (log: LABEL-ROUND.log)
 # F8BENCH-ARGS must not hold -o/--output.  A file per run: compare them
@@ -65,7 +66,7 @@ build() { # LABEL SRC
 		tar -C "$d" -xf "$2" || return 1
 	fi
 	(cd "$d" && ./bootstrap && mkdir -p b && cd b && ../configure &&
-		F8B_GIT_DESCRIBE=${F8B_GIT_DESCRIBE:-$1} make src/git-version.h &&
+		F8B_GIT_DESCRIBE=$1 make src/git-version.h &&
 		make -j"$jobs" f8bench)
 }
 echo "gpu-ab.sh: building ${labels[*]} ($jobs make jobs each)"
