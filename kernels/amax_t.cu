@@ -24,7 +24,7 @@
  * (A cooperative launch that cleared it in the kernel, behind a grid
  * barrier overlapping the first tile's loads, timed 12% faster alone at
  * 4096^2 on an H100, but made the axiswise step's CUDA graph 5-10%
- * slower at 4096^2 and 8192^2: results/h100/README.md.)  Tensorwise is
+ * slower at 4096^2 and 8192^2: doc/kernels.md, results/README.md.)  Tensorwise is
  * amax.cu's own kernel (x and x^T have one amax).  Integer maxima of |x|
  * bits: exact, order-independent, NaN-propagating (kernels_internal.cuh).
  *
