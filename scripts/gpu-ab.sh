@@ -15,8 +15,10 @@
 # build: a label such as base-2a422ce says both.
 # Then ROUNDS rounds, each running every build in the order given:
 #   f8bench F8BENCH-ARGS -o OUTDIR/LABEL-ROUND.h5   (log: LABEL-ROUND.log)
-# F8BENCH-ARGS must not hold -o/--output.  A file per run: compare them
-# with f8bench compare, or export them (CSV) side by side.
+# F8BENCH-ARGS must not hold -o/--output.  A file per run.  At the end,
+# each build's first-round file is compared with the first build's
+#   f8bench compare --detail LABEL1-1.h5 LABEL-1.h5 > OUTDIR/compare-LABEL.txt
+# (with the last build's f8bench: --detail also compares lls's kernels).
 # Environment: AB_JOBS (make jobs per build, default: cores / builds),
 # AB_TIMEOUT (seconds per run, default 600), AB_BUDGET (seconds: start no
 # round after this much time, default none).
@@ -98,5 +100,11 @@ for k in $(seq 1 "$rounds"); do
 		echo "gpu-ab.sh: $l round $k: exit $rc at $(($(date +%s) - t0)) s"
 		[ $rc -eq 0 ] || { status=1; tail -n 5 "$out/$l-$k.log" >&2; }
 	done
+done
+last=$out/src-${labels[$((${#labels[@]} - 1))]}/b/f8bench
+for l in "${labels[@]:1}"; do
+	[ -f "$out/${labels[0]}-1.h5" ] && [ -f "$out/$l-1.h5" ] || continue
+	"$last" compare --detail "$out/${labels[0]}-1.h5" "$out/$l-1.h5" >"$out/compare-$l.txt" 2>&1
+	echo "gpu-ab.sh: ${labels[0]} -> $l (round 1): $(tail -n 1 "$out/compare-$l.txt") ($out/compare-$l.txt)"
 done
 exit $status

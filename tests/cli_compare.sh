@@ -2,10 +2,12 @@
 # cli_compare.sh - f8bench compare on every benchmark's table through the
 # same code path: gemm and ceilings files from the host backend, the
 # accuracy gate (exact with --accuracy-tolerance 0), --no-timing, runs timed
-# with other harness settings (a warning), a table only one file holds, and
-# the JUnit XML (validated) and Markdown outputs.
+# with other harness settings (a warning), a table only one file holds,
+# the JUnit XML (validated) and Markdown outputs, and --detail on the
+# committed lls A/B (each kernel a case).
 . "${srcdir:-.}/tests/tap.sh"
-xsd=$(cd "${srcdir:-.}" && pwd)/tests/data/junit.xsd
+top=$(cd "${srcdir:-.}" && pwd)
+xsd=$top/tests/data/junit.xsd
 cd "$tmp" || exit 1
 Q="--backend host --min-time 0 --min-samples 3 --max-samples 5 --warmup 1 -q"
 G="--shapes 256x256x256,512x512x256 --scaling tensorwise,axiswise --fast-accum on"
@@ -79,6 +81,26 @@ fi
 "$F8BENCH" compare c1.h5 c2.h5 --no-timing --junit cj.xml >/dev/null 2>&1
 grep -q 'classname="ceilings" name="launch (empty kernel)"' cj.xml
 ok $? "JUnit of a ceilings comparison names its cases"
+# --detail on the committed A/B of the staged tile kernel: the kernels as
+# cases of their own (lls_kernels), absent without it
+sb=$top/results/h100/lls-ab-stage-base.h5 sn=$top/results/h100/lls-ab-stage-new.h5
+if [ -f "$sb" ] && [ -f "$sn" ]; then
+	"$F8BENCH" compare "$sb" "$sn" >plain.txt 2>&1
+	rc=$?
+	[ $rc = 0 ] && ! grep -q lls_kernels plain.txt
+	ok $? "lls A/B without --detail: the steps only (exit $rc)"
+	"$F8BENCH" compare --detail "$sb" "$sn" >det.txt 2>&1
+	rc=$?
+	[ $rc = 0 ] && grep -q '^== lls_kernels' det.txt &&
+		grep -q '^lls_kernels: 37 same, 7 faster, 0 slower' det.txt
+	ok $? "--detail: the 44 kernels compared, 7 faster (exit $rc: $(grep '^lls_kernels:' det.txt))"
+	grep '8192x8192x8192 axiswise #9 cast_transpose W ' det.txt | grep -q -- '-6.09%.*faster'
+	ok $? "--detail: the axiswise cast_transpose of W, 87.8 -> 82.5 us, is faster by 6.09%"
+	"$F8BENCH" compare --detail g1.h5 g1.h5 --no-timing >gd.txt 2>&1
+	ok $? "--detail on gemm files (no detail table): as without it"
+else
+	for i in 1 2 3 4; do skip "no results/h100/lls-ab-stage-*.h5"; done
+fi
 [ -z "$(ls ./*.tmp.* 2>/dev/null)" ]
 ok $? "no temporary files left"
 done_testing

@@ -67,6 +67,8 @@ order=$(grep '^+ \[' log | sed 's/^+ \[\([a-z]*\) round \([0-9]\)\].*/\1\2/' | t
 ok $? "the builds alternate within each round ($order)"
 grep -q -- "f8bench lls --shapes 8x8x8 -o $tmp/run/base-1.h5" log
 ok $? "the log holds each command"
+[ -f run/compare-new.txt ] && grep -q "base -> new (round 1)" log
+ok $? "each build's first round compared with the first build's (run/compare-new.txt)"
 
 # OUTDIR inside a tree it copies: not copied into itself
 bash "$ab" good/ab 1 a=good -- lls >log 2>err

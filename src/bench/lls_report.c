@@ -423,6 +423,41 @@ static int lls_prepare(const struct f8b_report_ctx *ctx, void **state, const cha
 	return F8B_OK;
 }
 
+/* The lls_kernels table as cases for compare --detail: one kernel of one
+ * case's step, timed alone (the eager and graph runs of a case time the
+ * same kernels, so the key has no graph column). */
+static bool kernel_same_case(const void *va, const void *vb)
+{
+	const struct f8b_lls_kernel_row *a = va, *b = vb;
+	return a->m == b->m && a->k == b->k && a->n == b->n && a->index == b->index &&
+	       !strcmp(a->recipe, b->recipe) && !strcmp(a->kernel, b->kernel) &&
+	       !strcmp(a->tensor, b->tensor);
+}
+
+static void kernel_describe(const void *vrow, char *buf, size_t n)
+{
+	const struct f8b_lls_kernel_row *r = vrow;
+	snprintf(buf, n, "%lldx%lldx%lld %s #%d %s %s", (long long)r->m, (long long)r->k,
+	         (long long)r->n, r->recipe, (int)r->index, r->kernel, r->tensor);
+}
+
+static const char *const kernel_keys[] = {"m",     "k",      "n",      "recipe",
+                                          "index", "kernel", "tensor", NULL};
+
+static const struct f8b_bench lls_kernels_cases = {
+    .name = "lls kernels",
+    .summary = "each kernel of an lls step, timed alone (the lls_kernels table)",
+    .schema = &f8b_lls_kernel_schema,
+    .same_case = kernel_same_case,
+    .describe = kernel_describe,
+    .off_status = offsetof(struct f8b_lls_kernel_row, status),
+    .off_message = offsetof(struct f8b_lls_kernel_row, message),
+    .off_run_id = offsetof(struct f8b_lls_kernel_row, run_id),
+    .key_columns = kernel_keys,
+    .time_column = "time_median_s",
+    .noise_column = "time_noise",
+};
+
 const struct f8b_report_module f8b_lls_report = {
     .prepare = lls_prepare,
     .markdown = f8b_lrpt_markdown,
@@ -433,4 +468,5 @@ const struct f8b_report_module f8b_lls_report = {
             "  lls_breakdown.png/.svg  where the step's time goes, kernel by kernel, bf16\n"
             "                          beside each recipe, for the largest square shape\n"
             "  lls.csv, lls-kernels.csv, lls-*.dat  the data; report.md: the tables\n",
+    .detail_cases = &lls_kernels_cases,
 };

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "report/compare_int.h"
+#include "report/report.h"
 #include "core/options.h"
 #include "results/results.h"
 #include "results/schema.h"
@@ -73,6 +74,7 @@ enum {
 	OPT_SIGMAS,
 	OPT_METRIC,
 	OPT_ALL,
+	OPT_DETAIL,
 	OPT_BASE_RUN,
 	OPT_NEW_RUN,
 	OPT_FORCE,
@@ -103,6 +105,9 @@ static const struct f8b_option compare_options[] = {
     {"junit", OPT_JUNIT, 0, "FILE", "also write the verdicts as JUnit XML to FILE"},
     {"markdown", OPT_MARKDOWN, 0, "FILE", "also write a Markdown summary to FILE"},
     {"all", OPT_ALL, 'a', NULL, "print every case (default: those not 'same')"},
+    {"detail", OPT_DETAIL, 0, NULL,
+     "also compare each benchmark's detail table where both\nfiles hold it (lls: every kernel "
+     "of a step, timed\nalone); its verdicts count toward the exit status"},
     {"help", OPT_HELP, 0, NULL, "this text"},
     {0},
 };
@@ -168,6 +173,7 @@ static int cmp_opt(void *ctx, int table, int key, const char *arg)
 	case OPT_JUNIT: c->junit = arg; return F8B_OK;
 	case OPT_MARKDOWN: c->markdown = arg; return F8B_OK;
 	case OPT_ALL: c->all = true; return F8B_OK;
+	case OPT_DETAIL: c->detail = true; return F8B_OK;
 	}
 	return F8B_ERR(F8B_EINTERNAL, "compare option %d", key);
 }
@@ -381,8 +387,10 @@ static void free_table(struct cmp_table *t)
 }
 
 /* The benchmarks whose table both files hold; a known table in only one
- * of them is an input error (a sweep of another benchmark is no baseline). */
-static int pick_tables(const char *base, const char *nw, const struct f8b_bench **out, size_t *n)
+ * of them is an input error (a sweep of another benchmark is no baseline).
+ * With detail, each one's detail table too, where both files hold it. */
+static int pick_tables(const char *base, const char *nw, bool detail, const struct f8b_bench **out,
+                       size_t *n)
 {
 	char tb[1024], tn[1024];
 	F8B_TRY(f8b_results_tables(base, tb, sizeof tb));
@@ -391,9 +399,14 @@ static int pick_tables(const char *base, const char *nw, const struct f8b_bench 
 	for (int i = 0; f8b_benches[i]; i++) {
 		const char *name = f8b_benches[i]->schema->name;
 		bool inb = f8b_results_list_has(tb, name), inn = f8b_results_list_has(tn, name);
-		if (inb && inn)
+		const struct f8b_report_module *rm = f8b_benches[i]->report;
+		const struct f8b_bench *d = rm ? rm->detail_cases : NULL;
+		if (inb && inn) {
 			out[(*n)++] = f8b_benches[i];
-		else if (inb || inn)
+			if (detail && d && f8b_results_list_has(tb, d->schema->name) &&
+			    f8b_results_list_has(tn, d->schema->name))
+				out[(*n)++] = d;
+		} else if (inb || inn)
 			return F8B_ERR(F8B_EINVAL, "%s '%s' has no table '%s' (its tables: %s)",
 			               inb ? "NEW" : "BASE", inb ? nw : base, name,
 			               (inb ? tn : tb)[0] ? (inb ? tn : tb) : "none");
@@ -413,7 +426,7 @@ static int compare(const struct cmp_cfg *c, const char *base, const char *nw, in
 	size_t nt = 0, total[F8B_V_COUNT] = {0};
 	int rc;
 
-	F8B_TRY(pick_tables(base, nw, benches, &nt));
+	F8B_TRY(pick_tables(base, nw, c->detail, benches, &nt));
 	memset(tables, 0, sizeof tables);
 	for (size_t i = 0; i < nt; i++) {
 		tables[i] = (struct cmp_table){

@@ -60,7 +60,7 @@ struct cmp_table {
 struct cmp_cfg {
 	double tolerance, sigmas, acc_tolerance;
 	int base_run, new_run;
-	bool all, force, help, no_timing;
+	bool all, force, help, no_timing, detail;
 	const char *junit, *markdown;
 };
 

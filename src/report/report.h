@@ -62,6 +62,10 @@ struct f8b_report_module {
 	void (*release)(void *state);
 	/* What it writes, for `f8bench report --help` (lines of "  FILE  what"). */
 	const char *help;
+	/* Its detail table seen as cases of their own, for compare --detail:
+	 * name, schema, same_case, describe, key, time and noise columns of a
+	 * descriptor that runs nothing; NULL: none. */
+	const struct f8b_bench *detail_cases;
 };
 
 extern const struct f8b_report_module f8b_gemm_report, f8b_ceilings_report, f8b_lls_report,
