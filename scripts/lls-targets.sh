@@ -201,10 +201,12 @@ ok() && square() && v("recipe") == "bf16" && v("kernel") != "gemm" && v("m") + 0
 echo
 echo "### Cast kernels at 8192x8192 (bf16 input): % of the measured copy bandwidth on the bytes each moves (target >= 85%)"
 echo
+echo 'Not listed: `scales` and `history_scale`, which move a few KB (a launch, not a bandwidth).'
+echo
 echo "| recipe | kernel | tensor | what it fuses | MB moved | time us | GB/s | % of copy bw | |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 csv "$lls" lls_kernels | awk "$AWKLIB"'
-ok() && shape() == "8192x8192x8192" && v("recipe") != "bf16" && v("kernel") != "gemm" && v("kernel") != "scales" {
+ok() && shape() == "8192x8192x8192" && v("recipe") != "bf16" && v("kernel") != "gemm" && v("kernel") != "scales" && v("kernel") != "history_scale" {
 	printf "| %s | %s | %s | %s | %.1f | %.1f | %.0f | %.1f%% | %s |\n", v("recipe"), v("kernel"), v("tensor"), v("fuses"),
 		v("bytes") / 1e6, v("time_median_s") * 1e6, v("gbps"), v("pct_of_bw"), (v("pct_of_bw") + 0 >= 85) ? "met" : "**missed**"
 }'
