@@ -48,6 +48,11 @@ template <class S> struct tile_blocks {
 	static constexpr int n = sizeof(typename S::raw_t) <= 16 ? 5 : 4;
 };
 
+/* Blocks per SM when the loads are staged in shared memory (tile_stage()):
+ * no raw words are held across the loads, and two stages plus the fp8
+ * tile (41 KiB) fit 5 blocks, at 48 registers for bf16 and LayerNorm. */
+#define STAGED_BLOCKS 5
+
 struct tile_p {
 	int64_t rows, cols;
 	struct f8b_k_sgeom sg, sgt; /* scales of x and of x^T */
@@ -199,7 +204,7 @@ template <int N> static __device__ __forceinline__ void stage_wait(void)
  * aligned bf16 tensor (S::stageable) and fp8 outputs (the shared tile of
  * a bf16 transpose leaves no room for the two stages). */
 template <class S, typename TO, bool E5M2, bool AS>
-static __global__ void __launch_bounds__(F8B_K_THREADS, AS ? 5 : tile_blocks<S>::n)
+static __global__ void __launch_bounds__(F8B_K_THREADS, AS ? STAGED_BLOCKS : tile_blocks<S>::n)
     tile_kernel(S src, struct tile_p p)
 {
 	constexpr bool F8 = sizeof(TO) == 1;
@@ -394,7 +399,7 @@ static int launch(S src, const struct tile_p &p, int *nblocks, cudaStream_t stre
 	unsigned grid;
 	int64_t tiles = (p.rows + TR - 1) / TR * ((p.cols + TC - 1) / TC);
 	const bool as = S::stageable && sizeof(TO) == 1 && src.vec;
-	int e = f8b_k_grid(tiles, as ? 5 : tile_blocks<S>::n, &grid);
+	int e = f8b_k_grid(tiles, as ? STAGED_BLOCKS : tile_blocks<S>::n, &grid);
 
 	if (e != cudaSuccess)
 		return e;

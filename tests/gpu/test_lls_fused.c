@@ -81,8 +81,9 @@ static void test_fused(enum which w, const struct fspec *f, int64_t R, int64_t C
 		snprintf(what + n, sizeof what - n, " with a NaN dy");
 	}
 	if (w == W_LN && R == 9) {
-		/* a NaN and an inf in x: their rows' y are NaN, and so is the
-		 * amax the row kernel takes from the row's max and min */
+		/* a NaN and an inf in x: their rows' y are NaN, and so is
+		 * the amax of each (axiswise: of the row; else of the tensor
+		 * or the row's 128-column block) */
 		((uint16_t *)a.h.data)[3 * C + 5] = 0x7FC1;
 		((uint16_t *)a.h.data)[6 * C + C - 1] = 0x7F80;
 		if (D->upload(dbe, a.d.data, a.h.data, pbytes(&a)) != F8B_OK)

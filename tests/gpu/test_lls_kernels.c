@@ -110,7 +110,7 @@ static void test_amax_t(enum f8b_dtype xd, int64_t R, int64_t C, bool specials)
 	for (int g = 0; g < F8B_GRAN_COUNT; g++) {
 		struct pf a = fmk(f8b_scale_count(g, C, R));
 		/* garbage first: every entry, padding included, is written
-		 * (axiswise clears it, in the kernel or by a memset) */
+		 * (axiswise's atomics start from a memset) */
 		if (D->memset(dbe, a.d, 0x7F, (size_t)a.n * 4) != F8B_OK)
 			die("memset");
 		int rc = H->amax_t(hbe, &x.h, g, a.h) | D->amax_t(dbe, &x.d, g, a.d);
