@@ -83,7 +83,7 @@ static __global__ void __launch_bounds__(F8B_K_THREADS)
 }
 
 struct tile_shape {
-	int64_t th, tw; /* tile height (1 or 128) and width (128 or cols) */
+	int64_t th, tw; /* tile height (1 today) and width (128 or cols) */
 	int g, gr, gc;  /* threads per tile = gr rows x gc chunk columns */
 };
 
@@ -113,32 +113,12 @@ static __global__ void __launch_bounds__(F8B_K_THREADS)
 	}
 	/* An invalid tile has th = 0: its threads skip the loads but still
 	 * take part in the group reduction below, which needs every thread. */
-	if (ts.tw <= (int64_t)ts.gc * CHUNK) {
-		/* One chunk column per thread (1x128): the rows of a
-		 * thread's column, four loads in flight before any is used. */
-		const int64_t cc = (int64_t)lc * CHUNK;
-		const int64_t len = cc < tw ? min((int64_t)CHUNK, tw - cc) : 0;
-		const bool v = vec && len == CHUNK;
-		const T *col = x + (br * ts.th) * sg.cols + bc * ts.tw + cc;
-		int64_t rr = len > 0 ? lr : th;
-		for (; rr + 3 * ts.gr < th; rr += 4 * ts.gr) {
-			uint32_t a[4];
-#pragma unroll
-			for (int u = 0; u < 4; u++)
-				a[u] = chunk_amax(col + (rr + u * ts.gr) * sg.cols, len, v);
-			m = max(m, max(max(a[0], a[1]), max(a[2], a[3])));
-		}
-		for (; rr < th; rr += ts.gr)
-			m = max(m, chunk_amax(col + rr * sg.cols, len, v));
-	} else {
-		for (int64_t rr = lr; rr < th; rr += ts.gr) {
-			const T *row = x + (br * ts.th + rr) * sg.cols + bc * ts.tw;
+	for (int64_t rr = lr; rr < th; rr += ts.gr) {
+		const T *row = x + (br * ts.th + rr) * sg.cols + bc * ts.tw;
 
-			for (int64_t cc = (int64_t)lc * CHUNK; cc < tw;
-			     cc += (int64_t)ts.gc * CHUNK) {
-				int64_t len = min((int64_t)CHUNK, tw - cc);
-				m = max(m, chunk_amax(row + cc, len, vec && len == CHUNK));
-			}
+		for (int64_t cc = (int64_t)lc * CHUNK; cc < tw; cc += (int64_t)ts.gc * CHUNK) {
+			int64_t len = min((int64_t)CHUNK, tw - cc);
+			m = max(m, chunk_amax(row + cc, len, vec && len == CHUNK));
 		}
 	}
 	m = f8b_d_group_max(m, ts.g, smem);

@@ -240,6 +240,14 @@ int main(void)
 		for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++)
 			for (size_t i = 0; i < sizeof fshapes / sizeof fshapes[0]; i++)
 				test_fused(w, &specs[s], fshapes[i][0], fshapes[i][1]);
+	/* 2100 x 4104: 1105 tiles, more than 5 a SM on an H100, so the tile
+	 * pass stages its chunks in shared memory (cast_transpose.cu): the
+	 * tensorwise casts of pass 2 (LayerNorm and plain bf16 sources, the
+	 * ones it stages), block maxima and not, q_t or not */
+	for (size_t s = 0; s < 5; s++) {
+		test_fused(W_LN, &specs[s], 2100, 4104);
+		test_fused(W_PLAIN, &specs[s], 2100, 4104);
+	}
 	for (int w = W_LN; w <= W_PLAIN; w++) {
 		test_amax_all(w, 9, 264);
 		test_amax_all(w, 1500, 2056); /* more rows than resident blocks */
