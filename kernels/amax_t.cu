@@ -50,16 +50,8 @@ static __device__ __forceinline__ void absmax2(uint32_t p[4], uint4 w)
  * LayerNorm output formed from bf16 x and its row statistics. */
 enum { AT_F32, AT_BF16, AT_LN };
 
-/* Resident blocks per SM, which the launch bounds hold the registers to
- * and the grid is sized by: bf16 and f32 fit 6 in 40 registers; the
- * LayerNorm source (its statistics, 4 rows of raw words in flight) 4 in
- * 64, both without spilling (ptxas -v for sm_90a). */
-template <int MODE> struct at_blocks {
-	static constexpr int n = MODE == AT_LN ? 4 : 6;
-};
-
 template <int MODE>
-static __global__ void __launch_bounds__(F8B_K_THREADS, at_blocks<MODE>::n)
+static __global__ void __launch_bounds__(F8B_K_THREADS)
     amax_t_kernel(const void *x, const float *mean, const float *rstd, int64_t R, int64_t C,
                   struct f8b_k_sgeom sgt, bool tr, bool vec, float *amax)
 {
@@ -180,7 +172,7 @@ static int launch(const void *x, const float *mean, const float *rstd, int64_t R
 	if (gran == F8B_GRAN_AXISWISE &&
 	    (e = (int)cudaMemsetAsync(amax, 0, (size_t)C * sizeof(float), stream)) != cudaSuccess)
 		return e;
-	if ((e = f8b_k_grid(tiles, at_blocks<MODE>::n, &grid)) != cudaSuccess)
+	if ((e = f8b_k_grid(tiles, 8, &grid)) != cudaSuccess)
 		return e;
 	amax_t_kernel<MODE>
 	    <<<grid, F8B_K_THREADS, 0, stream>>>(x, mean, rstd, R, C, sg, tr, vec, amax);
