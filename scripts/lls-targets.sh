@@ -32,6 +32,8 @@ function v(name) { if (!(name in c)) { print "missing column " name > "/dev/stde
 function shape() { return v("m") "x" v("k") "x" v("n") }
 function ok() { return v("status") == "ok" }
 function square() { return v("m") == v("k") && v("k") == v("n") }
+'
+TARGET='
 # The issue'"'"'s step-speedup target of a recipe at a square size, "-" if none.
 function target(recipe, size,    all, t, j) {
 	all["tensorwise"] = "0.80 1.00 1.30 1.65 1.88"
@@ -43,6 +45,7 @@ function target(recipe, size,    all, t, j) {
 	return "-"
 }
 '
+AWKLIB=$AWKLIB$TARGET
 lls=$dir/lls-sweep.h5
 
 # The step speedup per recipe and size: STAT median (the targets'
@@ -97,6 +100,34 @@ echo 'clocks (under the power cap: columns `throttled`, `sm_mhz_min`) moved one 
 echo "than the other between its fastest and its typical sample."
 echo
 speedup_table min
+
+# Repeats: the same command run several times in one job on one build
+# (DIR/lls-repeat-*.h5, any shapes and recipes), each run's median
+# speedup; shows how far one run's figure is from the next.
+set -- "$dir"/lls-repeat-*.h5
+if [ -f "$1" ]; then
+	echo
+	echo "### Repeat runs of one build: the step speedup (median of each run) over the runs of lls-repeat-*.h5, graph on"
+	echo
+	echo "Each file is one run of the same command on one build, run one after another in one job."
+	echo "The spread is the power cap's: compare it with a target before calling a cell met or missed."
+	echo
+	echo "| shape | recipe | runs | min | median | max | target | runs that met it |"
+	echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+	for f in "$@"; do
+		csv "$f" lls | awk "$AWKLIB"'ok() && v("graph") == 1 && v("recipe") != "bf16" { print shape(), v("m"), v("recipe"), v("speedup_vs_bf16") }'
+	done | awk "$TARGET"'
+	{ k = $1 SUBSEP $3; if (!(k in n)) { order[++no] = k; sh[k] = $1; sz[k] = $2; rc[k] = $3 }
+	  x[k, ++n[k]] = $4 + 0 }
+	END { for (i = 1; i <= no; i++) { k = order[i]; m = n[k]
+		for (a = 1; a <= m; a++) for (b = a + 1; b <= m; b++) # sort the runs
+			if (x[k, b] < x[k, a]) { t = x[k, a]; x[k, a] = x[k, b]; x[k, b] = t }
+		med = m % 2 ? x[k, (m + 1) / 2] : (x[k, m / 2] + x[k, m / 2 + 1]) / 2
+		t = target(rc[k], sz[k]); met = 0
+		if (t != "-") for (a = 1; a <= m; a++) if (x[k, a] >= t + 0) met++
+		printf "| %s | %s | %d | %.2fx | %.2fx | %.2fx | %s | %s |\n", sh[k], rc[k], m, x[k, 1], med, x[k, m],
+			t == "-" ? "-" : ">= " t, t == "-" ? "-" : met " of " m } }'
+fi
 
 echo
 echo "### The same step without a CUDA graph (tensorwise, --graph off), beside graph on"

@@ -44,4 +44,20 @@ want=$("$F8BENCH" export "$top/results/h100/lls-sweep.h5" --table lls_kernels --
 	END { if (n == 3) printf "%.2f", b / g }')
 [ -n "$got" ] && [ "$got" = "$want" ]
 ok $? "free-casts estimate at 16384 for tensorwise: $got (bf16 step / three fp8 GEMMs: $want)"
+# The repeat table (results/h100/lls-repeat-*.h5): its tensorwise 8192^3
+# row counts every file and its max is the largest of their medians' speedups.
+set -- "$top"/results/h100/lls-repeat-*.h5
+if [ -f "$1" ]; then
+	row=$(sed -n '/^### Repeat runs/,/^### The same step without/p' t.md | awk -F'|' '$2 ~ /^ 8192x8192x8192 $/ && $3 ~ /^ tensorwise $/')
+	got="$(echo "$row" | awk -F'|' '{ gsub(/[ x]/, "", $4); gsub(/[ x]/, "", $7); print $4, $7 }')"
+	want=$(for f in "$@"; do "$F8BENCH" export "$f" --table lls --csv 2>/dev/null |
+		awk -F, '{ gsub(/"[^"]*"/, "q") }
+		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["m"] == 8192 && $c["recipe"] == "tensorwise" && $c["graph"] == 1 && $c["status"] == "ok" { print $c["speedup_vs_bf16"] }'
+	done | awk '{ n++; if (n == 1 || $1 > m) m = $1 } END { if (n) printf "%d %.2f", n, m }')
+	[ -n "$got" ] && [ "$got" = "$want" ]
+	ok $? "repeat runs, tensorwise at 8192: runs and max '$got' (from the files: '$want')"
+else
+	skip "no results/h100/lls-repeat-*.h5"
+fi
 done_testing
