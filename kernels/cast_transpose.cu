@@ -202,7 +202,8 @@ template <int N> static __device__ __forceinline__ void stage_wait(void)
  * so they are in flight through both of its phases, where the register
  * path can issue them only after phase 1.  For sources that read one
  * aligned bf16 tensor (S::stageable) and fp8 outputs (the shared tile of
- * a bf16 transpose leaves no room for the two stages). */
+ * a bf16 transpose leaves no room for the two stages), where a block takes
+ * several tiles (launch()). */
 template <class S, typename TO, bool E5M2, bool AS>
 static __global__ void __launch_bounds__(F8B_K_THREADS, AS ? STAGED_BLOCKS : tile_blocks<S>::n)
     tile_kernel(S src, struct tile_p p)
