@@ -47,6 +47,9 @@ function target(recipe, size,    all, t, j) {
 '
 AWKLIB=$AWKLIB$TARGET
 lls=$dir/lls-sweep.h5
+# Scratch files of the joins below, removed however the script ends.
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/lls-targets.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
 
 # The step speedup per recipe and size: STAT median (the targets'
 # statistic, speedup_vs_bf16, each cell beside its target) or min (bf16's
@@ -158,7 +161,7 @@ echo "faster GEMMs; one between the two needs casts cheaper than the roofline of
 echo
 echo "| shape | recipe | lanes | bf16 step ms | fp8 GEMMs ms | other kernels at roofline ms | estimate | free casts | measured | target | |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-steps=${TMPDIR:-/tmp}/lls-targets-steps.$$
+steps=$tmp/steps
 csv "$lls" lls | awk "$AWKLIB"'
 ok() && square() && v("graph") == 1 && v("recipe") != "bf16" {
 	print v("run_id"), v("m"), v("recipe"), v("lanes"), v("bf16_time_median_s"), v("speedup_vs_bf16")
@@ -179,7 +182,6 @@ END { for (i = 1; i <= n; i++) { k = key[i]
 	verdict = t == "-" ? "" : sp[i] + 0 >= t + 0 ? "met" : t + 0 > f ? "missed: **the target is above free casts**" : t + 0 > b ? "missed: the target is between the estimate and free casts" : "missed: the target is below the estimate"
 	printf "| %sx%sx%s | %s | %s | %.4g | %.4g | %.4g | %.2fx | %.2fx | %.2fx | %s | %s |\n", sz[i], sz[i], sz[i], rc[i], ln[i],
 		bt[i] * 1e3, g[k] * 1e3, o[k] * 1e3, b, f, sp[i], t == "-" ? "-" : ">= " t, verdict } }'
-rm -f "$steps"
 
 echo
 echo "### Predicted step time (roofline) against measured, shapes >= 4096 (target: within 20%)"
@@ -206,16 +208,15 @@ if [ -f "$gemm" ]; then
 		tf = 2 * v("m") * v("k") * v("n") / v("bf16_time_median_s") / 1e12
 		if (tf > best[v("m")]) best[v("m")] = tf
 	}
-	END { for (m in best) print m, best[m] }' >"${TMPDIR:-/tmp}/lls-targets-gemm.$$"
+	END { for (m in best) print m, best[m] }' >"$tmp/gemm"
 	echo "| shape | GEMM | lls bf16 TFLOP/s | gemm benchmark bf16 TFLOP/s | ratio | |"
 	echo "| --- | --- | --- | --- | --- | --- |"
-	csv "$lls" lls_kernels | awk -v ref="${TMPDIR:-/tmp}/lls-targets-gemm.$$" "$AWKLIB"'
+	csv "$lls" lls_kernels | awk -v ref="$tmp/gemm" "$AWKLIB"'
 	BEGIN { while ((getline line < ref) > 0) { split(line, a, " "); g[a[1]] = a[2] } }
 	ok() && square() && v("recipe") == "bf16" && v("kernel") == "gemm" && (v("m") in g) {
 		r = v("tflops") / g[v("m")]
 		printf "| %s | %s | %.0f | %.0f | %.0f%% | %s |\n", shape(), v("tensor"), v("tflops"), g[v("m")], 100 * r, (r >= 0.95) ? "met" : "**missed**"
 	}'
-	rm -f "${TMPDIR:-/tmp}/lls-targets-gemm.$$"
 else
 	echo "(no gemm-sweep.h5 in $dir)"
 fi
