@@ -47,6 +47,7 @@ function target(recipe, size,    all, t, j) {
 '
 AWKLIB=$AWKLIB$TARGET
 lls=$dir/lls-sweep.h5
+[ -f "$lls" ] || { echo "lls-targets.sh: no $lls (run the lls sweep first: results/README.md)" >&2; exit 2; }
 # Scratch files of the joins below, removed however the script ends.
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/lls-targets.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
