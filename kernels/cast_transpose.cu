@@ -257,6 +257,14 @@ static __global__ void __launch_bounds__(F8B_K_THREADS, AS ? STAGED_BLOCKS : til
 		const int len = c < C ? (int)min((int64_t)8, C - c) : 0;
 
 		if constexpr (AS) { /* the next tile's copies, then this one's */
+			/* the rows' side inputs (LayerNorm's statistics) first,
+			 * so their loads are in flight through the wait */
+#pragma unroll
+			for (int k = 0; k < CPT; k++) {
+				const int64_t r = r0 + threadIdx.x / 8 + k * (F8B_K_THREADS / 8);
+				if (r < R && len > 0)
+					src.row_inputs(r, raw[k]);
+			}
 			if (i + gridDim.x < nt) {
 				tile_stage(src, p, tile_at(p, i + gridDim.x, nt), ntc,
 				           stage[sb ^ 1]);
@@ -272,8 +280,7 @@ static __global__ void __launch_bounds__(F8B_K_THREADS, AS ? STAGED_BLOCKS : til
 			if (r >= R || len == 0)
 				continue;
 			if constexpr (AS)
-				src.from_words(r, stage[sb][k * F8B_K_THREADS + threadIdx.x],
-				               raw[k]);
+				src.from_words(stage[sb][k * F8B_K_THREADS + threadIdx.x], raw[k]);
 			float v[8];
 			src.val(raw[k], v);
 			if (p.amax_acc || p.acc_parts)

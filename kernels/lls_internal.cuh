@@ -165,13 +165,15 @@ struct f8b_src_bf16 {
 	struct raw_t {
 		uint4 w;
 	};
-	/* staged by the tile kernel (cast_transpose.cu): at(), from_words() */
+	/* staged by the tile kernel (cast_transpose.cu): at(), row_inputs()
+	 * (what a row needs besides its staged words), from_words() */
 	static constexpr bool stageable = true;
 	__device__ __forceinline__ const uint16_t *at(int64_t r, int64_t c) const
 	{
 		return x + r * cols + c;
 	}
-	__device__ __forceinline__ void from_words(int64_t, uint4 w, raw_t &raw) const
+	__device__ __forceinline__ void row_inputs(int64_t, raw_t &) const {}
+	__device__ __forceinline__ void from_words(uint4 w, raw_t &raw) const
 	{
 		raw.w = w;
 	}
@@ -223,10 +225,13 @@ struct f8b_src_ln {
 	{
 		return x + r * cols + c;
 	}
-	__device__ __forceinline__ void from_words(int64_t r, uint4 w, raw_t &raw) const
+	__device__ __forceinline__ void row_inputs(int64_t r, raw_t &raw) const
 	{
 		raw.mu = __ldg(mean + r);
 		raw.rs = __ldg(rstd + r);
+	}
+	__device__ __forceinline__ void from_words(uint4 w, raw_t &raw) const
+	{
 		raw.w = w;
 	}
 	__device__ __forceinline__ void load(int64_t r, int64_t c, int len, raw_t &w) const
