@@ -60,4 +60,19 @@ if [ -f "$1" ]; then
 else
 	skip "no results/h100/lls-repeat-*.h5"
 fi
+# The single-pass table: lw-axiswise-gw-hp's LayerNorm cast writes the bf16
+# x_ln its bf16 grad_weight reads, so it counts 5 bytes an element (2 read,
+# 1 fp8, 2 bf16) and axiswise's 3; each effective TB/s is those bytes over
+# the kernel's time in the file.
+sp=$(sed -n '/^### Single-pass/,/^### Every recipe/p' t.md)
+for r in "lw-axiswise-gw-hp 5" "axiswise 3"; do
+	got=$(echo "$sp" | awk -F'|' -v r="${r% *}" '$2 == " " r " " && $3 ~ /layernorm_fwd_cast/ { gsub(/ /, "", $6); gsub(/ /, "", $9); print $6, $9 }')
+	want=$("$F8BENCH" export "$top/results/h100/lls-sweep.h5" --table lls_kernels --csv 2>/dev/null |
+		awk -F, -v r="${r% *}" -v per="${r#* }" '{ gsub(/"[^"]*"/, "q") }
+		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["m"] == 8192 && $c["k"] == 8192 && $c["recipe"] == r && $c["kernel"] == "layernorm_fwd_cast" && $c["status"] == "ok" {
+			printf "%d %.2f\n", per, per * $c["m"] * $c["k"] / $c["time_median_s"] / 1e12; exit }')
+	[ -n "$got" ] && [ "$got" = "$want" ]
+	ok $? "single-pass ${r% *} layernorm_fwd_cast: bytes per element and TB/s '$got' (from the file: '$want')"
+done
 done_testing
