@@ -245,6 +245,38 @@ ok() && shape() == "8192x8192x8192" && v("recipe") != "bf16" && v("kernel") != "
 		v("bytes") / 1e6, v("time_median_s") * 1e6, v("gbps"), v("pct_of_bw"), (v("pct_of_bw") + 0 >= 85) ? "met" : "**missed**"
 }'
 
+# The kernels that write (almost) nothing, after each flush: DIR/lls-flush-write.h5
+# and lls-flush-read.h5 are one build's runs of the same command, one after
+# the other in one job, with --flush-by write (the default) and read.
+fw=$dir/lls-flush-write.h5 fr=$dir/lls-flush-read.h5
+if [ -f "$fw" ] && [ -f "$fr" ]; then
+	echo
+	echo "### Kernels that only read, at 8192x8192: after a write flush and after a read flush (target >= 85%)"
+	echo
+	echo "The default L2 flush (a write) leaves the L2 full of dirty lines, and a timed kernel's misses write"
+	echo "them back. A kernel that writes as much as an L2 leaves as many of its own behind, so the two"
+	echo "roughly cancel; amax and amax_t write a few KB, so after a write flush they pay for up to an L2"
+	echo "of write-back that is not theirs, on top of the bytes they read. After a read flush (clean lines)"
+	echo "they pay for their own bytes alone. Both runs: \`lls-flush-write.h5\`, \`lls-flush-read.h5\`, one"
+	echo "build, one job; the verdict is on the read flush. A kernel that only reads may pass the copy"
+	echo "bandwidth: DRAM reads faster than it copies (the read and copy kinds of ceilings.h5)."
+	echo
+	echo "| recipe | kernel | tensor | MB moved | write flush: us | % of copy bw | read flush: us | % of copy bw | |"
+	echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+	{
+		csv "$fw" lls_kernels | awk "$AWKLIB"'ok() && shape() == "8192x8192x8192" && (v("kernel") == "amax" || v("kernel") == "amax_t") {
+			printf "w\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v("recipe"), v("index"), v("kernel"), v("tensor"), v("bytes"), v("time_median_s"), v("pct_of_bw") }'
+		csv "$fr" lls_kernels | awk "$AWKLIB"'ok() && shape() == "8192x8192x8192" && (v("kernel") == "amax" || v("kernel") == "amax_t") {
+			printf "r\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", v("recipe"), v("index"), v("kernel"), v("tensor"), v("bytes"), v("time_median_s"), v("pct_of_bw") }'
+	} | awk -F'\t' '
+	{ k = $2 SUBSEP $3; if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+	  row[k] = $2 " | " $4 " | " $5; mb[k] = $6 / 1e6; t[k, $1] = $7 * 1e6; p[k, $1] = $8 }
+	END { for (i = 1; i <= n; i++) { k = order[i]
+		if (!((k, "w") in t) || !((k, "r") in t)) continue
+		printf "| %s | %.1f | %.1f | %.1f%% | %.1f | %.1f%% | %s |\n", row[k], mb[k], t[k, "w"], p[k, "w"], t[k, "r"], p[k, "r"],
+			(p[k, "r"] + 0 >= 85) ? "met" : "**missed**" } }'
+fi
+
 echo
 echo "### Single-pass casts at 8192x8192: effective TB/s on the minimal bytes (read bf16, write fp8, fp8^T where the kernel makes it, and bf16 where a later GEMM reads it; target >= 2.4 TB/s)"
 echo

@@ -75,4 +75,17 @@ for r in "lw-axiswise-gw-hp 5" "axiswise 3"; do
 	[ -n "$got" ] && [ "$got" = "$want" ]
 	ok $? "single-pass ${r% *} layernorm_fwd_cast: bytes per element and TB/s '$got' (from the file: '$want')"
 done
+# The read-only kernels' table (lls-flush-write.h5 beside lls-flush-read.h5):
+# blockwise amax_t of W, its read-flush % of the copy bandwidth, from the file.
+if [ -f "$top/results/h100/lls-flush-read.h5" ] && [ -f "$top/results/h100/lls-flush-write.h5" ]; then
+	got=$(sed -n '/^### Kernels that only read/,/^### Single-pass/p' t.md | awk -F'|' '$2 == " blockwise " && $3 == " amax_t " && $4 == " W " { gsub(/[ %]/, "", $9); print $9 }')
+	want=$("$F8BENCH" export "$top/results/h100/lls-flush-read.h5" --table lls_kernels --csv 2>/dev/null |
+		awk -F, '{ gsub(/"[^"]*"/, "q") }
+		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+		$c["m"] == 8192 && $c["recipe"] == "blockwise" && $c["kernel"] == "amax_t" && $c["tensor"] == "W" { printf "%.1f", $c["pct_of_bw"] }')
+	[ -n "$got" ] && [ "$got" = "$want" ]
+	ok $? "read-only kernels after a read flush: blockwise amax_t W at '$got'% (from the file: '$want'%)"
+else
+	skip "no results/h100/lls-flush-{read,write}.h5"
+fi
 done_testing
