@@ -256,9 +256,10 @@ static __global__ void __launch_bounds__(F8B_K_THREADS, AS ? STAGED_BLOCKS : til
 		const int64_t c = c0 + lc;
 		const int len = c < C ? (int)min((int64_t)8, C - c) : 0;
 
-		if constexpr (AS) { /* the next tile's copies, then this one's */
-			/* the rows' side inputs (LayerNorm's statistics) first,
-			 * so their loads are in flight through the wait */
+		if constexpr (AS) {
+			/* the rows' side inputs (LayerNorm's statistics) first, so
+			 * their loads are in flight through the wait; then the next
+			 * tile's copies, and the wait for this one's */
 #pragma unroll
 			for (int k = 0; k < CPT; k++) {
 				const int64_t r = r0 + threadIdx.x / 8 + k * (F8B_K_THREADS / 8);

@@ -172,7 +172,9 @@ struct f8b_src_bf16 {
 	{
 		return x + r * cols + c;
 	}
-	__device__ __forceinline__ void row_inputs(int64_t, raw_t &) const {}
+	__device__ __forceinline__ void row_inputs(int64_t, raw_t &) const
+	{
+	}
 	__device__ __forceinline__ void from_words(uint4 w, raw_t &raw) const
 	{
 		raw.w = w;
