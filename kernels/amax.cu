@@ -19,9 +19,9 @@
  *                 read W of 8192^2 at 78% of the copy bandwidth on an
  *                 H100; the tile walk at 84%.
  *
- * Axiswise and block1x128 are one kernel, "tiles": a tile of th x tw
- * elements is reduced by a group of G = GR x GC threads, GR rows by GC
- * chunk columns.
+ * Axiswise and block1x128 are one kernel, "tiles": a tile is one row's
+ * run of tw columns (the row, or 128 of it), reduced by a group of G
+ * threads, each taking every G-th chunk.
  */
 #include "kernels_internal.cuh"
 
@@ -83,8 +83,8 @@ static __global__ void __launch_bounds__(F8B_K_THREADS)
 }
 
 struct tile_shape {
-	int64_t th, tw; /* tile height (1 today) and width (128 or cols) */
-	int g, gr, gc;  /* threads per tile = gr rows x gc chunk columns */
+	int64_t tw; /* tile width: 128 or cols (a tile is one row's run) */
+	int g;      /* threads per tile */
 };
 
 /* One tile per group of ts.g threads, F8B_K_THREADS / ts.g groups per block.
@@ -98,9 +98,9 @@ static __global__ void __launch_bounds__(F8B_K_THREADS)
 {
 	__shared__ uint32_t smem[F8B_K_THREADS / 32];
 	int64_t tile = (int64_t)blockIdx.x * (F8B_K_THREADS / ts.g) + threadIdx.x / ts.g;
-	int lane = threadIdx.x % ts.g, lr = lane / ts.gc, lc = lane % ts.gc;
+	int lane = threadIdx.x % ts.g;
 	bool valid = tile < sg.srows * sg.scols;
-	int64_t br = 0, bc = 0, th = 0, tw = 0;
+	int64_t br = 0, bc = 0, tw = 0;
 	uint32_t m = 0;
 
 	if (valid) {
@@ -108,18 +108,14 @@ static __global__ void __launch_bounds__(F8B_K_THREADS)
 		 * neighbouring memory. */
 		br = tile / sg.scols;
 		bc = tile % sg.scols;
-		th = min(ts.th, sg.rows - br * ts.th);
 		tw = min(ts.tw, sg.cols - bc * ts.tw);
 	}
-	/* An invalid tile has th = 0: its threads skip the loads but still
+	/* An invalid tile has tw = 0: its threads skip the loads but still
 	 * take part in the group reduction below, which needs every thread. */
-	for (int64_t rr = lr; rr < th; rr += ts.gr) {
-		const T *row = x + (br * ts.th + rr) * sg.cols + bc * ts.tw;
-
-		for (int64_t cc = (int64_t)lc * CHUNK; cc < tw; cc += (int64_t)ts.gc * CHUNK) {
-			int64_t len = min((int64_t)CHUNK, tw - cc);
-			m = max(m, chunk_amax(row + cc, len, vec && len == CHUNK));
-		}
+	const T *row = x + br * sg.cols + bc * ts.tw;
+	for (int64_t cc = (int64_t)lane * CHUNK; cc < tw; cc += (int64_t)ts.g * CHUNK) {
+		int64_t len = min((int64_t)CHUNK, tw - cc);
+		m = max(m, chunk_amax(row + cc, len, vec && len == CHUNK));
 	}
 	m = f8b_d_group_max(m, ts.g, smem);
 	if (valid && lane == 0)
@@ -168,18 +164,12 @@ static int launch(const T *x, int64_t rows, int64_t cols, int gran, float *amax,
 	case F8B_GRAN_AXISWISE:
 		/* short rows: a warp, 32 chunks (256 bf16) per sweep; long
 		 * rows: a block, so one row keeps 256 loads in flight */
-		ts.th = 1;
 		ts.tw = cols;
 		ts.g = cols <= 1024 ? 32 : F8B_K_THREADS;
-		ts.gr = 1;
-		ts.gc = ts.g;
 		break;
 	case F8B_GRAN_BLOCK1X128:
-		ts.th = 1;
 		ts.tw = F8B_BLOCK;
 		ts.g = 16; /* 16 x 8 = 128 columns: one chunk each */
-		ts.gr = 1;
-		ts.gc = 16;
 		break;
 	default: return (int)cudaErrorInvalidValue;
 	}
