@@ -6,7 +6,7 @@
  * that every pair the model says conflicts is ordered. */
 #include <string.h>
 
-#include "bench/lls_int.h"
+#include "bench/lls/lls_int.h"
 #include "tap.h"
 
 /* hb[j][i]: stage j finishes before stage i starts. */

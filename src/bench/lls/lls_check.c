@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/lls_int.h"
+#include "bench/lls/lls_int.h"
 #include "backend/lls_ops.h"
 #include "core/fp8.h"
 

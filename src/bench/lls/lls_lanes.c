@@ -18,7 +18,7 @@
  */
 #include <string.h>
 
-#include "bench/lls_int.h"
+#include "bench/lls/lls_int.h"
 
 #define OPN(o) (1u << (NBUF + (o)))
 

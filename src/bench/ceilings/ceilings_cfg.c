@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "bench/ceilings_int.h"
+#include "bench/ceilings/ceilings_int.h"
 #include "core/fp8.h"
 
 /* ------------------------------------------------------------ options */

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "backend/reference.h"
-#include "bench/ceilings_int.h"
-#include "bench/gemm_check.h"
+#include "bench/ceilings/ceilings_int.h"
+#include "bench/gemm/gemm_check.h"
 #include "core/fp8.h"
 #include "results/schema.h"
 

@@ -21,9 +21,9 @@
 #include <string.h>
 
 #include "harness/bench.h"
-#include "bench/gemm_int.h"
-#include "bench/gemm_check.h"
-#include "bench/gemm_report.h"
+#include "bench/gemm/gemm_int.h"
+#include "bench/gemm/gemm_check.h"
+#include "bench/gemm/gemm_report.h"
 #include "backend/reference.h"
 #include "results/schema.h"
 

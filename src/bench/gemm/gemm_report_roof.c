@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/gemm_report.h"
+#include "bench/gemm/gemm_report.h"
 
 static void add_roof(struct rpt *R, const struct f8b_ceilings *c, bool fp8)
 {

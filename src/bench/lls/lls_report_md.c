@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/lls_report.h"
+#include "bench/lls/lls_report.h"
 
 static int cmp_pts(const void *a, const void *b)
 {

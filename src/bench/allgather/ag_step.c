@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/ag_int.h"
+#include "bench/allgather/ag_int.h"
 
 static const struct f8b_scale_opts so = {0};
 

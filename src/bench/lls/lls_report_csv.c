@@ -1,7 +1,7 @@
 /* lls_report_csv.c - the lls report's CSV files (lls_report.h): lls.csv,
  * every row of every file, and lls-kernels.csv, the kernels of every ok row
  * with the category the breakdown colours them by. */
-#include "bench/lls_report.h"
+#include "bench/lls/lls_report.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
 #ifndef F8B_AG_REPORT_H
 #define F8B_AG_REPORT_H
 
-#include "bench/ag_int.h"
+#include "bench/allgather/ag_int.h"
 #include "model/project.h"
 #include "report/report.h"
 

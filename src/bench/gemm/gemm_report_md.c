@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/gemm_report.h"
+#include "bench/gemm/gemm_report.h"
 
 static int collect(const struct rpt *R, int s, int sh, int what, double *v)
 {

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/lls_report.h"
+#include "bench/lls/lls_report.h"
 
 /* The head of an lls .dat file (lls-vars.gp names its blocks). */
 static void dat_header(FILE *f, const char *what, const char *cols)

@@ -25,7 +25,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench/ceilings_int.h"
+#include "bench/ceilings/ceilings_int.h"
 #include "report/report.h"
 #include "results/schema.h"
 

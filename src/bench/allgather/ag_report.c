@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/ag_report.h"
+#include "bench/allgather/ag_report.h"
 
 const int f8b_arpt_ranks[ARPT_NR] = {8, 16, 32, 64, 128, 256, 512, 1024};
 

@@ -2,7 +2,7 @@
  * "Memory"): a buffer is live from the stage that first writes it to the
  * last that reads it; the peak is the largest sum of live buffers, the
  * saved bytes what the forward pass leaves for the backward pass. */
-#include "bench/lls_int.h"
+#include "bench/lls/lls_int.h"
 
 /* Which buffers stage i reads / writes, as a bit set over NBUF + operands. */
 unsigned f8b_lls_touches(const struct lls_state *s, int i, bool write)

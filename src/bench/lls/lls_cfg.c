@@ -10,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "bench/lls_int.h"
+#include "bench/lls/lls_int.h"
 #include "core/fp8.h"
 
 enum {

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "bench/ag_report.h"
+#include "bench/allgather/ag_report.h"
 
 static void csv_key(FILE *f, const struct f8b_allgather_row *r)
 {

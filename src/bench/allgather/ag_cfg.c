@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/ag_int.h"
+#include "bench/allgather/ag_int.h"
 #include "core/cases.h"
 
 static const char *const mode_names[AG_NMODES] = {"bf16", "fp8-compute", "fp8-allgather",

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/lls_int.h"
+#include "bench/lls/lls_int.h"
 #include "report/report.h"
 
 static int launch(void *vs)

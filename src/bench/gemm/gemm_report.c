@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/gemm_report.h"
+#include "bench/gemm/gemm_report.h"
 
 /* ---------------------------------------------------------------- classification */
 

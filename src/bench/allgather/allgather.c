@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/ag_int.h"
+#include "bench/allgather/ag_int.h"
 #include "report/report.h"
 
 #define AG_INSTR_STEPS 5 /* instrumented steps; their medians are kept */

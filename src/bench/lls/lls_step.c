@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/lls_int.h"
+#include "bench/lls/lls_int.h"
 #include "model/cost_lls.h"
 
 static const char *const kind_names[] = {

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/ag_int.h"
+#include "bench/allgather/ag_int.h"
 #include "core/fp8.h"
 
 /* SQNR below this (dB) is a wrong row: fp8's rounding costs ~25-30 dB per

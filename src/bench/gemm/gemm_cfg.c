@@ -11,7 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "bench/gemm_int.h"
+#include "bench/gemm/gemm_int.h"
 #include "core/fp8.h"
 #include "results/schema.h"
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/lls_report.h"
+#include "bench/lls/lls_report.h"
 #include "core/recipe.h"
 
 const char *const f8b_lrpt_cat_names[NCAT] = {

@@ -1,5 +1,5 @@
 /* gemm_check.c - a GEMM's output against double-precision references. */
-#include "bench/gemm_check.h"
+#include "bench/gemm/gemm_check.h"
 
 #include <math.h>
 #include <stdlib.h>
