@@ -3,9 +3,10 @@
  * A collective sample used to be: barrier; record e0; enqueue the
  * collective; record e1.  The GPU reaches e0 as soon as it is recorded, so
  * e0..e1 also timed the host's enqueue (with a non-blocking NCCL
- * communicator that is a hand-off to NCCL's own thread, measured at ~4 ms
- * on an H200 pair) and the ranks' skew.  With the gate the GPU runs
- *     hold (waits for the host) ; e0 ; collective ; e1
+ * communicator that is a hand-off to a thread NCCL creates per call: tens
+ * of microseconds, and ~4 ms while the poller in comm.c spun on the same
+ * core) and the ranks' skew.  With the gate the GPU runs
+ *     hold (waits for the host) ; e0 ; collective x batch ; e1
  * and the host releases every rank's hold only after all of them have
  * queued their sample and met in a barrier, so e0..e1 holds the collective
  * alone, started together on every rank (the ranks' release skew is the

@@ -72,6 +72,10 @@ struct f8b_bench {
 	/* Called after one launch and a sync: fills the correctness columns
 	 * and returns true when the result is within tolerance. */
 	int (*check)(void *state, void *row, bool *ok);
+	/* Optional: adjusts the measurement options for case `state` (a copy
+	 * of the run's, after the check), e.g. an adaptive batch for the
+	 * ceilings' collectives. */
+	void (*tune)(void *state, struct f8b_measure_opts *o);
 	/* Fills derived columns (TFLOP/s, speedup...) from the measurement. */
 	int (*finish)(void *state, const struct f8b_measure_result *m, void *row);
 	void (*teardown)(void *state);

@@ -7,6 +7,7 @@
 
 #include <limits.h>
 #include <mpi.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,8 +255,14 @@ static int nccl_err(struct f8b_coll *c, ncclResult_t r, const char *call)
 
 /* A non-blocking communicator answers ncclInProgress until the call
  * behind it is done: poll its asynchronous state until it settles, for at
- * most timeout_s.  With poll_ns 0 it spins: it also runs inside timed
- * launches, where a sleep would be timed. */
+ * most timeout_s.  With poll_ns 0 (a collective's launch) it yields
+ * between polls instead of sleeping.  It must not spin: NCCL (2.28,
+ * ncclGroupEndInternal) hands every call on a non-blocking communicator to
+ * a thread it creates for that call, which inherits this rank's CPU set.
+ * Under mpirun's default binding (a core per rank for 2 ranks) a spinning
+ * poller kept that thread off the core until the scheduler preempted the
+ * poller, a slice or a tick later: every collective's enqueue took a
+ * constant ~3.9 ms, which the timing once read as the collective itself. */
 static int nccl_settle(struct f8b_coll *c, ncclResult_t r, const char *call, long poll_ns)
 {
 	double t0 = f8b_now();
@@ -268,6 +275,8 @@ static int nccl_settle(struct f8b_coll *c, ncclResult_t r, const char *call, lon
 			    call, c->timeout_s, c->size);
 		if (poll_ns > 0)
 			sleep_ns(poll_ns);
+		else
+			sched_yield(); /* let NCCL's launch thread have this core */
 		ncclResult_t st = ncclInProgress;
 		ncclResult_t q = ncclCommGetAsyncError(c->comm, &st);
 		r = q != ncclSuccess ? q : st;

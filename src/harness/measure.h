@@ -10,10 +10,16 @@
  * launch, so the host's enqueue time is not timed (nvbench's blocking
  * kernel does the same).  Batch mode: record e0,
  * `batch` back-to-back launches, record e1, time/batch per sample (hides
- * launch gaps, no flush).  Warm-up launches run first and are not kept.
+ * launch gaps, no flush).  Adaptive batch (batch_target_s > 0, batch <= 1):
+ * after the warm-up one single-launch sample t1 sets
+ *     batch = min(batch_max, ceil(batch_target_s / t1))
+ * so that a sample of short launches covers batch_target_s of GPU time
+ * (collectives: t1 is the slowest rank's, so every rank picks the same
+ * batch).  Warm-up launches run first and are not kept.
  *
- * Stopping rule: keep sampling until samples >= min_samples AND timed time
- * >= min_time_s AND noise <= max_noise; stop anyway at max_samples or when
+ * Stopping rule: keep sampling until samples >= min_samples AND timed GPU
+ * time (whole samples, every launch of a batch) >= min_time_s AND noise <=
+ * max_noise; stop anyway at max_samples or when
  * wall time exceeds max_time_s, and then say which criterion was unmet.
  * noise = relative standard error of the median, estimated robustly:
  *     noise = 1.2533 * (1.4826 * MAD) / sqrt(n) / median
@@ -41,6 +47,12 @@ struct f8b_measure_opts {
 	 * waited for.  Collective samples (sync set) are always held. */
 	bool hold;
 	int batch; /* 0/1 = cold samples; >1 = launches per batch sample */
+	/* Adaptive batch: with batch <= 1 and batch_target_s > 0, launches
+	 * per sample are chosen to cover about batch_target_s (at most
+	 * batch_max, default 64; a sample of one launch when that alone is
+	 * longer).  0 (default): off. */
+	double batch_target_s;
+	int batch_max;
 	/* Collective benchmarks (every MPI rank times the same operation):
 	 * sync() is a barrier in each sample (before it, or with a stream gate
 	 * after its work is queued), and reduce() after it
@@ -60,7 +72,9 @@ struct f8b_measure_result {
 	int samples;
 	double median_s, min_s, max_s, mean_s;
 	double noise;                        /* as above */
-	double total_s;                      /* sum of sample times */
+	double total_s;                      /* sum of sample times (per launch) */
+	double gpu_s;                        /* timed time: sum of whole samples */
+	int batch;                           /* launches per sample used (1 = cold) */
 	int throttled;                       /* samples during which the SM clock was throttled */
 	unsigned sm_mhz_min, sm_mhz_max;     /* 0 when no clock data */
 	unsigned long long throttle_reasons; /* OR of the reasons over all samples */

@@ -186,7 +186,10 @@ static int run_case(const struct f8b_bench *b, struct f8b_run *run, size_t i, vo
 	}
 	if (rc == F8B_OK && ok) {
 		struct f8b_measure_result m;
-		rc = f8b_measure(run->ops, run->be, b->launch, state, &run->mopts, &m, NULL);
+		struct f8b_measure_opts mo = run->mopts;
+		if (b->tune)
+			b->tune(state, &mo);
+		rc = f8b_measure(run->ops, run->be, b->launch, state, &mo, &m, NULL);
 		if (rc == F8B_OK)
 			rc = b->finish(state, &m, row);
 		if (rc == F8B_OK && b->detail && detail) {

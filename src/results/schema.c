@@ -144,6 +144,7 @@ const struct f8b_table_schema f8b_gemm_schema = {
 	X(S, datasheet_value, F64, "see unit")                                                     \
 	X(S, ranks, I32, "")                                                                       \
 	X(S, candidate, I32, "")                                                                   \
+	X(S, batch, I32, "")                                                                       \
 	X(S, run_id, I32, "")                                                                      \
 	X(S, rank, I32, "")                                                                        \
 	X(S, device, I32, "")                                                                      \

@@ -76,6 +76,9 @@ struct f8b_ceilings_row {
 	int32_t candidate;      /* gemm: the heuristic's algorithm candidate timed (0 its
 	                           first choice, as in files written before this column);
 	                           0 for other kinds */
+	int32_t batch;          /* launches timed back to back per sample (1: one per
+	                           sample; collectives: chosen to cover ~1 ms unless
+	                           --batch is given); 0 in files written before it */
 	int32_t run_id, rank, device;
 	char gpu[48];
 	char message[F8B_MSG];

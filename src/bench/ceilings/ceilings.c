@@ -159,6 +159,7 @@ static int finish(void *vs, const struct f8b_measure_result *m, void *vrow)
 	row->time_max_s = m->max_s;
 	row->time_noise = m->noise;
 	row->samples = m->samples;
+	row->batch = m->batch;
 	row->converged = m->converged;
 	row->throttled = m->throttled;
 	switch (s->cs.kind) {
@@ -201,6 +202,18 @@ static int finish(void *vs, const struct f8b_measure_result *m, void *vrow)
 		snprintf(row->message, sizeof row->message, "timing not converged: %.70s",
 		         m->unmet);
 	return F8B_OK;
+}
+
+/* Collectives time a batch of back-to-back calls per sample, sized to
+ * cover COLL_BATCH_TARGET_S, unless --batch fixed it; other kinds keep the
+ * run's options. */
+static void tune(void *vs, struct f8b_measure_opts *o)
+{
+	const struct ceil_state *s = vs;
+	if (!is_coll(s->cs.kind) || o->batch > 1)
+		return;
+	o->batch_target_s = COLL_BATCH_TARGET_S;
+	o->batch_max = COLL_BATCH_MAX;
 }
 
 /* Backend memory case i allocates in setup(): bandwidth buffers (the copy's
@@ -250,6 +263,7 @@ const struct f8b_bench f8b_bench_ceilings = {
     .setup = f8b_ceil_setup,
     .launch = f8b_ceil_launch,
     .check = f8b_ceil_check,
+    .tune = tune,
     .finish = finish,
     .teardown = f8b_ceil_teardown,
     .case_bytes = case_bytes,

@@ -50,6 +50,14 @@
 /* Bytes one bandwidth launch moves at least: 1 GiB is ~300 us of HBM or
  * ~100 us of L2 traffic on an H100, against a launch cost of a few us. */
 #define GPU_LAUNCH_BYTES GIB
+/* Collectives: unless --batch is given, a sample times enough back-to-back
+ * calls to cover about 1 ms of GPU time (nccl-tests times 20 in a row),
+ * at most COLL_BATCH_MAX: a 1 MiB all-gather (~14 us on an H200 pair) is
+ * timed 64 at a time, a 1 GiB one (~2 ms) alone.  Every call of a sample
+ * is queued behind the stream gate before the GPU starts (measure.c), and
+ * 64 NCCL launches stay far below what a CUDA stream queues. */
+#define COLL_BATCH_TARGET_S 1e-3
+#define COLL_BATCH_MAX      64
 /* Working sets at least this many times L2 are compared with HBM. */
 #define L2_MARGIN         4
 #define HOST_LAUNCH_BYTES (64 * MIB)
