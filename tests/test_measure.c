@@ -119,6 +119,20 @@ static int virtual_launch(void *ctx)
 	return F8B_OK;
 }
 
+/* A two-rank run seen from one rank: the barrier does nothing and the
+ * other rank is always twice as slow, so the slowest rank's time is 2t. */
+static int fake_sync(void *ctx)
+{
+	(void)ctx;
+	return F8B_OK;
+}
+static int fake_reduce(void *ctx, double v[2])
+{
+	(void)ctx;
+	v[0] *= 2;
+	return F8B_OK;
+}
+
 static int failing_launch(void *ctx)
 {
 	(void)ctx;
@@ -224,6 +238,44 @@ int main(void)
 	       "batch: per-launch min %.6f ms (median %.6f ms)", 1e3 * r.min_s, 1e3 * r.median_s);
 	tap_ok(bp.calls == 4 * r.samples, "batch: 4 launches per sample (%d calls, %d samples)",
 	       bp.calls, r.samples);
+	tap_ok(r.batch == 4, "batch: recorded (%d)", r.batch);
+
+	/* Adaptive batch: launches per sample chosen from the shortest of three
+	 * single-launch samples to cover batch_target_s, capped at batch_max. */
+	f8b_measure_defaults(&o);
+	o.min_time_s = 0.01;
+	o.max_noise = 0.05;
+	o.warmup = 0;
+	o.batch_target_s = 1e-3;
+	static const double tenth_ms[] = {1e-4};
+	struct program ap = {tenth_ms, 1, 0};
+	rc = f8b_measure(&vops, be, virtual_launch, &ap, &o, &r, NULL);
+	tap_ok(rc == F8B_OK && r.batch == 10 && fabs(r.median_s - 1e-4) < 1e-12,
+	       "adaptive: 0.1 ms launches, 10 per sample (batch %d, median %.6f ms)", r.batch,
+	       1e3 * r.median_s);
+	tap_ok(ap.calls == 3 + 10 * r.samples, "adaptive: 3 calibration launches, then batches "
+	       "(%d calls, %d samples)", ap.calls, r.samples);
+	tap_ok(r.samples == 10 && fabs(r.gpu_s - 10 * 1e-3) < 1e-9,
+	       "adaptive: min_time counts whole samples (%d samples, %.4f s)", r.samples, r.gpu_s);
+	static const double tiny[] = {1e-6};
+	struct program tp = {tiny, 1, 0};
+	rc = f8b_measure(&vops, be, virtual_launch, &tp, &o, &r, NULL);
+	tap_ok(rc == F8B_OK && r.batch == 64, "adaptive: capped at batch_max (%d)", r.batch);
+	static const double three_ms[] = {3e-3};
+	struct program lp = {three_ms, 1, 0};
+	rc = f8b_measure(&vops, be, virtual_launch, &lp, &o, &r, NULL);
+	tap_ok(rc == F8B_OK && r.batch == 1, "adaptive: a 3 ms launch alone (%d)", r.batch);
+	o.sync = fake_sync;
+	o.reduce = fake_reduce;
+	rc = f8b_measure(&vops, be, virtual_launch, &ap, &o, &r, NULL);
+	tap_ok(rc == F8B_OK && r.batch == 5 && fabs(r.median_s - 2e-4) < 1e-12,
+	       "adaptive, collective: batch from the slowest rank's time (%d, %.6f ms)", r.batch,
+	       1e3 * r.median_s);
+	o.sync = NULL;
+	o.reduce = NULL;
+	o.batch = 5;
+	rc = f8b_measure(&vops, be, virtual_launch, &ap, &o, &r, NULL);
+	tap_ok(rc == F8B_OK && r.batch == 5, "adaptive: an explicit batch wins (%d)", r.batch);
 
 	/* The stream gate: a cold sample is queued behind a hold and released
 	 * after e1 (the GPU reaches e0 with the launch already queued); not
