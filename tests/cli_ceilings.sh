@@ -164,6 +164,19 @@ if [ -n "$MPIEXEC" ]; then
 	ok $? "busbw = size / time x (n-1)/n (all-gather), x 2(n-1)/n (all-reduce)"
 	n=$(mb | grep "^all" | grep -c ",MPI; ")
 	ok "$([ "$n" = 4 ] && echo 0 || echo 1)" "collective rows name the library, MPI ($n of 4)"
+	# Collectives time an adaptive batch of back-to-back calls (1 to 64 per
+	# sample, recorded); the read row keeps one launch per sample.
+	bcol() { sed -n 2p "$1" | tr ',' '\n' | grep -nx batch | cut -d: -f1; }
+	mb | awk -F, -v k="$KIND" -v c="$(bcol m.csv)" '
+		$k ~ /^all/ && !($c >= 1 && $c <= 64) {bad=1} $k == "read" && $c != 1 {bad=1}
+		END {exit bad}'
+	ok $? "batch column: collectives 1..64 calls per sample, read 1"
+	$MPIEXEC $extra -n 2 "$F8BENCH" ceilings --backend host $Q --kinds allgather \
+		--coll-sizes 4K --batch 7 -o mb.h5 >/dev/null 2>merr.txt &&
+		"$F8BENCH" export mb.h5 >mb.csv
+	ok $? "mpiexec -n 2 f8bench ceilings --batch 7 (host collectives)"
+	tail -n +3 mb.csv | awk -F, -v c="$(bcol mb.csv)" '$c != 7 {bad=1} END {exit bad}'
+	ok $? "--batch 7 fixes a collective's batch (recorded 7)"
 else
 	skip "mpiexec -n 2 collectives: no mpiexec found by configure"
 fi
