@@ -8,8 +8,12 @@
 # Leaves in OUTDIR: summary.txt (what passed, the quick benchmark's rows),
 # logs.tar.gz (build, test and sanitizer logs, nvidia-smi), quick.h5, and
 # with --sweep the reference sweep files of results/ (see results/README.md).
-# On a node with several GPUs the collectives part always runs, and the
-# summary shows the 2-GPU collective timing test.
+# On a node with several GPUs (nvidia-smi -L) it also runs the multi-GPU
+# test tests/gpu/mpi_collectives.sh (in make check, or alone with
+# --no-tests; its log is OUTDIR/mpi_collectives.log) and a short collectives
+# check, mpiexec -n NGPU f8bench ceilings --kinds allgather,allreduce at
+# 1 MiB, 64 MiB and 1 GiB (OUTDIR/collectives-check.h5); the full sweep is
+# --sweep collectives.
 # Exit status: 0 when the build, the tests and the sanitizer runs passed.
 set -uo pipefail
 out=${1:?usage: scripts/gpu-check.sh OUTDIR [--sweep main|extra] [--no-tests]}
@@ -41,8 +45,6 @@ nvidia-smi >"$logs/nvidia-smi.txt" 2>&1 && say "$(nvidia-smi --query-gpu=name,dr
 
 status=0
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
-# Every node with several GPUs also measures its collectives.
-case " $sweep " in *" collectives "*) ;; *) [ "$ngpu" -gt 1 ] && sweep="$sweep collectives" ;; esac
 build="$src/_gpu_build"
 rm -rf "$build"
 mkdir -p "$build"
@@ -67,16 +69,33 @@ say "make check: $([ $status = 0 ] && echo ok || echo FAILED) in $(($(date +%s) 
 grep -E '^# (TOTAL|PASS|SKIP|XFAIL|FAIL|XPASS|ERROR):' "$build/test-suite.log" | tee -a "$summary"
 grep -hE '^(not ok|ok .*# SKIP)' "$build"/tests/gpu/*.log "$build"/tests/*.log 2>/dev/null | head -40 | tee -a "$summary"
 grep -h '^# ' "$build"/tests/gpu/*.log 2>/dev/null | head -60 >>"$summary"
-# Several GPUs: the collective timing check ran in make check; show it.
-if [ "$ngpu" -gt 1 ]; then
-	say "== collectives on $ngpu GPUs (tests/gpu/mpi_collectives.sh)"
-	grep -hE '^(ok|not ok|# )' "$build/tests/gpu/mpi_collectives.log" 2>/dev/null | tee -a "$summary"
 fi
 # The allgather benchmark on this node's GPUs (2 when there are: NCCL's
 # direct and network paths), its exact checks and first numbers.
 say "== allgather on min(2, $ngpu) GPUs (tests/gpu/mpi_allgather.sh)"
 grep -hE '^(ok|not ok|# )' "$build/tests/gpu/mpi_allgather.log" 2>/dev/null | tee -a "$summary"
 
+# Several GPUs: the multi-GPU test (run by make check after the other GPU
+# tests, alone otherwise) and a short collectives sweep, on idle GPUs.
+if [ "$ngpu" -gt 1 ]; then
+	say "== collectives on $ngpu GPUs (tests/gpu/mpi_collectives.sh)"
+	coll_log="$build/tests/gpu/mpi_collectives.log"
+	if [ $tests = 0 ] || [ ! -s "$coll_log" ]; then
+		coll_log="$out/mpi_collectives.log"
+		mpiexec_cmd=$(sed -n 's/^MPIEXEC = //p' "$build/Makefile")
+		(cd "$build" && srcdir="$src" F8BENCH="$build/f8bench" MPIEXEC="$mpiexec_cmd" \
+			F8B_INPUTS="$src/inputs" sh "$src/tests/gpu/mpi_collectives.sh") >"$coll_log" 2>&1
+		[ $? = 0 ] || status=1
+	else
+		cp "$coll_log" "$out/mpi_collectives.log"
+		grep -q '^not ok' "$coll_log" && status=1
+	fi
+	grep -hE '^(ok|not ok|1\.\.|# )' "$coll_log" | tee -a "$summary"
+	say "== collectives check: mpiexec -n $ngpu f8bench ceilings --kinds allgather,allreduce"
+	mpiexec -n "$ngpu" "$build/f8bench" ceilings --kinds allgather,allreduce \
+		--coll-sizes 1M,64M,1G -o "$out/collectives-check.h5" >"$logs/collectives-check.log" 2>&1 ||
+		status=1
+	grep -E 'all(gather|reduce)|wrote|error' "$logs/collectives-check.log" | tee -a "$summary"
 fi
 
 f8b="$build/f8bench"
