@@ -253,8 +253,10 @@ int main(void)
 	tap_ok(rc == F8B_OK && r.batch == 10 && fabs(r.median_s - 1e-4) < 1e-12,
 	       "adaptive: 0.1 ms launches, 10 per sample (batch %d, median %.6f ms)", r.batch,
 	       1e3 * r.median_s);
-	tap_ok(ap.calls == 3 + 10 * r.samples, "adaptive: 3 calibration launches, then batches "
-	       "(%d calls, %d samples)", ap.calls, r.samples);
+	tap_ok(ap.calls == 3 + 10 * r.samples,
+	       "adaptive: 3 calibration launches, then batches "
+	       "(%d calls, %d samples)",
+	       ap.calls, r.samples);
 	tap_ok(r.samples == 10 && fabs(r.gpu_s - 10 * 1e-3) < 1e-9,
 	       "adaptive: min_time counts whole samples (%d samples, %.4f s)", r.samples, r.gpu_s);
 	static const double tiny[] = {1e-6};

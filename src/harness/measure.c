@@ -158,7 +158,8 @@ static int pick_batch(const struct f8b_backend_ops *ops, struct f8b_backend *be,
 		F8B_TRY(timed_sample(ops, be, launch, ctx, o, 1, e0, e1, f8b_now(), &t, &over));
 		t1 = t < t1 ? t : t1;
 	}
-	double want = t1 > 0 ? ceil(o->batch_target_s / t1) : (double)cap;
+	/* A ratio a rounding error above a whole number is that number. */
+	double want = t1 > 0 ? ceil(o->batch_target_s / t1 - 1e-6) : (double)cap;
 	*batch = want >= cap ? cap : want > 1 ? (int)want : 1;
 	return F8B_OK;
 }
