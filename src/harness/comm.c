@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <sched.h>
 #include <unistd.h>
 
 #include "backend/backend.h"
@@ -22,6 +21,8 @@
 #include <cuda_runtime_api.h>
 #include <nccl.h>
 #include <pthread.h>
+
+#include "harness/nccl_compat.h"
 #endif
 
 static int mpi_err(int rc, const char *call)
@@ -214,15 +215,30 @@ int f8b_comm_allgather(const void *send, void *recv, size_t bytes)
  * rare enough to cost nothing measurable. */
 #define F8B_WATCHDOG_NS 10000000L
 
+/* A buffer f8b_coll_alloc made, and what undoes it. */
+struct coll_buf {
+	void *p;
+	size_t bytes;
+	int mode;     /* enum f8b_coll_buffers */
+	void *handle; /* ncclCommRegister's handle, or the ncclWindow_t */
+};
+
 struct f8b_coll {
 	int rank, size;
 	bool nccl;
 	char library[48];
+	int cta_policy;
+	const struct f8b_backend_ops *ops;
+	struct f8b_backend *obe; /* the backend buffers come from */
+	struct coll_buf *bufs;
+	size_t nbufs, capbufs;
 #ifdef F8B_HAVE_NCCL
+	int version; /* ncclGetVersion's, e.g. 22803 */
 	ncclComm_t comm;
 	struct f8b_backend *be; /* collectives go on its current stream */
 	int device;
 	double timeout_s;
+	int max_ctas;
 	pthread_mutex_t mu;
 	pthread_t thread;
 	bool mu_ready, thread_running, stop;
@@ -338,6 +354,105 @@ static void *watchdog(void *arg)
 	return NULL;
 }
 
+/* The NCCL this process runs (not the one it was built with) has what the
+ * option asks for, or the option is refused naming the version it needs. */
+static int nccl_needs(struct f8b_coll *c, int need, bool built, const char *what)
+{
+	int v = c->version;
+	if (built && v >= need)
+		return F8B_OK;
+	if (!built)
+		return F8B_ERR(F8B_EUNSUPPORTED,
+		               "%s needs NCCL >= %d.%d, and this f8bench was built against an older "
+		               "nccl.h (%d.%d.%d)",
+		               what, need / 10000, need / 100 % 100, NCCL_MAJOR, NCCL_MINOR,
+		               NCCL_PATCH);
+	return F8B_ERR(F8B_EUNSUPPORTED, "%s needs NCCL >= %d.%d; this process runs NCCL %d.%d.%d",
+	               what, need / 10000, need / 100 % 100, v / 10000, v / 100 % 100, v % 100);
+}
+
+static int nccl_version_ok(struct f8b_coll *c, int cta)
+{
+	if (ncclGetVersion(&c->version) != ncclSuccess)
+		c->version = 0;
+	if (cta == F8B_COLL_CTA_EFFICIENCY)
+		return nccl_needs(c, F8B_NCCL_V_CTA, F8B_NCCL_HAVE_CTA,
+		                  "--nccl-cta-policy efficiency");
+	if (cta == F8B_COLL_CTA_ZERO)
+		return nccl_needs(c, F8B_NCCL_V_CTA_ZERO, F8B_NCCL_HAVE_CTA,
+		                  "--nccl-cta-policy zero (copy-engine collectives)");
+	return F8B_OK;
+}
+
+/* ncclMemAlloc, then registration: ncclCommRegister (registered) or a
+ * symmetric window (every rank the same size, collective).  Both are
+ * calls on a non-blocking communicator: settle them like any other. */
+static int nccl_buf_alloc(struct f8b_coll *c, struct coll_buf *b)
+{
+	static const char *const opt[] = {"", "--nccl-buffers registered",
+	                                  "--nccl-buffers symmetric"};
+	int need = b->mode == F8B_COLL_BUF_SYMMETRIC ? F8B_NCCL_V_WINDOW : F8B_NCCL_V_REGISTER;
+	bool built = b->mode == F8B_COLL_BUF_SYMMETRIC ? F8B_NCCL_HAVE_WINDOW
+	                                               : F8B_NCCL_HAVE_REGISTER;
+	F8B_TRY(nccl_needs(c, need, built, opt[b->mode]));
+#if F8B_NCCL_HAVE_REGISTER
+	ncclResult_t r = ncclMemAlloc(&b->p, b->bytes);
+	if (r != ncclSuccess) {
+		b->p = NULL;
+		return r == ncclSystemError || r == ncclUnhandledCudaError
+		           ? F8B_ERR(F8B_ENOMEM, "ncclMemAlloc of %zu bytes: %s", b->bytes,
+		                     ncclGetErrorString(r))
+		           : nccl_err(c, r, "ncclMemAlloc");
+	}
+	pthread_mutex_lock(&c->mu);
+	int rc = c->failed != F8B_OK ? F8B_ERR(c->failed, "%s", c->why) : F8B_OK;
+	if (rc == F8B_OK && b->mode == F8B_COLL_BUF_REGISTERED)
+		rc = nccl_settle(c, ncclCommRegister(c->comm, b->p, b->bytes, &b->handle),
+		                 "ncclCommRegister", 1000L);
+#if F8B_NCCL_HAVE_WINDOW
+	if (rc == F8B_OK && b->mode == F8B_COLL_BUF_SYMMETRIC) {
+		ncclWindow_t w = NULL;
+		rc = nccl_settle(c,
+		                 ncclCommWindowRegister(c->comm, b->p, b->bytes, &w,
+		                                        NCCL_WIN_COLL_SYMMETRIC),
+		                 "ncclCommWindowRegister (symmetric)", 1000L);
+		b->handle = w;
+	}
+#endif
+	pthread_mutex_unlock(&c->mu);
+	if (rc != F8B_OK) {
+		(void)ncclMemFree(b->p);
+		b->p = NULL;
+		b->handle = NULL;
+	}
+	return rc;
+#else
+	return F8B_ERR(F8B_EINTERNAL, "NCCL buffer registration");
+#endif
+}
+
+static void nccl_buf_free(struct f8b_coll *c, struct coll_buf *b)
+{
+#if F8B_NCCL_HAVE_REGISTER
+	pthread_mutex_lock(&c->mu);
+	if (c->comm && c->failed == F8B_OK && b->handle) {
+#if F8B_NCCL_HAVE_WINDOW
+		if (b->mode == F8B_COLL_BUF_SYMMETRIC)
+			(void)nccl_settle(c, ncclCommWindowDeregister(c->comm, (ncclWindow_t)b->handle),
+			                  "ncclCommWindowDeregister", 1000L);
+#endif
+		if (b->mode == F8B_COLL_BUF_REGISTERED)
+			(void)nccl_settle(c, ncclCommDeregister(c->comm, b->handle),
+			                  "ncclCommDeregister", 1000L);
+	}
+	pthread_mutex_unlock(&c->mu);
+	(void)ncclMemFree(b->p);
+#else
+	(void)c;
+	(void)b;
+#endif
+}
+
 static int nccl_open(struct f8b_coll *c, struct f8b_backend *be)
 {
 	ncclUniqueId id;
@@ -360,6 +475,13 @@ static int nccl_open(struct f8b_coll *c, struct f8b_backend *be)
 
 	ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
 	cfg.blocking = 0; /* init returns at once; we poll it with a timeout */
+	if (c->max_ctas > 0)
+		cfg.maxCTAs = c->max_ctas;
+#if F8B_NCCL_HAVE_CTA
+	if (c->cta_policy != F8B_COLL_CTA_DEFAULT)
+		cfg.CTAPolicy = c->cta_policy == F8B_COLL_CTA_ZERO ? F8B_NCCL_CTA_ZERO
+		                                                   : NCCL_CTA_POLICY_EFFICIENCY;
+#endif
 	ncclResult_t r = ncclCommInitRankConfig(&c->comm, c->size, id, c->rank, &cfg);
 	if (r != ncclSuccess && r != ncclInProgress) {
 		int rc = nccl_err(c, r, "ncclCommInitRankConfig");
@@ -372,9 +494,8 @@ static int nccl_open(struct f8b_coll *c, struct f8b_backend *be)
 		c->comm = NULL;
 		return rc;
 	}
-	if (ncclGetVersion(&v) == ncclSuccess)
-		snprintf(c->library, sizeof c->library, "NCCL %d.%d.%d", v / 10000, v / 100 % 100,
-		         v % 100);
+	v = c->version;
+	snprintf(c->library, sizeof c->library, "NCCL %d.%d.%d", v / 10000, v / 100 % 100, v % 100);
 	for (int i = 0; i < F8B_COLL_RING; i++) {
 		cudaError_t e = cudaEventCreateWithFlags(&c->ev[i], cudaEventDisableTiming);
 		if (e != cudaSuccess) {
@@ -439,6 +560,13 @@ static int nccl_run(struct f8b_coll *c, enum f8b_coll_op op, enum f8b_coll_type 
 
 static void nccl_close(struct f8b_coll *c)
 {
+	/* Buffers still registered go before the communicator does. */
+	for (size_t i = c->nbufs; i-- > 0;)
+		if (c->bufs[i].mode != F8B_COLL_BUF_PLAIN)
+			nccl_buf_free(c, &c->bufs[i]);
+		else
+			c->ops->free(c->obe, c->bufs[i].p);
+	c->nbufs = 0;
 	if (c->thread_running) {
 		pthread_mutex_lock(&c->mu);
 		c->stop = true;
@@ -464,12 +592,18 @@ static void nccl_close(struct f8b_coll *c)
 #endif /* F8B_HAVE_NCCL */
 
 int f8b_coll_open(const struct f8b_backend_ops *ops, struct f8b_backend *be, double timeout_s,
-                  struct f8b_coll **out)
+                  const struct f8b_coll_opts *o, struct f8b_coll **out)
 {
 	*out = NULL;
+	if (o && ((unsigned)o->cta_policy >= F8B_COLL_CTA_N || o->max_ctas < 0))
+		return F8B_ERR(F8B_EINTERNAL, "collectives: CTA policy %d, max CTAs %d",
+		               o->cta_policy, o->max_ctas);
 	struct f8b_coll *c = calloc(1, sizeof *c);
 	if (!c)
 		return F8B_ERR(F8B_ENOMEM, "collectives: %zu bytes", sizeof *c);
+	c->cta_policy = o ? o->cta_policy : F8B_COLL_CTA_DEFAULT;
+	c->ops = ops;
+	c->obe = be;
 	c->size = f8b_comm_size();
 	if (MPI_Comm_rank(MPI_COMM_WORLD, &c->rank) != MPI_SUCCESS) {
 		free(c);
@@ -484,8 +618,11 @@ int f8b_coll_open(const struct f8b_backend_ops *ops, struct f8b_backend *be, dou
 	if (!strcmp(ops->name, "cuda")) {
 		c->nccl = true;
 		c->timeout_s = timeout_s;
+		c->max_ctas = o ? o->max_ctas : 0;
 		snprintf(c->library, sizeof c->library, "NCCL");
-		int rc = nccl_open(c, be);
+		int rc = nccl_version_ok(c, c->cta_policy);
+		if (rc == F8B_OK)
+			rc = nccl_open(c, be);
 		if (rc != F8B_OK) {
 			f8b_coll_close(c);
 			return rc;
@@ -502,6 +639,74 @@ int f8b_coll_open(const struct f8b_backend_ops *ops, struct f8b_backend *be, dou
 	               "collectives on the %s backend need NCCL, and this f8bench was built "
 	               "without it (configure --with-nccl=DIR)",
 	               ops->name);
+}
+
+const char *const f8b_coll_buffers_names[F8B_COLL_BUF_N] = {"plain", "registered",
+                                                              "symmetric"};
+const char *const f8b_coll_cta_names[F8B_COLL_CTA_N] = {"default", "efficiency", "zero"};
+
+int f8b_coll_name_index(const char *const *names, int n, const char *name)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return i;
+	return -1;
+}
+
+int f8b_coll_cta_policy(const struct f8b_coll *c)
+{
+	return c->cta_policy;
+}
+
+int f8b_coll_alloc(struct f8b_coll *c, int buffers, size_t bytes, void **p)
+{
+	*p = NULL;
+	if ((unsigned)buffers >= F8B_COLL_BUF_N)
+		return F8B_ERR(F8B_EINTERNAL, "collective buffers mode %d", buffers);
+	if (c->nbufs == c->capbufs) {
+		size_t cap = c->capbufs ? 2 * c->capbufs : 16;
+		struct coll_buf *nb = realloc(c->bufs, cap * sizeof *nb);
+		if (!nb)
+			return F8B_ERR(F8B_ENOMEM, "%zu collective buffer records", cap);
+		c->bufs = nb;
+		c->capbufs = cap;
+	}
+	struct coll_buf b = {.bytes = bytes ? bytes : 1, .mode = buffers};
+	int rc;
+#ifdef F8B_HAVE_NCCL
+	if (c->nccl && buffers != F8B_COLL_BUF_PLAIN)
+		rc = nccl_buf_alloc(c, &b);
+	else
+#endif
+	{
+		b.mode = F8B_COLL_BUF_PLAIN; /* MPI: host memory, whatever was asked */
+		rc = c->ops->alloc(c->obe, b.bytes, &b.p);
+	}
+	if (rc != F8B_OK)
+		return rc;
+	c->bufs[c->nbufs++] = b;
+	*p = b.p;
+	return F8B_OK;
+}
+
+void f8b_coll_free(struct f8b_coll *c, void *p)
+{
+	if (!c || !p)
+		return;
+	for (size_t i = 0; i < c->nbufs; i++) {
+		if (c->bufs[i].p != p)
+			continue;
+		struct coll_buf b = c->bufs[i];
+		c->bufs[i] = c->bufs[--c->nbufs];
+#ifdef F8B_HAVE_NCCL
+		if (b.mode != F8B_COLL_BUF_PLAIN) {
+			nccl_buf_free(c, &b);
+			return;
+		}
+#endif
+		c->ops->free(c->obe, b.p);
+		return;
+	}
 }
 
 /* bf16 sum for MPI (which has no bf16): each pair added in fp32 and
@@ -535,13 +740,18 @@ static int mpi_call(enum f8b_coll_op op, enum f8b_coll_type type, enum f8b_coll_
 			F8B_MPI(MPI_Op_create(bf16_sum, 1, &bf16_op));
 		mop = bf16_op;
 	}
-	int n = (int)count;
+	int n = (int)count, esize = 0, rank = 0;
+	F8B_MPI(MPI_Type_size(dt, &esize));
+	F8B_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
+	/* In place (as NCCL takes it): MPI says so with MPI_IN_PLACE, and
+	 * forbids overlapping buffers otherwise. */
+	const char *own = (const char *)recv + (size_t)rank * count * (size_t)esize;
 	if (op == F8B_COLL_ALLGATHER)
-		F8B_MPI_WAIT(what[op],
-		             MPI_Iallgather(send, n, dt, recv, n, dt, MPI_COMM_WORLD, &f8b_rq_));
+		F8B_MPI_WAIT(what[op], MPI_Iallgather(send == own ? MPI_IN_PLACE : send, n, dt, recv,
+		                                      n, dt, MPI_COMM_WORLD, &f8b_rq_));
 	else if (op == F8B_COLL_ALLREDUCE)
-		F8B_MPI_WAIT(what[op],
-		             MPI_Iallreduce(send, recv, n, dt, mop, MPI_COMM_WORLD, &f8b_rq_));
+		F8B_MPI_WAIT(what[op], MPI_Iallreduce(send == recv ? MPI_IN_PLACE : send, recv, n, dt,
+		                                      mop, MPI_COMM_WORLD, &f8b_rq_));
 	else
 		F8B_MPI_WAIT(what[op], MPI_Ireduce_scatter_block(send, recv, n, dt, mop,
 		                                                 MPI_COMM_WORLD, &f8b_rq_));
@@ -601,5 +811,8 @@ void f8b_coll_close(struct f8b_coll *c)
 	if (c->nccl)
 		nccl_close(c);
 #endif
+	for (size_t i = 0; i < c->nbufs; i++)
+		c->ops->free(c->obe, c->bufs[i].p);
+	free(c->bufs);
 	free(c);
 }

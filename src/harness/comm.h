@@ -74,13 +74,53 @@ enum f8b_coll_type {
 };
 enum f8b_coll_red { F8B_COLL_SUM, F8B_COLL_MAX };
 
+/* How a communicator's buffers are made (--nccl-buffers) and how many
+ * SMs its collectives may take (--nccl-cta-policy); doc/allgather.md,
+ * "NCCL buffers and CTA policy".  MPI collectives (the host backend) take
+ * plain host memory whatever is asked: the choice is recorded, and
+ * changes nothing there. */
+enum f8b_coll_buffers {
+	F8B_COLL_BUF_PLAIN,      /* the backend's allocation (cudaMalloc) */
+	F8B_COLL_BUF_REGISTERED, /* ncclMemAlloc + ncclCommRegister (NCCL >= 2.19) */
+	F8B_COLL_BUF_SYMMETRIC,  /* ncclMemAlloc + ncclCommWindowRegister, symmetric (>= 2.27) */
+	F8B_COLL_BUF_N
+};
+enum f8b_coll_cta {
+	F8B_COLL_CTA_DEFAULT,    /* NCCL's choice */
+	F8B_COLL_CTA_EFFICIENCY, /* fewest CTAs for decent speed (NCCL >= 2.27) */
+	F8B_COLL_CTA_ZERO,       /* copy engines, no CTA, where NCCL can (>= 2.28; symmetric) */
+	F8B_COLL_CTA_N
+};
+extern const char *const f8b_coll_buffers_names[F8B_COLL_BUF_N]; /* "plain", ... */
+extern const char *const f8b_coll_cta_names[F8B_COLL_CTA_N];     /* "default", ... */
+/* The index of `name` in names[0..n), or -1. */
+int f8b_coll_name_index(const char *const *names, int n, const char *name);
+
+struct f8b_coll_opts {
+	int cta_policy; /* enum f8b_coll_cta */
+	int max_ctas;   /* ncclConfig_t.maxCTAs; 0: NCCL's default */
+};
+
 /* F8B_EUNSUPPORTED (with the reason) for a backend with no collectives
- * (cuda without NCCL). */
+ * (cuda without NCCL), or a CTA policy this NCCL lacks (the message names
+ * the version it needs).  o may be NULL: the default policy. */
 int f8b_coll_open(const struct f8b_backend_ops *ops, struct f8b_backend *be, double timeout_s,
-                  struct f8b_coll **c);
+                  const struct f8b_coll_opts *o, struct f8b_coll **c);
+/* The communicator's CTA policy (enum f8b_coll_cta). */
+int f8b_coll_cta_policy(const struct f8b_coll *c);
+/* Memory for collectives: `bytes` made as `buffers` says (zeroed: no).
+ * Registered and symmetric buffers are collective calls: every rank
+ * allocates and frees the same sizes in the same order.  A mode this NCCL
+ * lacks is F8B_EUNSUPPORTED naming the version it needs.  The host
+ * backend allocates plain host memory for every mode. */
+int f8b_coll_alloc(struct f8b_coll *c, int buffers, size_t bytes, void **p);
+/* Frees what f8b_coll_alloc made (deregistering it first); NULL is a no-op. */
+void f8b_coll_free(struct f8b_coll *c, void *p);
 /* Collective of `count` uint32 words per rank (send; recv holds size*count
  * words for all-gather, count for all-reduce).  NCCL: enqueue-only on the
- * backend's stream; MPI: done on return. */
+ * backend's stream; MPI: done on return.  In place: an all-gather whose
+ * send is recv + rank*count elements (the rank's part of the output, as
+ * FSDP gathers), an all-reduce whose send is recv. */
 int f8b_coll_run(struct f8b_coll *c, enum f8b_coll_op op, const void *send, void *recv,
                  size_t count);
 /* The general form: `count` elements of `type` per rank (all-gather:

@@ -145,6 +145,9 @@ const struct f8b_table_schema f8b_gemm_schema = {
 	X(S, ranks, I32, "")                                                                       \
 	X(S, candidate, I32, "")                                                                   \
 	X(S, batch, I32, "")                                                                       \
+	X(S, in_place, I32, "")                                                                    \
+	X(S, nccl_buffers, STR, "")                                                                \
+	X(S, cta_policy, STR, "")                                                                  \
 	X(S, run_id, I32, "")                                                                      \
 	X(S, rank, I32, "")                                                                        \
 	X(S, device, I32, "")                                                                      \

@@ -79,6 +79,12 @@ struct f8b_ceilings_row {
 	int32_t batch;          /* launches timed back to back per sample (1: one per
 	                           sample; collectives: chosen to cover ~1 ms unless
 	                           --batch is given); 0 in files written before it */
+	int32_t in_place;       /* collectives: 1 when the output holds the input (the
+	                           all-gather's send is the rank's part of recv); 0
+	                           out of place, and in files written before it */
+	char nccl_buffers[F8B_STR]; /* collectives: plain|registered|symmetric ("" in
+	                               files written before it: plain) */
+	char cta_policy[F8B_STR];   /* collectives: default|efficiency|zero ("": default) */
 	int32_t run_id, rank, device;
 	char gpu[48];
 	char message[F8B_MSG];

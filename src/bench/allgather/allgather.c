@@ -36,7 +36,7 @@ static void teardown(void *vs)
 static int open_comm(struct f8b_run *run, struct ag_cfg *c)
 {
 	c->coll_tried = true;
-	c->coll_rc = f8b_coll_open(run->ops, run->be, c->timeout_s, &c->coll);
+	c->coll_rc = f8b_coll_open(run->ops, run->be, c->timeout_s, NULL, &c->coll);
 	if (c->coll_rc != F8B_OK)
 		return c->coll_rc;
 	char host[64] = {0}, *all = calloc((size_t)run->nranks, sizeof host);

@@ -189,7 +189,7 @@ static int check_coll(struct ceil_state *s, bool *ok)
 	if (!all)
 		return F8B_ERR(F8B_ENOMEM, "%zu checksums", n);
 	*ok = false;
-	int rc = f8b_coll_status(c->coll_h);
+	int rc = f8b_coll_status(s->coll);
 	if (rc == F8B_OK)
 		rc = walk_buffer(s, s->a, wb, csum_words, &mine);
 	/* Every rank learns every rank's input checksum; a rank that failed

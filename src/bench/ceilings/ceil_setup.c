@@ -86,10 +86,8 @@ int f8b_ceil_launch(void *vs)
 	switch (s->cs.kind) {
 	case K_GEMM: return s->run->ops->gemm(s->run->be, s->plan, &s->args);
 	case K_LAUNCH: return launch_empty(s);
-	case K_ALLGATHER:
-		return f8b_coll_run(s->cfg->coll_h, F8B_COLL_ALLGATHER, s->a, s->b, s->count);
-	case K_ALLREDUCE:
-		return f8b_coll_run(s->cfg->coll_h, F8B_COLL_ALLREDUCE, s->a, s->b, s->count);
+	case K_ALLGATHER: return f8b_coll_run(s->coll, F8B_COLL_ALLGATHER, s->send, s->b, s->count);
+	case K_ALLREDUCE: return f8b_coll_run(s->coll, F8B_COLL_ALLREDUCE, s->send, s->b, s->count);
 	default: return launch_bw(s);
 	}
 }
@@ -106,6 +104,12 @@ void f8b_ceil_teardown(void *vs)
 	f8b_tensor_free(ops, be, &s->a_q);
 	f8b_tensor_free(ops, be, &s->b_q);
 	f8b_tensor_free(ops, be, &s->d);
+	if (s->coll_bufs) {
+		/* Registered buffers are freed in the same order on every rank. */
+		f8b_coll_free(s->coll, s->b);
+		f8b_coll_free(s->coll, s->a);
+		s->a = s->b = NULL;
+	}
 	void *bufs[] = {s->a,       s->b,       s->partial, s->amax_a, s->amax_b,
 	                s->scale_a, s->scale_b, s->sinv_a,  s->sinv_b};
 	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
@@ -233,20 +237,23 @@ static int setup_coll(struct ceil_state *s)
 	struct f8b_backend *be = s->run->be;
 	struct ceil_cfg *c = s->cfg;
 	size_t n = (size_t)c->nranks;
-	/* One communicator for the whole sweep, opened by the first case; a
-	 * failure is kept, so a missing peer costs one timeout, not one per
-	 * case. */
-	if (!c->coll_h && c->coll_rc == F8B_OK) {
-		c->coll_rc = f8b_coll_open(ops, be, c->timeout_s, &c->coll_h);
-		if (c->coll_rc != F8B_OK)
-			return c->coll_rc; /* its message says why */
+	int p = s->cs.cta;
+	/* One communicator per CTA policy for the whole sweep, opened by the
+	 * first case that needs it; a failure is kept, so a missing peer
+	 * costs one timeout, not one per case. */
+	if (!c->coll_h[p] && c->coll_rc[p] == F8B_OK) {
+		struct f8b_coll_opts o = {.cta_policy = p};
+		c->coll_rc[p] = f8b_coll_open(ops, be, c->timeout_s, &o, &c->coll_h[p]);
+		if (c->coll_rc[p] != F8B_OK)
+			return c->coll_rc[p]; /* its message says why */
 	}
-	if (c->coll_rc != F8B_OK)
-		return F8B_ERR(c->coll_rc,
-		               "no collectives: opening the %s communicator failed "
-		               "(the first collective row says why)",
-		               strcmp(ops->name, "host") ? "NCCL" : "MPI");
-	F8B_TRY(f8b_coll_status(c->coll_h));
+	if (c->coll_rc[p] != F8B_OK)
+		return F8B_ERR(c->coll_rc[p],
+		               "no collectives: opening the %s communicator (CTA policy %s) "
+		               "failed (the first such row says why)",
+		               strcmp(ops->name, "host") ? "NCCL" : "MPI", f8b_coll_cta_names[p]);
+	s->coll = c->coll_h[p];
+	F8B_TRY(f8b_coll_status(s->coll));
 	/* nccl-tests' sizes: the all-gather's is its output (every rank's
 	 * part), the all-reduce's its buffer; counts round down to whole
 	 * uint32 words per rank. */
@@ -268,12 +275,23 @@ static int setup_coll(struct ceil_state *s)
 		               "%s of %lld bytes over %d ranks: under one 4-byte word per rank",
 		               f8b_ceil_kind_names[s->cs.kind], (long long)s->cs.bytes, c->nranks);
 	s->seed_a = f8b_ceil_seed_of(s->run->seed, 0x100 + (uint64_t)s->run->rank);
-	F8B_TRY(ops->alloc(be, send, &s->a));
-	F8B_TRY(ops->alloc(be, recv, &s->b));
+	/* Every rank allocates the same sizes in the same order (registered
+	 * buffers are collective calls); the in-place all-gather's input is
+	 * the rank's part of its output, filled there after the stale fill,
+	 * and a is the host-side copy the check sums. */
+	s->coll_bufs = true;
+	F8B_TRY(f8b_coll_alloc(s->coll, s->cs.buffers, send, &s->a));
+	F8B_TRY(f8b_coll_alloc(s->coll, s->cs.buffers, recv, &s->b));
 	F8B_TRY(f8b_ceil_fill_f32(s, s->a, send, s->seed_a));
 	/* Stale output must not pass the check. */
 	F8B_TRY(f8b_ceil_fill_f32(s, s->b, recv,
 	                          f8b_ceil_seed_of(s->run->seed, 0x8000 + (uint64_t)s->run->rank)));
+	s->send = s->a;
+	if (s->cs.in_place) {
+		size_t off = s->cs.kind == K_ALLGATHER ? (size_t)s->run->rank * send : 0;
+		s->send = (unsigned char *)s->b + off;
+		F8B_TRY(f8b_ceil_fill_f32(s, s->send, send, s->seed_a));
+	}
 	if (s->moved != (double)s->cs.bytes)
 		snprintf(s->row->message, sizeof s->row->message,
 		         "%s moves %.0f bytes (whole words per rank)",

@@ -53,6 +53,16 @@ static const struct f8b_option ceil_options[] = {
     {"coll-sizes", OPT_COLL_SIZES, 0, "LIST|MIN:MAX",
      "all-gather / all-reduce message sizes in bytes, as\n--sizes (default " GPU_COLL_SIZES
      " with a GPU, " HOST_COLL_SIZES " on the host)"},
+    {"nccl-buffers", OPT_NCCL_BUFFERS, 0, "LIST",
+     "collectives' buffers: plain (cudaMalloc), registered\n"
+     "(ncclMemAlloc + ncclCommRegister), symmetric (ncclMemAlloc\n"
+     "+ a symmetric window); each a row (default plain)"},
+    {"nccl-cta-policy", OPT_NCCL_CTA, 0, "LIST",
+     "NCCL CTA policy: default, efficiency, zero (copy\n"
+     "engines, symmetric buffers only); each a row (default\ndefault)"},
+    {"in-place", OPT_IN_PLACE, 0, "LIST",
+     "collectives in place (on: the all-gather's input is\n"
+     "the rank's part of its output, as FSDP gathers) and/or\nout of place (off) (default on,off)"},
     {"timeout", OPT_TIMEOUT, 0, "SEC",
      "NCCL init and each collective must finish within SEC\n"
      "seconds, else the run ends naming the cause (default 120)"},
@@ -83,17 +93,36 @@ static void case_key(const void *cfg, size_t i, void *vrow)
 	}
 	row->ranks = c->nranks;
 	row->candidate = cs->kind == K_GEMM ? cs->algo : 0;
+	row->in_place = is_coll(cs->kind) && cs->in_place;
+	setstr(row->nccl_buffers, sizeof row->nccl_buffers,
+	       is_coll(cs->kind) ? f8b_coll_buffers_names[cs->buffers] : "");
+	setstr(row->cta_policy, sizeof row->cta_policy,
+	       is_coll(cs->kind) ? f8b_coll_cta_names[cs->cta] : "");
 	/* Not measured (yet): NaN, never a time or rate of zero. */
 	row->time_median_s = row->time_min_s = row->time_max_s = row->time_noise = NAN;
 	row->value = row->datasheet_value = NAN;
 }
 
+/* A collective row written before the buffer and policy columns was
+ * plain, default and out of place: "" reads as those. */
+static bool same_name(const char *a, const char *b, const char *dflt, bool coll)
+{
+	if (coll) {
+		a = *a ? a : dflt;
+		b = *b ? b : dflt;
+	}
+	return !strcmp(a, b);
+}
+
 static bool same_case(const void *va, const void *vb)
 {
 	const struct f8b_ceilings_row *a = va, *b = vb;
+	bool coll = !strcmp(a->kind, "allgather") || !strcmp(a->kind, "allreduce");
 	return !strcmp(a->kind, b->kind) && !strcmp(a->dtype, b->dtype) && a->bytes == b->bytes &&
 	       a->m == b->m && a->k == b->k && a->n == b->n && a->ranks == b->ranks &&
-	       a->candidate == b->candidate;
+	       a->candidate == b->candidate && a->in_place == b->in_place &&
+	       same_name(a->nccl_buffers, b->nccl_buffers, "plain", coll) &&
+	       same_name(a->cta_policy, b->cta_policy, "default", coll);
 }
 
 /* "64 KiB", "1 MiB", "4 GiB", or bytes when not a whole unit. */
@@ -123,7 +152,10 @@ static void describe(const void *vrow, char *buf, size_t n)
 	else if (!strcmp(r->kind, "launch"))
 		snprintf(buf, n, "launch (empty kernel)");
 	else if (!strcmp(r->kind, "allgather") || !strcmp(r->kind, "allreduce"))
-		snprintf(buf, n, "%s %s on %d ranks", r->kind, b, (int)r->ranks);
+		snprintf(buf, n, "%s %s on %d ranks, %s buffers, %s CTAs, %s", r->kind, b,
+		         (int)r->ranks, *r->nccl_buffers ? r->nccl_buffers : "plain",
+		         *r->cta_policy ? r->cta_policy : "default",
+		         r->in_place ? "in place" : "out of place");
 	else
 		snprintf(buf, n, "%s %s", r->kind, b);
 }
@@ -172,11 +204,11 @@ static int finish(void *vs, const struct f8b_measure_result *m, void *vrow)
 	case K_ALLREDUCE:
 		/* A peer that died mid-measurement aborted the communicator:
 		 * the samples after it are not collectives. */
-		F8B_TRY(f8b_coll_status(c->coll_h));
+		F8B_TRY(f8b_coll_status(s->coll));
 		/* busbw = algbw x factor (nccl-tests, doc/roofline.md). */
 		row->value = s->moved / t * s->factor;
 		snprintf(row->message, sizeof row->message, "%s; algbw %.4g GB/s",
-		         f8b_coll_library(c->coll_h), s->moved / t / 1e9);
+		         f8b_coll_library(s->coll), s->moved / t / 1e9);
 		break;
 	default:
 		/* Every pass moves the whole working set once (read + written). */
@@ -197,7 +229,7 @@ static int finish(void *vs, const struct f8b_measure_result *m, void *vrow)
 	 * the name of the library that ran it. */
 	if (!m->converged && is_coll(s->cs.kind))
 		snprintf(row->message, sizeof row->message, "%s; timing not converged: %.60s",
-		         f8b_coll_library(c->coll_h), m->unmet);
+		         f8b_coll_library(s->coll), m->unmet);
 	else if (!m->converged)
 		snprintf(row->message, sizeof row->message, "timing not converged: %.70s",
 		         m->unmet);
@@ -226,7 +258,7 @@ static int64_t case_bytes(const void *cfg, size_t i)
 	if (is_bw(cs->kind))
 		return cs->bytes + 4096 * 8;
 	if (is_coll(cs->kind))
-		return 2 * cs->bytes;
+		return 2 * cs->bytes + (cs->buffers != F8B_COLL_BUF_PLAIN ? 4 << 20 : 0);
 	if (cs->kind == K_GEMM) {
 		const struct f8b_shape *s = &c->shapes.v[cs->shape];
 		double mk = (double)s->m * (double)s->k, nk = (double)s->n * (double)s->k;
@@ -236,8 +268,9 @@ static int64_t case_bytes(const void *cfg, size_t i)
 }
 
 /* What case_key fills and same_case / describe read. */
-static const char *const ceil_key_columns[] = {"kind", "dtype", "bytes", "m",         "k",
-                                               "n",    "ranks", "unit",  "candidate", NULL};
+static const char *const ceil_key_columns[] = {
+    "kind", "dtype",     "bytes",    "m",            "k",          "n",
+    "ranks", "unit", "candidate", "in_place", "nccl_buffers", "cta_policy", NULL};
 
 const struct f8b_bench f8b_bench_ceilings = {
     .name = "ceilings",

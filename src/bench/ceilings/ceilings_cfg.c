@@ -27,7 +27,8 @@ int f8b_ceil_cfg_new(void **cfg)
 void f8b_ceil_cfg_free(void *cfg)
 {
 	struct ceil_cfg *c = cfg;
-	f8b_coll_close(c->coll_h);
+	for (int p = 0; p < F8B_COLL_CTA_N; p++)
+		f8b_coll_close(c->coll_h[p]);
 	if (c->href)
 		f8b_backend_host.close(c->href);
 	f8b_shapes_free(&c->shapes);
@@ -156,6 +157,9 @@ int f8b_ceil_cfg_option(void *cfg, int key, const char *arg)
 		return F8B_OK;
 	}
 	case OPT_TIMEOUT: return f8b_parse_timeout(arg, &c->timeout_s);
+	case OPT_NCCL_BUFFERS: c->buffers_spec = arg; return F8B_OK;
+	case OPT_NCCL_CTA: c->cta_spec = arg; return F8B_OK;
+	case OPT_IN_PLACE: c->in_place_spec = arg; return F8B_OK;
 	}
 	return F8B_ERR(F8B_EINTERNAL, "ceilings option %d", key);
 }
@@ -169,6 +173,52 @@ static bool gpu_visible(void)
 #else
 	return false;
 #endif
+}
+
+/* A comma-separated list of names, each marked in want[] (first use
+ * wins order: the sweep runs in names[] order). */
+static int parse_names(const char *spec, const char *opt, const char *const *names, int n,
+                       bool *want)
+{
+	char buf[256], *save = NULL;
+	if (strlen(spec) >= sizeof buf)
+		return F8B_ERR(F8B_EINVAL, "%s '%.40s...': too long", opt, spec);
+	snprintf(buf, sizeof buf, "%s", spec);
+	int got = 0;
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		int i = f8b_coll_name_index(names, n, t);
+		if (i < 0) {
+			char acc[96] = "";
+			for (int j = 0; j < n; j++)
+				snprintf(acc + strlen(acc), sizeof acc - strlen(acc), "%s%s",
+				         j ? ", " : "", names[j]);
+			return F8B_ERR(F8B_EINVAL, "%s: unknown value '%s' (accepted: %s)", opt, t,
+			               acc);
+		}
+		want[i] = true;
+		got++;
+	}
+	if (!got)
+		return F8B_ERR(F8B_EINVAL, "%s '%s': no value", opt, spec);
+	return F8B_OK;
+}
+
+static const char *const place_names[2] = {"off", "on"};
+
+/* The collectives' buffer modes x CTA policies x placements. */
+static int parse_coll_axes(struct ceil_cfg *c)
+{
+	F8B_TRY(parse_names(c->buffers_spec ? c->buffers_spec : "plain", "--nccl-buffers",
+	                    f8b_coll_buffers_names, F8B_COLL_BUF_N, c->want_buf));
+	F8B_TRY(parse_names(c->cta_spec ? c->cta_spec : "default", "--nccl-cta-policy",
+	                    f8b_coll_cta_names, F8B_COLL_CTA_N, c->want_cta));
+	F8B_TRY(parse_names(c->in_place_spec ? c->in_place_spec : "on,off", "--in-place",
+	                    place_names, 2, c->want_place));
+	/* NCCL's copy-engine path works on symmetric windows only. */
+	if (c->want_cta[F8B_COLL_CTA_ZERO] && !c->want_buf[F8B_COLL_BUF_SYMMETRIC])
+		return F8B_ERR(F8B_EINVAL, "--nccl-cta-policy zero (copy-engine collectives) needs "
+		                           "--nccl-buffers symmetric among the buffer modes");
+	return F8B_OK;
 }
 
 static int add_case(struct ceil_cfg *c, size_t cap, struct ceil_case cs)
@@ -221,12 +271,16 @@ int f8b_ceil_cfg_finalize(void *cfg, size_t *ncases)
 		                      : c->gpu_defaults ? GPU_SHAPES
 		                                        : HOST_SHAPES,
 		                      &c->shapes);
+	if (rc == F8B_OK)
+		rc = parse_coll_axes(c);
 	if (rc != F8B_OK)
 		return rc;
 
 	if (!c->gemm_algos)
 		c->gemm_algos = c->gpu_defaults ? GPU_ALGOS : 1;
-	size_t cap = 3 * c->nsizes + 2 * c->shapes.n * (size_t)c->gemm_algos + 1 + 2 * c->ncoll;
+	size_t variants = (size_t)F8B_COLL_BUF_N * F8B_COLL_CTA_N * 2;
+	size_t cap = 3 * c->nsizes + 2 * c->shapes.n * (size_t)c->gemm_algos + 1 +
+	             2 * c->ncoll * variants;
 	if (!(c->cases = calloc(cap, sizeof *c->cases)))
 		return F8B_ERR(F8B_ENOMEM, "%zu cases", cap);
 	for (enum kind k = K_READ; k <= K_COPY; k++)
@@ -242,9 +296,25 @@ int f8b_ceil_cfg_finalize(void *cfg, size_t *ncases)
 				                                 .algo = a});
 	if (c->want[K_LAUNCH] && rc == F8B_OK)
 		rc = add_case(c, cap, (struct ceil_case){.kind = K_LAUNCH});
+	/* Collectives: each size in every buffer mode, policy and placement
+	 * asked for, except zero CTAs on non-symmetric buffers (NCCL runs its
+	 * copy engines on symmetric windows only). */
 	for (enum kind k = K_ALLGATHER; k <= K_ALLREDUCE; k++)
-		for (size_t i = 0; c->want[k] && i < c->ncoll && rc == F8B_OK; i++)
-			rc = add_case(c, cap, (struct ceil_case){.kind = k, .bytes = c->coll[i]});
+		for (int b = 0; b < F8B_COLL_BUF_N; b++)
+			for (int p = 0; p < F8B_COLL_CTA_N; p++)
+				for (int ip = 1; ip >= 0; ip--) {
+					if (!c->want_buf[b] || !c->want_cta[p] || !c->want_place[ip] ||
+					    (p == F8B_COLL_CTA_ZERO && b != F8B_COLL_BUF_SYMMETRIC))
+						continue;
+					for (size_t i = 0; c->want[k] && i < c->ncoll && rc == F8B_OK;
+					     i++)
+						rc = add_case(c, cap,
+						              (struct ceil_case){.kind = k,
+						                                 .bytes = c->coll[i],
+						                                 .buffers = b,
+						                                 .cta = p,
+						                                 .in_place = ip});
+				}
 	*ncases = c->ncases;
 	return rc;
 }

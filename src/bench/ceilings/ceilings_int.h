@@ -81,6 +81,8 @@ struct ceil_case {
 	size_t shape;         /* gemm: index into cfg->shapes */
 	enum f8b_dtype dtype; /* gemm: bf16 or e4m3 */
 	int algo;             /* gemm: the heuristic's candidate (0 its first choice) */
+	int buffers, cta;     /* collectives: enum f8b_coll_buffers, f8b_coll_cta */
+	bool in_place;        /* collectives */
 };
 
 struct ceil_cfg {
@@ -101,8 +103,14 @@ struct ceil_cfg {
 	size_t ncases;
 	struct f8b_peaks peaks;
 	bool peaks_done;
-	struct f8b_coll *coll_h;  /* opened by the first collective case */
-	int coll_rc;              /* its failure, kept so later cases fail at once */
+	/* Collectives: the buffer modes, CTA policies and placements swept
+	 * (all three crossed with the sizes; zero needs symmetric buffers). */
+	const char *buffers_spec, *cta_spec, *in_place_spec;
+	bool want_buf[F8B_COLL_BUF_N], want_cta[F8B_COLL_CTA_N], want_place[2];
+	/* One communicator per CTA policy (a policy is the communicator's),
+	 * opened by the first collective case that needs it. */
+	struct f8b_coll *coll_h[F8B_COLL_CTA_N];
+	int coll_rc[F8B_COLL_CTA_N]; /* its failure, kept so later cases fail at once */
 	struct f8b_backend *href; /* host backend for reference fills (cuda runs) */
 };
 
@@ -115,6 +123,9 @@ enum {
 	OPT_COLL_SIZES,
 	OPT_TIMEOUT,
 	OPT_GEMM_ALGOS,
+	OPT_NCCL_BUFFERS,
+	OPT_NCCL_CTA,
+	OPT_IN_PLACE,
 };
 
 /* ------------------------------------------------------------ one case */
@@ -142,6 +153,9 @@ struct ceil_state {
 	 * is computed from (nccl-tests' "size"), factor its busbw factor */
 	size_t count;
 	double moved, factor;
+	struct f8b_coll *coll; /* the communicator of the case's CTA policy */
+	void *send;            /* a, or (in place) the rank's part of b */
+	bool coll_bufs;        /* a and b came from f8b_coll_alloc */
 };
 
 /* The string column helpers every part uses. */
