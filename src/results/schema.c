@@ -315,6 +315,9 @@ const struct f8b_table_schema f8b_lls_kernel_schema = {
 	X(S, nodes, I32, "")                                                                       \
 	X(S, prefetch, I32, "")                                                                    \
 	X(S, rs_dtype, STR, "")                                                                    \
+	X(S, nccl_buffers, STR, "")                                                                \
+	X(S, cta_policy, STR, "")                                                                  \
+	X(S, in_place, I32, "")                                                                    \
 	X(S, backend, STR, "")                                                                     \
 	X(S, library, STR, "")                                                                     \
 	X(S, transport, STR, "")                                                                   \

@@ -43,6 +43,9 @@ enum {
 	OPT_PREFETCH,
 	OPT_RS_DTYPE,
 	OPT_TIMEOUT,
+	OPT_NCCL_BUFFERS,
+	OPT_NCCL_CTA,
+	OPT_IN_PLACE,
 };
 
 const struct f8b_option f8b_ag_options[] = {
@@ -61,6 +64,16 @@ const struct f8b_option f8b_ag_options[] = {
      "all-gathers issued ahead of the layer computing, 0..4\n(default 1)"},
     {"rs-dtype", OPT_RS_DTYPE, 0, "bf16|f32",
      "grad_weight's dtype and its reduce-scatter's (default bf16)"},
+    {"nccl-buffers", OPT_NCCL_BUFFERS, 0, "MODE",
+     "buffers of every collective: plain (cudaMalloc), registered\n"
+     "(ncclMemAlloc + ncclCommRegister), symmetric (ncclMemAlloc +\n"
+     "a symmetric window) (default " AG_DEFAULT_BUFFERS ")"},
+    {"nccl-cta-policy", OPT_NCCL_CTA, 0, "POLICY",
+     "NCCL CTA policy: default, efficiency, zero (copy engines\n"
+     "where NCCL can; symmetric buffers only) (default " AG_DEFAULT_CTA ")"},
+    {"in-place", OPT_IN_PLACE, 0, "on|off",
+     "gather in place: each rank casts (fp8) or copies (bf16) its\n"
+     "shard into its part of the gathered buffer, as FSDP does\n(default " AG_DEFAULT_IN_PLACE ")"},
     {"timeout", OPT_TIMEOUT, 0, "SEC",
      "a collective or MPI wait that takes longer ends the job on\nevery rank with an error (a "
      "dead or stuck rank) (default 120)"},
@@ -78,6 +91,9 @@ int f8b_ag_cfg_new(void **cfg)
 	c->layers = 8;
 	c->prefetch = 1;
 	c->timeout_s = 120;
+	c->buffers = f8b_coll_name_index(f8b_coll_buffers_names, F8B_COLL_BUF_N, AG_DEFAULT_BUFFERS);
+	c->cta = f8b_coll_name_index(f8b_coll_cta_names, F8B_COLL_CTA_N, AG_DEFAULT_CTA);
+	c->in_place = !strcmp(AG_DEFAULT_IN_PLACE, "on");
 	*cfg = c;
 	return F8B_OK;
 }
@@ -112,6 +128,21 @@ static int parse_int(const char *arg, const char *opt, long lo, long hi, long *v
 	return F8B_OK;
 }
 
+/* One of names[], or an error listing them. */
+static int pick(const char *arg, const char *opt, const char *const *names, int n, int *out)
+{
+	int i = f8b_coll_name_index(names, n, arg);
+	if (i >= 0) {
+		*out = i;
+		return F8B_OK;
+	}
+	char acc[96] = "";
+	for (int j = 0; j < n; j++)
+		snprintf(acc + strlen(acc), sizeof acc - strlen(acc), "%s%s", j ? ", " : "",
+		         names[j]);
+	return F8B_ERR(F8B_EINVAL, "--%s '%s' (accepted: %s)", opt, arg, acc);
+}
+
 int f8b_ag_cfg_option(void *cfg, int key, const char *arg)
 {
 	struct ag_cfg *c = cfg;
@@ -134,6 +165,18 @@ int f8b_ag_cfg_option(void *cfg, int key, const char *arg)
 		c->rs_f32 = !strcmp(arg, "f32");
 		return F8B_OK;
 	case OPT_TIMEOUT: return f8b_parse_timeout(arg, &c->timeout_s);
+	case OPT_NCCL_BUFFERS: return pick(arg, "nccl-buffers", f8b_coll_buffers_names,
+		                           F8B_COLL_BUF_N, &c->buffers);
+	case OPT_NCCL_CTA:
+		c->cta_set = true;
+		return pick(arg, "nccl-cta-policy", f8b_coll_cta_names, F8B_COLL_CTA_N, &c->cta);
+	case OPT_IN_PLACE: {
+		static const char *const onoff[] = {"off", "on"};
+		int v2 = 0;
+		F8B_TRY(pick(arg, "in-place", onoff, 2, &v2));
+		c->in_place = v2 == 1;
+		return F8B_OK;
+	}
 	}
 	return F8B_ERR(F8B_EINTERNAL, "allgather option %d", key);
 }
@@ -257,6 +300,15 @@ static int parse_tokens(struct ag_cfg *c)
 int f8b_ag_cfg_finalize(void *cfg, size_t *ncases)
 {
 	struct ag_cfg *c = cfg;
+	/* Other buffers than the default's keep NCCL's own CTA policy unless
+	 * one is asked for: zero CTAs need symmetric windows. */
+	if (!c->cta_set && c->buffers != F8B_COLL_BUF_SYMMETRIC)
+		c->cta = F8B_COLL_CTA_DEFAULT;
+	if (c->cta == F8B_COLL_CTA_ZERO && c->buffers != F8B_COLL_BUF_SYMMETRIC)
+		return F8B_ERR(F8B_EINVAL,
+		               "--nccl-cta-policy zero (copy-engine collectives) needs --nccl-buffers "
+		               "symmetric (given: %s)",
+		               f8b_coll_buffers_names[c->buffers]);
 	/* Bound every MPI wait from here on: a rank that died before the
 	 * first collective must not leave the others waiting. */
 	f8b_comm_set_timeout(c->timeout_s);
@@ -305,6 +357,9 @@ void f8b_ag_case_key(const void *cfg, size_t i, void *vrow)
 	r->ranks = f8b_comm_size();
 	r->prefetch = c->prefetch;
 	f8b_setstr(r->rs_dtype, sizeof r->rs_dtype, c->rs_f32 ? "f32" : "bf16");
+	f8b_setstr(r->nccl_buffers, sizeof r->nccl_buffers, f8b_coll_buffers_names[c->buffers]);
+	f8b_setstr(r->cta_policy, sizeof r->cta_policy, f8b_coll_cta_names[c->cta]);
+	r->in_place = c->in_place;
 	/* Not measured (yet): NaN, never a time of zero. */
 	double *nan_cols[] = {
 	    &r->time_median_s,       &r->time_min_s,
@@ -334,10 +389,16 @@ void f8b_ag_case_key(const void *cfg, size_t i, void *vrow)
 bool f8b_ag_same_case(const void *va, const void *vb)
 {
 	const struct f8b_allgather_row *a = va, *b = vb;
+	/* "" (files written before these columns) reads as plain, default. */
+	const char *ba = *a->nccl_buffers ? a->nccl_buffers : "plain",
+	           *bb = *b->nccl_buffers ? b->nccl_buffers : "plain",
+	           *pa = *a->cta_policy ? a->cta_policy : "default",
+	           *pb = *b->cta_policy ? b->cta_policy : "default";
 	return !strcmp(a->mode, b->mode) && a->d_out == b->d_out && a->d_in == b->d_in &&
 	       a->layers == b->layers && a->tokens_per_rank == b->tokens_per_rank &&
 	       a->ranks == b->ranks && a->prefetch == b->prefetch &&
-	       !strcmp(a->rs_dtype, b->rs_dtype);
+	       !strcmp(a->rs_dtype, b->rs_dtype) && !strcmp(ba, bb) && !strcmp(pa, pb) &&
+	       a->in_place == b->in_place;
 }
 
 void f8b_ag_describe(const void *vrow, char *buf, size_t n)

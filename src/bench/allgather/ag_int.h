@@ -29,6 +29,13 @@
 #define AG_MAX_LAYERS   64
 #define AG_MAX_PREFETCH 4
 #define AG_MAX_USES     (2 * AG_MAX_LAYERS) /* gathers per step */
+/* What a tuned FSDP runs (doc/allgather.md, "NCCL buffers and CTA
+ * policy"): symmetric buffers, NCCL's copy engines, gathers in place. */
+#define AG_DEFAULT_BUFFERS  "symmetric"
+#define AG_DEFAULT_CTA      "zero"
+#define AG_DEFAULT_IN_PLACE "on"
+/* Buffers f8b_coll_alloc made for one case, freed in reverse order. */
+#define AG_MAX_CBUFS (8 * AG_MAX_LAYERS + 4 * AG_MAX_PREFETCH + 16)
 
 enum ag_mode {
 	AG_BF16,        /* bf16 gathers, bf16 GEMMs */
@@ -78,6 +85,8 @@ struct ag_cfg {
 	int layers, prefetch;
 	bool rs_f32;
 	double timeout_s;
+	int buffers, cta; /* enum f8b_coll_buffers, f8b_coll_cta */
+	bool cta_set, in_place;
 	struct ag_case *cases;
 	size_t ncases;
 	/* Filled at the first setup. */
@@ -120,6 +129,8 @@ struct ag_state {
 	int64_t maxn, maxk, maxrows; /* over layers: maxn = maxk = max(d_out, d_in) */
 	enum f8b_dtype gw_dtype;     /* of dW and its reduce-scatter */
 
+	void **cbuf[AG_MAX_CBUFS]; /* where each f8b_coll_alloc pointer is kept */
+	int ncbuf;
 	struct f8b_tensor w[AG_MAX_LAYERS];          /* bf16 shards [rows, k] */
 	struct f8b_tensor wq_shard;                  /* fp8 shard cast before a gather */
 	float *amax_loc, *amax_all;                  /* fp8-allgather: L each */

@@ -65,6 +65,33 @@ static int floats(struct ag_state *s, int64_t n, float **p)
 	return F8B_OK;
 }
 
+/* What a collective reads or writes comes from the communicator, in the
+ * run's buffer mode (--nccl-buffers); every rank allocates the same sizes
+ * in the same order (registration is collective), and f8b_ag_free gives
+ * them back in reverse. */
+static int cbytes(struct ag_state *s, size_t bytes, void **p)
+{
+	if (s->ncbuf >= AG_MAX_CBUFS)
+		return F8B_ERR(F8B_EINTERNAL, "allgather: more than %d collective buffers",
+		               AG_MAX_CBUFS);
+	F8B_TRY(f8b_coll_alloc(s->c->coll, s->c->buffers, bytes, p));
+	s->cbuf[s->ncbuf++] = p;
+	s->allocated += (int64_t)bytes;
+	return F8B_OK;
+}
+
+static int ctens(struct ag_state *s, struct f8b_tensor *t, enum f8b_dtype dt, int64_t r,
+                 int64_t c)
+{
+	*t = view(NULL, dt, r, c);
+	return cbytes(s, f8b_tensor_bytes(t), &t->data);
+}
+
+static int cfloats(struct ag_state *s, int64_t n, float **p)
+{
+	return cbytes(s, (size_t)n * sizeof(float), (void **)p);
+}
+
 static int plan(struct ag_state *s, struct ag_gemm *g, int64_t m, int64_t n, int64_t k,
                 enum f8b_dtype a, enum f8b_dtype b, enum f8b_dtype out, bool axis, bool fast,
                 bool a_t, bool b_t)
@@ -143,21 +170,27 @@ int f8b_ag_alloc(struct ag_state *s)
 	int L = s->L, P = s->P;
 	bool fp8 = fp8_mode(s), axis = s->mode == AG_FP8_AG_AXIS;
 	int64_t T = s->T, mn = s->maxn, mk = s->maxk;
+	bool ip = s->c->in_place, cast_shard = s->mode == AG_FP8_AG || axis;
+	/* bf16 shards are a gather's input only out of place (in place, they
+	 * are copied into the gathered buffer first). */
 	for (int l = 0; l < L; l++) {
-		F8B_TRY(tens(s, &s->w[l], F8B_BF16, s->rows[l], s->k[l]));
-		F8B_TRY(tens(s, &s->gw_shard[l], s->gw_dtype, s->rows[l], s->k[l]));
+		if (ip || cast_shard)
+			F8B_TRY(tens(s, &s->w[l], F8B_BF16, s->rows[l], s->k[l]));
+		else
+			F8B_TRY(ctens(s, &s->w[l], F8B_BF16, s->rows[l], s->k[l]));
+		F8B_TRY(ctens(s, &s->gw_shard[l], s->gw_dtype, s->rows[l], s->k[l]));
 	}
 	int64_t slot_bytes = mn * mk * (s->mode == AG_FP8_AG ? 1 : 2);
 	for (int i = 0; i <= P; i++) {
-		F8B_TRY(tens(s, &s->slot[i], F8B_E4M3, 1, slot_bytes));
+		F8B_TRY(ctens(s, &s->slot[i], F8B_E4M3, 1, slot_bytes));
 		if (axis)
-			F8B_TRY(floats(s, mn, &s->slot_sinv[i]));
+			F8B_TRY(cfloats(s, mn, &s->slot_sinv[i]));
 	}
-	if (s->mode == AG_FP8_AG || axis)
-		F8B_TRY(tens(s, &s->wq_shard, F8B_E4M3, s->maxrows, mk));
+	if (cast_shard && !ip)
+		F8B_TRY(ctens(s, &s->wq_shard, F8B_E4M3, s->maxrows, mk));
 	if (s->mode == AG_FP8_AG) {
-		F8B_TRY(floats(s, L, &s->amax_loc));
-		F8B_TRY(floats(s, L, &s->amax_all));
+		F8B_TRY(cfloats(s, L, &s->amax_loc));
+		F8B_TRY(cfloats(s, L, &s->amax_all));
 		/* one 16-byte slot per layer: cuBLASLt takes scale pointers on
 		 * 16-byte boundaries only */
 		F8B_TRY(floats(s, 4 * L, &s->scale_all));
@@ -165,7 +198,8 @@ int f8b_ag_alloc(struct ag_state *s)
 	}
 	if (axis) {
 		F8B_TRY(floats(s, s->maxrows, &s->row_amax));
-		F8B_TRY(floats(s, s->maxrows, &s->row_sinv));
+		if (!ip)
+			F8B_TRY(cfloats(s, s->maxrows, &s->row_sinv));
 	}
 	if (s->mode == AG_FP8_COMPUTE)
 		F8B_TRY(tens(s, &s->wq, F8B_E4M3, mn, mk));
@@ -175,7 +209,7 @@ int f8b_ag_alloc(struct ag_state *s)
 	F8B_TRY(tens(s, &s->dy, F8B_BF16, T, s->n[L - 1]));
 	for (int i = 0; i < 2; i++) {
 		F8B_TRY(tens(s, &s->g[i], F8B_BF16, T, mn));
-		F8B_TRY(tens(s, &s->gw[i], s->gw_dtype, mn, mk));
+		F8B_TRY(ctens(s, &s->gw[i], s->gw_dtype, mn, mk));
 	}
 	if (fp8) {
 		F8B_TRY(tens(s, &s->wq_t, F8B_E4M3, mk, mn));
@@ -217,6 +251,11 @@ void f8b_ag_free(struct ag_state *s)
 	struct f8b_backend *be = s->run->be;
 	if (s->cs)
 		ops->stream_destroy(be, s->cs);
+	for (int i = s->ncbuf; i-- > 0;) {
+		f8b_coll_free(s->c->coll, *s->cbuf[i]);
+		*s->cbuf[i] = NULL;
+	}
+	s->ncbuf = 0;
 	struct f8b_tensor *ts[] = {&s->wq_shard, &s->wq, &s->wq_t, &s->xq,    &s->dy,   &s->g[0],
 	                           &s->g[1],     &s->gq, &s->gq_t, &s->gw[0], &s->gw[1]};
 	for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++)
@@ -309,29 +348,43 @@ int f8b_ag_gather(struct ag_state *s, int u, int slot)
 	bool fwd;
 	int l = f8b_ag_use_layer(s, u, &fwd);
 	size_t shard = (size_t)(s->rows[l] * s->k[l]);
-	struct f8b_tensor q = view(s->wq_shard.data, F8B_E4M3, s->rows[l], s->k[l]);
+	bool ip = s->c->in_place;
+	unsigned char *gathered = s->slot[slot].data;
+	/* In place (FSDP): the rank's shard goes straight into its part of the
+	 * gathered buffer, cast (fp8) or copied (bf16), and is gathered from
+	 * there; out of place, from a buffer of its own. */
+	void *own = ip ? gathered + (size_t)s->rank * shard : s->wq_shard.data;
+	struct f8b_tensor q = view(own, F8B_E4M3, s->rows[l], s->k[l]);
 	if (s->mode == AG_FP8_AG) {
 		F8B_TRY(ops->cast(be, &s->w[l], F8B_GRAN_TENSORWISE, s->scale_all + 4 * l, &q));
 		F8B_TRY(mark(s, s->t_ag[u][0]));
-		F8B_TRY(coll(s, F8B_COLL_ALLGATHER, F8B_COLL_U8, F8B_COLL_SUM, q.data,
-		             s->slot[slot].data, shard));
+		F8B_TRY(coll(s, F8B_COLL_ALLGATHER, F8B_COLL_U8, F8B_COLL_SUM, q.data, gathered,
+		             shard));
 	} else if (s->mode == AG_FP8_AG_AXIS && fwd) {
+		float *sinv = ip ? s->slot_sinv[slot] + (size_t)s->rank * (size_t)s->rows[l]
+		                 : s->row_sinv;
 		struct f8b_cast_spec cs = {.gran = F8B_GRAN_AXISWISE,
 		                           .dtype = F8B_E4M3,
 		                           .opts = so,
 		                           .q = &q,
 		                           .amax = s->row_amax,
-		                           .scale_inv = s->row_sinv};
+		                           .scale_inv = sinv};
 		F8B_TRY(ops->cast_fused(be, &s->w[l], &cs));
 		F8B_TRY(mark(s, s->t_ag[u][0]));
-		F8B_TRY(coll(s, F8B_COLL_ALLGATHER, F8B_COLL_U8, F8B_COLL_SUM, q.data,
-		             s->slot[slot].data, shard));
-		F8B_TRY(coll(s, F8B_COLL_ALLGATHER, F8B_COLL_F32, F8B_COLL_SUM, s->row_sinv,
+		F8B_TRY(coll(s, F8B_COLL_ALLGATHER, F8B_COLL_U8, F8B_COLL_SUM, q.data, gathered,
+		             shard));
+		F8B_TRY(coll(s, F8B_COLL_ALLGATHER, F8B_COLL_F32, F8B_COLL_SUM, sinv,
 		             s->slot_sinv[slot], (size_t)s->rows[l]));
 	} else {
+		const void *src = s->w[l].data;
+		if (ip) {
+			void *mine = gathered + (size_t)s->rank * 2 * shard;
+			F8B_TRY(ops->bw_copy(be, mine, src, 2 * shard, 1));
+			src = mine;
+		}
 		F8B_TRY(mark(s, s->t_ag[u][0]));
-		F8B_TRY(coll(s, F8B_COLL_ALLGATHER, F8B_COLL_U8, F8B_COLL_SUM, s->w[l].data,
-		             s->slot[slot].data, 2 * shard));
+		F8B_TRY(coll(s, F8B_COLL_ALLGATHER, F8B_COLL_U8, F8B_COLL_SUM, src, gathered,
+		             2 * shard));
 	}
 	return mark(s, s->t_ag[u][1]);
 }
@@ -563,12 +616,16 @@ int f8b_ag_solo(void *state)
 	size_t shard = (size_t)(s->rows[l] * s->k[l]);
 	struct f8b_coll *c = s->c->coll;
 	switch (s->solo) {
-	case 0:
-		if (s->mode == AG_FP8_AG || s->mode == AG_FP8_AG_AXIS)
-			return f8b_coll_call(c, F8B_COLL_ALLGATHER, F8B_COLL_U8, F8B_COLL_SUM,
-			                     s->wq_shard.data, s->slot[0].data, shard);
-		return f8b_coll_call(c, F8B_COLL_ALLGATHER, F8B_COLL_U8, F8B_COLL_SUM, s->w[l].data,
-		                     s->slot[0].data, 2 * shard);
+	case 0: {
+		/* in place, as the step gathers: from the rank's part of the output */
+		bool fp8 = s->mode == AG_FP8_AG || s->mode == AG_FP8_AG_AXIS;
+		size_t bytes = fp8 ? shard : 2 * shard;
+		unsigned char *out = s->slot[0].data;
+		const void *in = s->c->in_place ? out + (size_t)s->rank * bytes
+		                 : fp8          ? s->wq_shard.data
+		                                : s->w[l].data;
+		return f8b_coll_call(c, F8B_COLL_ALLGATHER, F8B_COLL_U8, F8B_COLL_SUM, in, out, bytes);
+	}
 	case 1:
 		return f8b_coll_call(c, F8B_COLL_REDUCE_SCATTER,
 		                     s->gw_dtype == F8B_F32 ? F8B_COLL_F32 : F8B_COLL_BF16,

@@ -36,7 +36,8 @@ static void teardown(void *vs)
 static int open_comm(struct f8b_run *run, struct ag_cfg *c)
 {
 	c->coll_tried = true;
-	c->coll_rc = f8b_coll_open(run->ops, run->be, c->timeout_s, NULL, &c->coll);
+	struct f8b_coll_opts o = {.cta_policy = c->cta};
+	c->coll_rc = f8b_coll_open(run->ops, run->be, c->timeout_s, &o, &c->coll);
 	if (c->coll_rc != F8B_OK)
 		return c->coll_rc;
 	char host[64] = {0}, *all = calloc((size_t)run->nranks, sizeof host);
@@ -59,7 +60,7 @@ static int open_comm(struct f8b_run *run, struct ag_cfg *c)
 	const char *t = "MPI (host memory)";
 	if (strcmp(f8b_coll_library(c->coll), "MPI"))
 		t = run->nranks == 1 ? "none (1 rank)"
-		    : netonly ? (c->nodes > 1 ? "net (P2P+SHM off)" : "net, 1 node (P2P+SHM off)")
+		    : netonly ? (c->nodes > 1 ? "net (P2P+SHM off)" : "net on 1 node (P2P+SHM off)")
 		    : c->nodes > 1 ? "intra-node P2P/SHM + net"
 		                   : "intra-node P2P/SHM";
 	f8b_setstr(c->transport, sizeof c->transport, t);
