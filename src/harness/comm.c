@@ -362,11 +362,11 @@ static int nccl_needs(struct f8b_coll *c, int need, bool built, const char *what
 	if (built && v >= need)
 		return F8B_OK;
 	if (!built)
-		return F8B_ERR(F8B_EUNSUPPORTED,
-		               "%s needs NCCL >= %d.%d, and this f8bench was built against an older "
-		               "nccl.h (%d.%d.%d)",
-		               what, need / 10000, need / 100 % 100, NCCL_MAJOR, NCCL_MINOR,
-		               NCCL_PATCH);
+		return F8B_ERR(
+		    F8B_EUNSUPPORTED,
+		    "%s needs NCCL >= %d.%d, and this f8bench was built against an older "
+		    "nccl.h (%d.%d.%d)",
+		    what, need / 10000, need / 100 % 100, NCCL_MAJOR, NCCL_MINOR, NCCL_PATCH);
 	return F8B_ERR(F8B_EUNSUPPORTED, "%s needs NCCL >= %d.%d; this process runs NCCL %d.%d.%d",
 	               what, need / 10000, need / 100 % 100, v / 10000, v / 100 % 100, v % 100);
 }
@@ -392,8 +392,8 @@ static int nccl_buf_alloc(struct f8b_coll *c, struct coll_buf *b)
 	static const char *const opt[] = {"", "--nccl-buffers registered",
 	                                  "--nccl-buffers symmetric"};
 	int need = b->mode == F8B_COLL_BUF_SYMMETRIC ? F8B_NCCL_V_WINDOW : F8B_NCCL_V_REGISTER;
-	bool built = b->mode == F8B_COLL_BUF_SYMMETRIC ? F8B_NCCL_HAVE_WINDOW
-	                                               : F8B_NCCL_HAVE_REGISTER;
+	bool built =
+	    b->mode == F8B_COLL_BUF_SYMMETRIC ? F8B_NCCL_HAVE_WINDOW : F8B_NCCL_HAVE_REGISTER;
 	F8B_TRY(nccl_needs(c, need, built, opt[b->mode]));
 #if F8B_NCCL_HAVE_REGISTER
 	ncclResult_t r = ncclMemAlloc(&b->p, b->bytes);
@@ -412,10 +412,9 @@ static int nccl_buf_alloc(struct f8b_coll *c, struct coll_buf *b)
 #if F8B_NCCL_HAVE_WINDOW
 	if (rc == F8B_OK && b->mode == F8B_COLL_BUF_SYMMETRIC) {
 		ncclWindow_t w = NULL;
-		rc = nccl_settle(c,
-		                 ncclCommWindowRegister(c->comm, b->p, b->bytes, &w,
-		                                        NCCL_WIN_COLL_SYMMETRIC),
-		                 "ncclCommWindowRegister (symmetric)", 1000L);
+		rc = nccl_settle(
+		    c, ncclCommWindowRegister(c->comm, b->p, b->bytes, &w, NCCL_WIN_COLL_SYMMETRIC),
+		    "ncclCommWindowRegister (symmetric)", 1000L);
 		b->handle = w;
 	}
 #endif
@@ -438,8 +437,9 @@ static void nccl_buf_free(struct f8b_coll *c, struct coll_buf *b)
 	if (c->comm && c->failed == F8B_OK && b->handle) {
 #if F8B_NCCL_HAVE_WINDOW
 		if (b->mode == F8B_COLL_BUF_SYMMETRIC)
-			(void)nccl_settle(c, ncclCommWindowDeregister(c->comm, (ncclWindow_t)b->handle),
-			                  "ncclCommWindowDeregister", 1000L);
+			(void)nccl_settle(
+			    c, ncclCommWindowDeregister(c->comm, (ncclWindow_t)b->handle),
+			    "ncclCommWindowDeregister", 1000L);
 #endif
 		if (b->mode == F8B_COLL_BUF_REGISTERED)
 			(void)nccl_settle(c, ncclCommDeregister(c->comm, b->handle),
@@ -641,8 +641,7 @@ int f8b_coll_open(const struct f8b_backend_ops *ops, struct f8b_backend *be, dou
 	               ops->name);
 }
 
-const char *const f8b_coll_buffers_names[F8B_COLL_BUF_N] = {"plain", "registered",
-                                                              "symmetric"};
+const char *const f8b_coll_buffers_names[F8B_COLL_BUF_N] = {"plain", "registered", "symmetric"};
 const char *const f8b_coll_cta_names[F8B_COLL_CTA_N] = {"default", "efficiency", "zero"};
 
 int f8b_coll_name_index(const char *const *names, int n, const char *name)
@@ -747,11 +746,11 @@ static int mpi_call(enum f8b_coll_op op, enum f8b_coll_type type, enum f8b_coll_
 	 * forbids overlapping buffers otherwise. */
 	const char *own = (const char *)recv + (size_t)rank * count * (size_t)esize;
 	if (op == F8B_COLL_ALLGATHER)
-		F8B_MPI_WAIT(what[op], MPI_Iallgather(send == own ? MPI_IN_PLACE : send, n, dt, recv,
-		                                      n, dt, MPI_COMM_WORLD, &f8b_rq_));
+		F8B_MPI_WAIT(what[op], MPI_Iallgather(send == own ? MPI_IN_PLACE : send, n, dt,
+		                                      recv, n, dt, MPI_COMM_WORLD, &f8b_rq_));
 	else if (op == F8B_COLL_ALLREDUCE)
-		F8B_MPI_WAIT(what[op], MPI_Iallreduce(send == recv ? MPI_IN_PLACE : send, recv, n, dt,
-		                                      mop, MPI_COMM_WORLD, &f8b_rq_));
+		F8B_MPI_WAIT(what[op], MPI_Iallreduce(send == recv ? MPI_IN_PLACE : send, recv, n,
+		                                      dt, mop, MPI_COMM_WORLD, &f8b_rq_));
 	else
 		F8B_MPI_WAIT(what[op], MPI_Ireduce_scatter_block(send, recv, n, dt, mop,
 		                                                 MPI_COMM_WORLD, &f8b_rq_));

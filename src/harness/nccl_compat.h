@@ -16,11 +16,11 @@
 
 #include <nccl.h>
 
-#define F8B_NCCL_V(a, b, c) ((a) * 10000 + (b) * 100 + (c))
-#define F8B_NCCL_V_REGISTER  F8B_NCCL_V(2, 19, 0)
-#define F8B_NCCL_V_WINDOW    F8B_NCCL_V(2, 27, 0)
-#define F8B_NCCL_V_CTA       F8B_NCCL_V(2, 27, 0)
-#define F8B_NCCL_V_CTA_ZERO  F8B_NCCL_V(2, 28, 0)
+#define F8B_NCCL_V(a, b, c) ((a)*10000 + (b)*100 + (c))
+#define F8B_NCCL_V_REGISTER F8B_NCCL_V(2, 19, 0)
+#define F8B_NCCL_V_WINDOW   F8B_NCCL_V(2, 27, 0)
+#define F8B_NCCL_V_CTA      F8B_NCCL_V(2, 27, 0)
+#define F8B_NCCL_V_CTA_ZERO F8B_NCCL_V(2, 28, 0)
 
 #if NCCL_VERSION_CODE >= F8B_NCCL_V(2, 19, 0)
 #define F8B_NCCL_HAVE_REGISTER 1

@@ -68,20 +68,20 @@ struct f8b_ceilings_row {
 	double time_median_s, time_min_s, time_max_s;
 	double time_noise;
 	int32_t samples, converged, throttled;
-	double value;           /* the ceiling, in unit */
-	char unit[F8B_STR];     /* "B/s" (bytes read + written; busbw for collectives),
-	                           "FLOP/s", "s" (launch) */
-	double datasheet_value; /* the same quantity from roofline/datasheet.tsv; NaN unknown */
-	int32_t ranks;          /* MPI ranks taking part */
-	int32_t candidate;      /* gemm: the heuristic's algorithm candidate timed (0 its
-	                           first choice, as in files written before this column);
-	                           0 for other kinds */
-	int32_t batch;          /* launches timed back to back per sample (1: one per
-	                           sample; collectives: chosen to cover ~1 ms unless
-	                           --batch is given); 0 in files written before it */
-	int32_t in_place;       /* collectives: 1 when the output holds the input (the
-	                           all-gather's send is the rank's part of recv); 0
-	                           out of place, and in files written before it */
+	double value;               /* the ceiling, in unit */
+	char unit[F8B_STR];         /* "B/s" (bytes read + written; busbw for collectives),
+	                               "FLOP/s", "s" (launch) */
+	double datasheet_value;     /* the same quantity from roofline/datasheet.tsv; NaN unknown */
+	int32_t ranks;              /* MPI ranks taking part */
+	int32_t candidate;          /* gemm: the heuristic's algorithm candidate timed (0 its
+	                               first choice, as in files written before this column);
+	                               0 for other kinds */
+	int32_t batch;              /* launches timed back to back per sample (1: one per
+	                               sample; collectives: chosen to cover ~1 ms unless
+	                               --batch is given); 0 in files written before it */
+	int32_t in_place;           /* collectives: 1 when the output holds the input (the
+	                               all-gather's send is the rank's part of recv); 0
+	                               out of place, and in files written before it */
 	char nccl_buffers[F8B_STR]; /* collectives: plain|registered|symmetric ("" in
 	                               files written before it: plain) */
 	char cta_policy[F8B_STR];   /* collectives: default|efficiency|zero ("": default) */
@@ -176,9 +176,9 @@ struct f8b_allgather_row {
 	char label[48]; /* the weight's name in its shape set, or "" */
 	int64_t tokens_per_rank;
 	int32_t ranks;
-	int32_t nodes;          /* hosts the ranks ran on */
-	int32_t prefetch;       /* all-gathers in flight ahead of the layer computing */
-	char rs_dtype[F8B_STR]; /* reduce-scatter element type: bf16 or f32 */
+	int32_t nodes;              /* hosts the ranks ran on */
+	int32_t prefetch;           /* all-gathers in flight ahead of the layer computing */
+	char rs_dtype[F8B_STR];     /* reduce-scatter element type: bf16 or f32 */
 	char nccl_buffers[F8B_STR]; /* plain|registered|symmetric ("" in older files: plain) */
 	char cta_policy[F8B_STR];   /* default|efficiency|zero ("" in older files: default) */
 	int32_t in_place;           /* 1: gathers in place (FSDP); 0 out of place, older files */

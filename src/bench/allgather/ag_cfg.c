@@ -91,7 +91,8 @@ int f8b_ag_cfg_new(void **cfg)
 	c->layers = 8;
 	c->prefetch = 1;
 	c->timeout_s = 120;
-	c->buffers = f8b_coll_name_index(f8b_coll_buffers_names, F8B_COLL_BUF_N, AG_DEFAULT_BUFFERS);
+	c->buffers =
+	    f8b_coll_name_index(f8b_coll_buffers_names, F8B_COLL_BUF_N, AG_DEFAULT_BUFFERS);
 	c->cta = f8b_coll_name_index(f8b_coll_cta_names, F8B_COLL_CTA_N, AG_DEFAULT_CTA);
 	c->in_place = !strcmp(AG_DEFAULT_IN_PLACE, "on");
 	*cfg = c;
@@ -165,8 +166,9 @@ int f8b_ag_cfg_option(void *cfg, int key, const char *arg)
 		c->rs_f32 = !strcmp(arg, "f32");
 		return F8B_OK;
 	case OPT_TIMEOUT: return f8b_parse_timeout(arg, &c->timeout_s);
-	case OPT_NCCL_BUFFERS: return pick(arg, "nccl-buffers", f8b_coll_buffers_names,
-		                           F8B_COLL_BUF_N, &c->buffers);
+	case OPT_NCCL_BUFFERS:
+		return pick(arg, "nccl-buffers", f8b_coll_buffers_names, F8B_COLL_BUF_N,
+		            &c->buffers);
 	case OPT_NCCL_CTA:
 		c->cta_set = true;
 		return pick(arg, "nccl-cta-policy", f8b_coll_cta_names, F8B_COLL_CTA_N, &c->cta);
@@ -305,10 +307,11 @@ int f8b_ag_cfg_finalize(void *cfg, size_t *ncases)
 	if (!c->cta_set && c->buffers != F8B_COLL_BUF_SYMMETRIC)
 		c->cta = F8B_COLL_CTA_DEFAULT;
 	if (c->cta == F8B_COLL_CTA_ZERO && c->buffers != F8B_COLL_BUF_SYMMETRIC)
-		return F8B_ERR(F8B_EINVAL,
-		               "--nccl-cta-policy zero (copy-engine collectives) needs --nccl-buffers "
-		               "symmetric (given: %s)",
-		               f8b_coll_buffers_names[c->buffers]);
+		return F8B_ERR(
+		    F8B_EINVAL,
+		    "--nccl-cta-policy zero (copy-engine collectives) needs --nccl-buffers "
+		    "symmetric (given: %s)",
+		    f8b_coll_buffers_names[c->buffers]);
 	/* Bound every MPI wait from here on: a rank that died before the
 	 * first collective must not leave the others waiting. */
 	f8b_comm_set_timeout(c->timeout_s);

@@ -80,8 +80,7 @@ static int cbytes(struct ag_state *s, size_t bytes, void **p)
 	return F8B_OK;
 }
 
-static int ctens(struct ag_state *s, struct f8b_tensor *t, enum f8b_dtype dt, int64_t r,
-                 int64_t c)
+static int ctens(struct ag_state *s, struct f8b_tensor *t, enum f8b_dtype dt, int64_t r, int64_t c)
 {
 	*t = view(NULL, dt, r, c);
 	return cbytes(s, f8b_tensor_bytes(t), &t->data);
@@ -361,8 +360,8 @@ int f8b_ag_gather(struct ag_state *s, int u, int slot)
 		F8B_TRY(coll(s, F8B_COLL_ALLGATHER, F8B_COLL_U8, F8B_COLL_SUM, q.data, gathered,
 		             shard));
 	} else if (s->mode == AG_FP8_AG_AXIS && fwd) {
-		float *sinv = ip ? s->slot_sinv[slot] + (size_t)s->rank * (size_t)s->rows[l]
-		                 : s->row_sinv;
+		float *sinv =
+		    ip ? s->slot_sinv[slot] + (size_t)s->rank * (size_t)s->rows[l] : s->row_sinv;
 		struct f8b_cast_spec cs = {.gran = F8B_GRAN_AXISWISE,
 		                           .dtype = F8B_E4M3,
 		                           .opts = so,
@@ -624,7 +623,8 @@ int f8b_ag_solo(void *state)
 		const void *in = s->c->in_place ? out + (size_t)s->rank * bytes
 		                 : fp8          ? s->wq_shard.data
 		                                : s->w[l].data;
-		return f8b_coll_call(c, F8B_COLL_ALLGATHER, F8B_COLL_U8, F8B_COLL_SUM, in, out, bytes);
+		return f8b_coll_call(c, F8B_COLL_ALLGATHER, F8B_COLL_U8, F8B_COLL_SUM, in, out,
+		                     bytes);
 	}
 	case 1:
 		return f8b_coll_call(c, F8B_COLL_REDUCE_SCATTER,

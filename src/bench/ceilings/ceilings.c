@@ -269,8 +269,8 @@ static int64_t case_bytes(const void *cfg, size_t i)
 
 /* What case_key fills and same_case / describe read. */
 static const char *const ceil_key_columns[] = {
-    "kind", "dtype",     "bytes",    "m",            "k",          "n",
-    "ranks", "unit", "candidate", "in_place", "nccl_buffers", "cta_policy", NULL};
+    "kind",      "dtype",    "bytes",        "m",          "k", "n", "ranks", "unit",
+    "candidate", "in_place", "nccl_buffers", "cta_policy", NULL};
 
 const struct f8b_bench f8b_bench_ceilings = {
     .name = "ceilings",

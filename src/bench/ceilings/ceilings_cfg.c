@@ -279,8 +279,8 @@ int f8b_ceil_cfg_finalize(void *cfg, size_t *ncases)
 	if (!c->gemm_algos)
 		c->gemm_algos = c->gpu_defaults ? GPU_ALGOS : 1;
 	size_t variants = (size_t)F8B_COLL_BUF_N * F8B_COLL_CTA_N * 2;
-	size_t cap = 3 * c->nsizes + 2 * c->shapes.n * (size_t)c->gemm_algos + 1 +
-	             2 * c->ncoll * variants;
+	size_t cap =
+	    3 * c->nsizes + 2 * c->shapes.n * (size_t)c->gemm_algos + 1 + 2 * c->ncoll * variants;
 	if (!(c->cases = calloc(cap, sizeof *c->cases)))
 		return F8B_ERR(F8B_ENOMEM, "%zu cases", cap);
 	for (enum kind k = K_READ; k <= K_COPY; k++)
@@ -303,17 +303,19 @@ int f8b_ceil_cfg_finalize(void *cfg, size_t *ncases)
 		for (int b = 0; b < F8B_COLL_BUF_N; b++)
 			for (int p = 0; p < F8B_COLL_CTA_N; p++)
 				for (int ip = 1; ip >= 0; ip--) {
-					if (!c->want_buf[b] || !c->want_cta[p] || !c->want_place[ip] ||
+					if (!c->want_buf[b] || !c->want_cta[p] ||
+					    !c->want_place[ip] ||
 					    (p == F8B_COLL_CTA_ZERO && b != F8B_COLL_BUF_SYMMETRIC))
 						continue;
-					for (size_t i = 0; c->want[k] && i < c->ncoll && rc == F8B_OK;
-					     i++)
-						rc = add_case(c, cap,
-						              (struct ceil_case){.kind = k,
-						                                 .bytes = c->coll[i],
-						                                 .buffers = b,
-						                                 .cta = p,
-						                                 .in_place = ip});
+					for (size_t i = 0;
+					     c->want[k] && i < c->ncoll && rc == F8B_OK; i++)
+						rc =
+						    add_case(c, cap,
+						             (struct ceil_case){.kind = k,
+						                                .bytes = c->coll[i],
+						                                .buffers = b,
+						                                .cta = p,
+						                                .in_place = ip});
 				}
 	*ncases = c->ncases;
 	return rc;

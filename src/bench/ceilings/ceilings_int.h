@@ -111,7 +111,7 @@ struct ceil_cfg {
 	 * opened by the first collective case that needs it. */
 	struct f8b_coll *coll_h[F8B_COLL_CTA_N];
 	int coll_rc[F8B_COLL_CTA_N]; /* its failure, kept so later cases fail at once */
-	struct f8b_backend *href; /* host backend for reference fills (cuda runs) */
+	struct f8b_backend *href;    /* host backend for reference fills (cuda runs) */
 };
 
 enum {
