@@ -144,16 +144,18 @@ if [ -n "$MPIEXEC" ]; then
 	[ $rc = 0 ] || diag "$(cat merr.txt)"
 	"$F8BENCH" export m.h5 >m.csv
 	rows=$(($(wc -l <m.csv) - 2))
-	ok "$([ "$rows" = 5 ] && echo 0 || echo 1)" "5 rows: read + 2 all-gather + 2 all-reduce sizes, one per case (got $rows)"
+	ok "$([ "$rows" = 9 ] && echo 0 || echo 1)" "9 rows: read + 2 all-gather + 2 all-reduce sizes, in place and out of place (got $rows)"
 	mb() { tail -n +3 m.csv; }
 	nok=$(mb | cut -d, -f"$ST" | grep -cx ok)
-	ok "$([ "$nok" = 5 ] && echo 0 || echo 1)" "every collective-run row is ok (got $nok)"
-	[ "$nok" = 5 ] || diag "$(cat m.csv)"
+	ok "$([ "$nok" = 9 ] && echo 0 || echo 1)" "every collective-run row is ok (got $nok)"
+	[ "$nok" = 9 ] || diag "$(cat m.csv)"
 	mb | awk -F, -v r="$RK" '$r != 2 {bad=1} END {exit bad}'
 	ok $? "rows record 2 ranks"
 	for k in allgather allreduce; do
 		n=$(mb | cut -d, -f"$KIND" | grep -cx "$k")
-		ok "$([ "$n" = 2 ] && echo 0 || echo 1)" "two $k rows ($n)"
+		ok "$([ "$n" = 4 ] && echo 0 || echo 1)" "four $k rows ($n)"
+		n=$(csv_get m.csv in_place kind=$k | sort | tr '\n' ' ')
+		ok "$([ "$n" = "0 0 1 1 " ] && echo 0 || echo 1)" "$k: in place and out of place by default ($n)"
 	done
 	# busbw = size / time x factor: (n-1)/n = 1/2 for all-gather,
 	# 2(n-1)/n = 1 for all-reduce on 2 ranks (nccl-tests).
@@ -163,7 +165,7 @@ if [ -n "$MPIEXEC" ]; then
 		END {exit bad}'
 	ok $? "busbw = size / time x (n-1)/n (all-gather), x 2(n-1)/n (all-reduce)"
 	n=$(mb | grep "^all" | grep -c ",MPI; ")
-	ok "$([ "$n" = 4 ] && echo 0 || echo 1)" "collective rows name the library, MPI ($n of 4)"
+	ok "$([ "$n" = 8 ] && echo 0 || echo 1)" "collective rows name the library, MPI ($n of 8)"
 	# Collectives time an adaptive batch of back-to-back calls (1 to 64 per
 	# sample, recorded); the read row keeps one launch per sample.
 	bcol() { sed -n 2p "$1" | tr ',' '\n' | grep -nx batch | cut -d: -f1; }
@@ -177,6 +179,34 @@ if [ -n "$MPIEXEC" ]; then
 	ok $? "mpiexec -n 2 f8bench ceilings --batch 7 (host collectives)"
 	tail -n +3 mb.csv | awk -F, -v c="$(bcol mb.csv)" '$c != 7 {bad=1} END {exit bad}'
 	ok $? "--batch 7 fixes a collective's batch (recorded 7)"
+	# Buffer modes, CTA policies and placements are case axes, each a row
+	# that records them (MPI takes host memory whatever is asked); zero
+	# CTAs only on symmetric buffers.  On 1 to 4 ranks.
+	for n in 1 2 3 4; do
+		[ $n = 1 ] && continue # a collective needs 2 ranks (tested above)
+		$MPIEXEC $extra -n $n "$F8BENCH" ceilings --backend host $Q --kinds allgather,allreduce \
+			--coll-sizes 4K --nccl-buffers plain,registered,symmetric \
+			--nccl-cta-policy default,zero --in-place on -o nb$n.h5 >/dev/null 2>merr.txt &&
+			"$F8BENCH" export nb$n.h5 --table ceilings >nb$n.csv
+		ok $? "mpiexec -n $n ceilings --nccl-buffers plain,registered,symmetric --nccl-cta-policy default,zero"
+		got=$(csv_get nb$n.csv nccl_buffers kind=allgather | tr '\n' ' ')
+		want="plain registered symmetric symmetric "
+		ok "$([ "$got" = "$want" ] && echo 0 || echo 1)" "-n $n: all-gather rows in buffer order, zero CTAs on symmetric only ($got)"
+		got=$(csv_get nb$n.csv cta_policy kind=allreduce | tr '\n' ' ')
+		ok "$([ "$got" = "default default default zero " ] && echo 0 || echo 1)" "-n $n: all-reduce rows record their CTA policy ($got)"
+		got=$(csv_get nb$n.csv status in_place=1 | grep -cx ok)
+		ok "$([ "$got" = 8 ] && echo 0 || echo 1)" "-n $n: 8 in-place rows, each checked ok ($got)"
+	done
+	$MPIEXEC $extra -n 2 "$F8BENCH" ceilings --backend host $Q --kinds allgather --coll-sizes 4K \
+		--nccl-buffers shiny -o bad.h5 >/dev/null 2>merr.txt
+	rc=$?
+	ok "$([ $rc = 2 ] && grep -q "accepted: plain, registered, symmetric" merr.txt && [ ! -e bad.h5 ] && echo 0 || echo 1)" \
+		"--nccl-buffers shiny: exit 2 naming what is accepted, no file ($rc)"
+	$MPIEXEC $extra -n 2 "$F8BENCH" ceilings --backend host $Q --kinds allgather --coll-sizes 4K \
+		--nccl-cta-policy zero -o bad.h5 >/dev/null 2>merr.txt
+	rc=$?
+	ok "$([ $rc = 2 ] && grep -q "needs --nccl-buffers symmetric" merr.txt && echo 0 || echo 1)" \
+		"--nccl-cta-policy zero on plain buffers: exit 2 saying it needs symmetric ($rc)"
 else
 	skip "mpiexec -n 2 collectives: no mpiexec found by configure"
 fi

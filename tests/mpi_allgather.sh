@@ -14,8 +14,7 @@ A="allgather $Q --layers 3 --tokens 32,64"
 extra=$(ompi_flags --oversubscribe)
 # the value of column $2 in the row of mode $3 and tokens $4 of CSV $1
 col() {
-	awk -F, -v k="$2" -v m="$3" -v t="$4" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-		$c["mode"] == m && $c["tokens_per_rank"] == t { print $c[k] }' "$1"
+	csv_get "$1" "$2" mode="$3" tokens_per_rank="$4"
 }
 MODES="bf16 fp8-compute fp8-allgather fp8-allgather-axiswise"
 for n in 1 2 3 4; do
@@ -56,6 +55,29 @@ ok $? "--rs-dtype f32 (bf16 baseline measured though not listed)"
 ok "$([ "$(col f32.csv rs_dtype fp8-allgather 64)" = f32 ] && [ "$(col f32.csv status fp8-allgather 64)" = ok ] && echo 0 || echo 1)" \
 	"f32 reduce-scatter row ok, speedup $(col f32.csv speedup_vs_bf16 fp8-allgather 64)"
 
+# NCCL buffers, CTA policy and placement: recorded in every row (MPI
+# takes host memory whatever is asked), checked the same in place or not,
+# on 1 to 4 ranks; the default is symmetric, zero CTAs, in place.
+for n in 1 2 3 4; do
+	w=96x48
+	[ $n = 4 ] && w=64x48
+	ok "$([ "$(col r$n.csv nccl_buffers bf16 32)/$(col r$n.csv cta_policy bf16 32)/$(col r$n.csv in_place bf16 32)" = symmetric/zero/1 ] && echo 0 || echo 1)" \
+		"$n ranks: default rows record symmetric buffers, zero CTAs, in place"
+	$MPIEXEC $extra -n $n "$F8BENCH" $A --weights $w --tokens 32 --in-place off --nccl-buffers registered \
+		-o o$n.h5 >o$n.txt 2>&1
+	ok $? "mpiexec -n $n allgather --in-place off --nccl-buffers registered"
+	"$F8BENCH" export o$n.h5 --csv --table allgather >o$n.csv 2>/dev/null
+	for m in $MODES; do
+		got="$(col o$n.csv status $m 32)/$(col o$n.csv nccl_buffers $m 32)/$(col o$n.csv cta_policy $m 32)/$(col o$n.csv in_place $m 32)"
+		ok "$([ "$got" = ok/registered/default/0 ] && echo 0 || echo 1)" \
+			"$n ranks, $m out of place on registered buffers (NCCL's CTA policy): $got"
+		# the same data gathered either way: the same outputs
+		a=$(col o$n.csv sqnr_out_db $m 32) b=$(col r$n.csv sqnr_out_db $m 32)
+		[ $m = bf16 ] || ok "$([ -n "$a" ] && [ "$a" = "$b" ] && echo 0 || echo 1)" \
+			"$n ranks, $m: the same output SQNR in place and out of place ($a, $b)"
+	done
+done
+
 # Bad input: exit 2, the option named.
 bad() { # expected-text args...
 	want=$1
@@ -73,6 +95,10 @@ bad "--prefetch" --prefetch 9
 bad "--rs-dtype" --rs-dtype f16
 bad "--weights" --weights 100
 bad "--timeout" --timeout -1
+bad "accepted: plain, registered, symmetric" --nccl-buffers shiny
+bad "accepted: default, efficiency, zero" --nccl-cta-policy most
+bad "needs --nccl-buffers symmetric" --nccl-buffers plain --nccl-cta-policy zero
+bad "--in-place" --in-place maybe
 $MPIEXEC $extra -n 3 "$F8BENCH" $A --weights 64x48 -o bad.h5 >bad.txt 2>&1
 ok "$([ $? = 2 ] && grep -q "on 3 ranks" bad.txt && echo 0 || echo 1)" "64 rows over 3 ranks: refused"
 # Ranks given different arguments.
@@ -113,6 +139,12 @@ fault() { # signal
 		diag "$(head -c 1500 fault.txt)"
 	}
 	pkill -9 -f "f8bench $L" 2>/dev/null
+	# A stopped rank: rank 0 (the victim is the newest rank) ends by its
+	# own timeout and takes its temporary file back before the abort.
+	# (A killed rank has the launcher kill the others, which leaves them
+	# no time to.)
+	left=$(ls fault.h5.tmp.* 2>/dev/null | wc -l)
+	[ "$1" = STOP ] && ok "$([ "$left" = 0 ] && echo 0 || echo 1)" "SIGSTOP: no temporary results file left behind ($left)"
 	rm -f fault.h5.tmp.*
 }
 fault STOP

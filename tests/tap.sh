@@ -30,6 +30,43 @@ skip_all() {
 	echo "1..0 # SKIP $*"
 	exit 0
 }
+# csv_get FILE COLUMN [NAME=VALUE]...: the COLUMN of every row of the CSV
+# FILE (f8bench export) whose NAME columns hold VALUE, one a line.  Fields
+# are split as RFC 4180 writes them: a quoted field may hold commas and
+# doubled quotes (a message, a transport), which an awk -F, column reader
+# would split and so shift every column after it.  Lines starting with #
+# are skipped; the first other line is the header.
+csv_get() {
+	_f=$1 _k=$2
+	shift 2
+	awk -v k="$_k" -v conds="$*" '
+	function split_csv(line, out,    n, i, ch, q, cur) {
+		n = 0; cur = ""; q = 0
+		for (i = 1; i <= length(line); i++) {
+			ch = substr(line, i, 1)
+			if (q) {
+				if (ch == "\"" && substr(line, i + 1, 1) == "\"") { cur = cur "\""; i++ }
+				else if (ch == "\"") q = 0
+				else cur = cur ch
+			} else if (ch == "\"") q = 1
+			else if (ch == ",") { out[++n] = cur; cur = "" }
+			else cur = cur ch
+		}
+		out[++n] = cur
+		return n
+	}
+	/^#/ { next }
+	!hdr { nh = split_csv($0, h); for (i = 1; i <= nh; i++) col[h[i]] = i; hdr = 1
+		nc = split(conds, cs, " "); next }
+	{
+		split_csv($0, f)
+		for (i = 1; i <= nc; i++) {
+			eq = index(cs[i], "=")
+			if (f[col[substr(cs[i], 1, eq - 1)]] != substr(cs[i], eq + 1)) next
+		}
+		print f[col[k]]
+	}' "$_f"
+}
 done_testing() {
 	echo "1..$tap_n"
 	[ "$tap_failed" = 0 ]

@@ -41,6 +41,14 @@ static int mpi_err(int rc, const char *call)
 	} while (0)
 
 static double wait_timeout_s; /* f8b_comm_set_timeout; 0: unbounded */
+static void (*abort_fn)(void *); /* f8b_comm_on_abort */
+static void *abort_arg;
+
+void f8b_comm_on_abort(void (*fn)(void *), void *arg)
+{
+	abort_fn = fn;
+	abort_arg = arg;
+}
 
 void f8b_comm_set_timeout(double timeout_s)
 {
@@ -75,6 +83,11 @@ static int wait_bounded(MPI_Request *rq, const char *what)
 	        "another rank is dead or stuck; ending the job\n",
 	        rank, size, what, wait_timeout_s);
 	fflush(stderr);
+	if (abort_fn) {
+		void (*fn)(void *) = abort_fn;
+		abort_fn = NULL;
+		fn(abort_arg);
+	}
 	/* The launcher forwards this rank's output; give it a moment before
 	 * the abort takes every rank (and their pipes) down. */
 	struct timespec pause = {0, 500000000L};

@@ -42,6 +42,11 @@ int f8b_comm_same_args(int argc, char **argv, int rank, int size);
  * and ends the whole job (MPI_Abort), since no later MPI call could
  * complete either.  Drivers with a --timeout set it at finalize. */
 void f8b_comm_set_timeout(double timeout_s);
+/* fn(arg) runs once, on this rank, before a wait past the timeout ends the
+ * job: the runner takes back a results file it created and wrote no row
+ * to (its temporary file would outlive the abort otherwise).  NULL
+ * clears it. */
+void f8b_comm_on_abort(void (*fn)(void *), void *arg);
 
 /* ---- collectives over backend memory (f8bench ceilings).
  * The host backend runs them with MPI on host buffers; the cuda backend

@@ -234,6 +234,21 @@ struct sweep {
 	int fatal; /* a failure that ends the sweep (device lost, write failed) */
 };
 
+/* A wait past --timeout is about to end the job (comm.c): a results file
+ * this run created and wrote nothing to goes (its temporary name would
+ * stay behind), one with rows is closed with them. */
+static void on_comm_abort(void *arg)
+{
+	struct sweep *sw = arg;
+	if (!sw->res)
+		return;
+	if (sw->written == 0)
+		f8b_results_abandon(sw->res);
+	else
+		(void)f8b_results_close(sw->res);
+	sw->res = NULL;
+}
+
 /* Steps return a process exit status, or GO_ON. */
 enum { GO_ON = -1 };
 
@@ -303,6 +318,8 @@ static int open_results(struct sweep *sw, int argc, char **argv)
 			                      &sw->res, &sw->run.run_id);
 		if (rc == F8B_OK && b->detail_schema && !b->collective)
 			rc = f8b_results_add_table(sw->res, b->detail_schema);
+		if (sw->res)
+			f8b_comm_on_abort(on_comm_abort, sw);
 	}
 	if (any_rank_failed(b, rc))
 		return 2;
@@ -484,6 +501,7 @@ static int run_rounds(struct sweep *sw)
  * group, never earlier rows. */
 static int cleanup(struct sweep *sw, int exit_code)
 {
+	f8b_comm_on_abort(NULL, NULL);
 	if (sw->res && sw->written == 0) {
 		f8b_results_abandon(sw->res);
 		sw->res = NULL;

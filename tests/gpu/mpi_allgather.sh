@@ -16,8 +16,7 @@ n=1
 A="allgather --backend cuda --weights 2048 --layers 4 --tokens 512,2048 --min-samples 5 --max-samples 20 --min-time 0 -q"
 # the value of column $2 in the row of mode $3 and tokens $4 of CSV $1
 col() {
-	awk -F, -v k="$2" -v m="$3" -v t="$4" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-		$c["mode"] == m && $c["tokens_per_rank"] == t { print $c[k] }' "$1"
+	csv_get "$1" "$2" mode="$3" tokens_per_rank="$4"
 }
 run() { # $1 name, rest: env
 	name=$1

@@ -29,7 +29,7 @@ cd "$tmp" || exit 1
 export NCCL_NVLS_ENABLE=0
 extra=$(ompi_flags)
 diag "$MPIEXEC $extra -n 2 (default binding), $($MPIEXEC --version 2>&1 | head -1)"
-C="ceilings --backend cuda --kinds allgather --coll-sizes 1M,64M,256M -q"
+C="ceilings --backend cuda --kinds allgather --coll-sizes 1M,64M,256M --in-place off -q"
 $MPIEXEC $extra -n 2 "$F8BENCH" $C -o adaptive.h5 >adaptive.txt 2>&1
 rc=$?
 ok $rc "mpiexec -n 2 f8bench ceilings --kinds allgather (adaptive batch)"
@@ -43,8 +43,7 @@ ok $rc "the same with a long back-to-back batch (--batch 50)"
 ok $? "export both"
 # column COL of the all-gather of BYTES in FILE
 col() {
-	awk -F, -v b="$2" -v k="$3" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-		$c["kind"] == "allgather" && $c["bytes"] == b { print $c[k] }' "$1"
+	csv_get "$1" "$3" kind=allgather bytes="$2" in_place=0
 }
 # median time of the all-gather of BYTES in FILE (us)
 us() {
@@ -68,4 +67,30 @@ r=$(awk -v k="$(col long.csv 1048576 batch)" 'BEGIN { print (k == 50) ? 0 : 1 }'
 ok "$r" "--batch 50 recorded in the batch column"
 r=$(awk -v n="$n" 'BEGIN { print (n >= 200) ? 0 : 1 }')
 ok "$r" "1 MiB: the host keeps up ($n samples within the 10 s cap, at least 200)"
+
+# Every buffer mode and CTA policy, in place and not: each row checked
+# (position-weighted checksums of every rank's part) and recorded.  An
+# NCCL too old for a mode makes its rows unsupported, naming the version.
+$MPIEXEC $extra -n 2 "$F8BENCH" ceilings --backend cuda --kinds allgather,allreduce \
+	--coll-sizes 1M,64M --nccl-buffers plain,registered,symmetric \
+	--nccl-cta-policy default,efficiency,zero --min-time 0.05 -q -o modes.h5 >modes.txt 2>&1
+rc=$?
+ok $rc "ceilings in every buffer mode, CTA policy and placement"
+[ $rc = 0 ] || diag "$(tail -5 modes.txt)"
+"$F8BENCH" export modes.h5 --table ceilings >modes.csv
+for b in plain registered symmetric; do
+	for p in default efficiency zero; do
+		[ $p = zero ] && [ $b != symmetric ] && continue
+		for ip in 0 1; do
+			st=$(csv_get modes.csv status kind=allgather bytes=67108864 nccl_buffers=$b cta_policy=$p in_place=$ip)
+			v=$(csv_get modes.csv value kind=allgather bytes=67108864 nccl_buffers=$b cta_policy=$p in_place=$ip)
+			r=1
+			case "$st" in ok | unsupported) r=0 ;; esac
+			ok $r "64 MiB all-gather, $b buffers, $p CTAs, in_place=$ip: $st ($(awk -v v="$v" 'BEGIN { printf "%.1f", v / 1e9 }') GB/s busbw)"
+		done
+	done
+done
+n=$(csv_get modes.csv status | grep -vcx ok)
+ok "$([ "$n" = 0 ] && echo 0 || echo 1)" "every row ok ($n not)"
+[ "$n" = 0 ] || diag "$(grep -v ',ok,' modes.csv | head -5)"
 done_testing

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# ag-node.sh - the all-gather measurements of a multi-GPU node in one job
+# (doc/allgather.md, "NCCL buffers and CTA policy"): NCCL's own
+# all_gather_perf in every buffer mode beside f8bench's collectives in the
+# same modes, and the allgather benchmark's A/B of buffers and placement.
+#
+#   scripts/ag-node.sh OUTDIR [PART]...
+#
+# PART (default: build tests nccl-tests collectives ab):
+#   build        bootstrap, configure, make into _gpu_build (kept: a later
+#                call on the same machine skips it when f8bench is there)
+#   tests        the multi-GPU tests (mpi_collectives.sh, mpi_allgather.sh)
+#                and the allgather GPU op tests
+#   nccl-tests   builds nccl-tests from NCCL_TESTS_SRC (default .nccl-tests,
+#                a checkout the caller brought; it is never committed) for
+#                sm_90, and runs all_gather_perf -b 1M -e 1G -f 4 -d int8
+#                with plain, registered (-R 1), symmetric (-R 2) buffers and
+#                the copy-engine policy (-R 2 -x 2) -> OUTDIR/nccl-tests.txt
+#   collectives  f8bench ceilings all-gather in every buffer mode, CTA
+#                policy and placement, and all-reduce in every buffer mode
+#                (default policy) -> OUTDIR/collectives.h5
+#   ab           f8bench allgather at D=8192 L=8, 2048 and 8192 tokens per
+#                rank, every mode, in four configurations -> OUTDIR/allgather-ab.h5
+#   sweep        the allgather sweep in its default configuration (the
+#                gpu-sweep.sh part allgather) -> OUTDIR/allgather-sweep.h5,
+#                and the llama shapes appended
+#   net          gpu-sweep.sh's allgather-net -> OUTDIR/allgather-net.h5
+# Leaves OUTDIR/summary.txt (the last lines of each part) and
+# OUTDIR/logs.tar.gz.  NVLink multicast stays off (NCCL_NVLS_ENABLE=0).
+set -uo pipefail
+out=${1:?usage: scripts/ag-node.sh OUTDIR [PART]...}
+shift
+parts=${*:-build tests nccl-tests collectives ab}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+src=$(cd "$(dirname "$0")/.." && pwd)
+build="$src/_gpu_build"
+logs="$out/logs"
+mkdir -p "$logs"
+summary="$out/summary.txt"
+say() { echo "$*" | tee -a "$summary"; }
+export NCCL_NVLS_ENABLE=0
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export F8B_INPUTS="$src/inputs" F8B_ROOFLINE="$src/roofline"
+ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
+jobs=$(nproc 2>/dev/null || echo 4)
+f8b="$build/f8bench"
+status=0
+mpi() { mpiexec -n "$ngpu" --bind-to none "$@"; }
+say "== ag-node.sh on $(hostname) at $(date -u +%FT%TZ): $ngpu GPUs, parts: $parts"
+say "tree: $(cd "$src" && git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader | tee -a "$summary"
+nvidia-smi topo -m >"$logs/topo.txt" 2>&1
+
+part_build() {
+	if [ -x "$f8b" ]; then
+		say "build: kept (_gpu_build/f8bench exists)"
+		make -C "$build" -j"$jobs" >"$logs/build.log" 2>&1 || return 1
+		return 0
+	fi
+	local t0=$(date +%s)
+	mkdir -p "$build"
+	(cd "$src" && ./bootstrap) >"$logs/bootstrap.log" 2>&1 &&
+		(cd "$build" && "$src/configure") >"$logs/configure.log" 2>&1 &&
+		make -C "$build" -j"$jobs" >"$logs/build.log" 2>&1 || {
+		say "BUILD FAILED"
+		tail -30 "$logs/build.log" "$logs/configure.log"
+		return 1
+	}
+	say "build: ok in $(($(date +%s) - t0)) s"
+}
+
+part_tests() {
+	local t=(tests/gpu/mpi_collectives.sh tests/gpu/mpi_allgather.sh tests/gpu/test_ag_ops tests/gpu/test_harness_gpu)
+	make -C "$build" -j"$jobs" check TESTS="${t[*]}" >"$logs/tests.log" 2>&1 || status=1
+	for f in mpi_collectives mpi_allgather test_ag_ops test_harness_gpu; do
+		cp "$build/tests/gpu/$f.log" "$logs/" 2>/dev/null
+		say "$f: $(grep -c '^ok' "$build/tests/gpu/$f.log" 2>/dev/null) ok, $(grep -c '^not ok' "$build/tests/gpu/$f.log" 2>/dev/null) not ok"
+		grep -h '^not ok' "$build/tests/gpu/$f.log" 2>/dev/null | head -10 | tee -a "$summary"
+	done
+	grep -h '^# ' "$build/tests/gpu/mpi_collectives.log" 2>/dev/null | head -20 >>"$summary"
+}
+
+part_nccl_tests() {
+	local nt=${NCCL_TESTS_SRC:-$src/.nccl-tests} home=
+	for d in /usr/local/cuda /usr; do [ -f "$d/include/nccl.h" ] && home=$d && break; done
+	[ -d "$nt" ] || { say "nccl-tests: no source at $nt"; return 1; }
+	make -C "$nt" -j"$jobs" MPI=0 CUDA_HOME=/usr/local/cuda ${home:+NCCL_HOME=$home} \
+		NVCC_GENCODE="-gencode=arch=compute_90,code=sm_90" >"$logs/nccl-tests-build.log" 2>&1 || {
+		say "nccl-tests: build failed"; tail -20 "$logs/nccl-tests-build.log"; return 1; }
+	local bin="$nt/build/all_gather_perf" f="$out/nccl-tests.txt"
+	: >"$f"
+	for v in "-R 0" "-R 1" "-R 2" "-R 2 -x 2"; do
+		echo "+ all_gather_perf -b 1M -e 1G -f 4 -d int8 -g $ngpu $v" | tee -a "$f"
+		timeout 300 "$bin" -b 1M -e 1G -f 4 -d int8 -g "$ngpu" $v >>"$f" 2>&1 || status=1
+	done
+	for v in "-R 0" "-R 2"; do
+		echo "+ all_reduce_perf -b 1M -e 1G -f 4 -d float -g $ngpu $v" | tee -a "$f"
+		timeout 300 "$nt/build/all_reduce_perf" -b 1M -e 1G -f 4 -d float -g "$ngpu" $v >>"$f" 2>&1 || status=1
+	done
+	grep -E '^\+|^ +(1048576|268435456|1073741824) ' "$f" | tee -a "$summary"
+}
+
+part_collectives() {
+	local f="$out/collectives.h5"
+	echo "+ mpiexec -n $ngpu f8bench ceilings --kinds allgather --nccl-buffers plain,registered,symmetric --nccl-cta-policy default,efficiency,zero -o collectives.h5" | tee -a "$summary"
+	mpi "$f8b" ceilings --kinds allgather --nccl-buffers plain,registered,symmetric \
+		--nccl-cta-policy default,efficiency,zero -o "$f" >"$logs/collectives.log" 2>&1 || status=1
+	echo "+ mpiexec -n $ngpu f8bench ceilings --kinds allreduce --nccl-buffers plain,registered,symmetric -o collectives.h5 --append" | tee -a "$summary"
+	mpi "$f8b" ceilings --kinds allreduce --nccl-buffers plain,registered,symmetric \
+		-o "$f" --append >>"$logs/collectives.log" 2>&1 || status=1
+	grep -E '(1 MiB|256 MiB|1 GiB) on' "$logs/collectives.log" | grep allgather | sed 's/.*| //' | tee -a "$summary"
+	tail -2 "$logs/collectives.log" | tee -a "$summary"
+}
+
+part_ab() {
+	local f="$out/allgather-ab.h5" app=
+	for cfg in "--nccl-buffers plain --in-place off" "--nccl-buffers registered" \
+		"--nccl-buffers symmetric --nccl-cta-policy default" "--nccl-buffers symmetric --nccl-cta-policy zero"; do
+		echo "+ mpiexec -n $ngpu f8bench allgather --tokens 2048,8192 --min-time 0.2 --max-time 3 $cfg -o allgather-ab.h5 $app" | tee -a "$summary"
+		mpi "$f8b" allgather --tokens 2048,8192 --min-time 0.2 --max-time 3 $cfg -o "$f" $app \
+			>>"$logs/allgather-ab.log" 2>&1 || status=1
+		app=--append
+	done
+	grep -E '^\[' "$logs/allgather-ab.log" | sed 's/.*| //' | tee -a "$summary"
+}
+
+part_sweep() {
+	"$src/scripts/gpu-sweep.sh" "$f8b" "$out" allgather >"$logs/sweep.log" 2>&1 || status=1
+	grep -E '^\+|^\[' "$logs/sweep.log" | sed 's/elapsed.*| //' | tee -a "$summary"
+}
+
+part_net() {
+	"$src/scripts/gpu-sweep.sh" "$f8b" "$out" allgather-net >"$logs/net.log" 2>&1 || status=1
+	grep -E '^\+|^\[' "$logs/net.log" | sed 's/elapsed.*| //' | tee -a "$summary"
+}
+
+for p in $parts; do
+	t0=$(date +%s)
+	case $p in
+	build) part_build || { status=1; break; } ;;
+	tests) part_tests ;;
+	nccl-tests) part_nccl_tests || status=1 ;;
+	collectives) part_collectives ;;
+	ab) part_ab ;;
+	sweep) part_sweep ;;
+	net) part_net ;;
+	*) say "ag-node.sh: unknown part '$p'"; status=2 ;;
+	esac
+	say "-- $p: $(($(date +%s) - t0)) s"
+done
+tar -czf "$out/logs.tar.gz" -C "$logs" . && rm -rf "$logs"
+say "== ag-node.sh: $([ $status = 0 ] && echo PASSED || echo FAILED)"
+exit $status
