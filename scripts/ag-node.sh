@@ -102,15 +102,10 @@ part_nccl_tests() {
 }
 
 part_collectives() {
-	local f="$out/collectives.h5"
-	echo "+ mpiexec -n $ngpu f8bench ceilings --kinds allgather --nccl-buffers plain,registered,symmetric --nccl-cta-policy default,efficiency,zero -o collectives.h5" | tee -a "$summary"
-	mpi "$f8b" ceilings --kinds allgather --nccl-buffers plain,registered,symmetric \
-		--nccl-cta-policy default,efficiency,zero -o "$f" >"$logs/collectives.log" 2>&1 || status=1
-	echo "+ mpiexec -n $ngpu f8bench ceilings --kinds allreduce --nccl-buffers plain,registered,symmetric -o collectives.h5 --append" | tee -a "$summary"
-	mpi "$f8b" ceilings --kinds allreduce --nccl-buffers plain,registered,symmetric \
-		-o "$f" --append >>"$logs/collectives.log" 2>&1 || status=1
-	grep -E '(1 MiB|256 MiB|1 GiB) on' "$logs/collectives.log" | grep allgather | sed 's/.*| //' | tee -a "$summary"
-	tail -2 "$logs/collectives.log" | tee -a "$summary"
+	"$src/scripts/gpu-sweep.sh" "$f8b" "$out" collectives >"$logs/collectives.log" 2>&1 || status=1
+	grep -E '^\+' "$logs/collectives.log" | tee -a "$summary"
+	grep -E '(1 MiB|256 MiB|1 GiB) on' "$logs/collectives.log" | sed 's/.*| //' | tee -a "$summary"
+	grep wrote "$logs/collectives.log" | tee -a "$summary"
 }
 
 part_ab() {

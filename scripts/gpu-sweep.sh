@@ -5,7 +5,9 @@
 #
 # ceilings: f8bench ceilings (bandwidth sweep, GEMM peaks, launch) -> OUTDIR/ceilings.h5
 # collectives: NCCL all-gather / all-reduce bus bandwidth over every GPU of
-#        the node (mpiexec -n <GPUs>) -> OUTDIR/collectives.h5
+#        the node (mpiexec -n <GPUs>): the all-gather in every buffer mode,
+#        CTA policy and placement, the all-reduce in every buffer mode
+#        -> OUTDIR/collectives.h5
 # main:  pow2 + Llama-2-70B + Llama-3-8B shapes x tensorwise/axiswise/blockwise
 #        x fast_accum on/off x e4m3:e4m3 and e4m3:e5m2, each with bf16
 #        -> OUTDIR/gemm-sweep.h5, placed on the roofline of $CEILINGS (a file
@@ -62,9 +64,14 @@ ceilings)
 	;;
 collectives)
 	ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
-	echo "+ mpiexec -n $ngpu f8bench ceilings --kinds allgather,allreduce"
-	NCCL_NVLS_ENABLE=0 mpiexec -n "$ngpu" --bind-to none "$f8b" ceilings --kinds allgather,allreduce \
+	b=plain,registered,symmetric
+	echo "+ mpiexec -n $ngpu f8bench ceilings --kinds allgather --nccl-buffers $b --nccl-cta-policy default,efficiency,zero"
+	NCCL_NVLS_ENABLE=0 mpiexec -n "$ngpu" --bind-to none "$f8b" ceilings --kinds allgather \
+		--nccl-buffers $b --nccl-cta-policy default,efficiency,zero \
 		-o "$out/collectives.h5" || status=1
+	echo "+ mpiexec -n $ngpu f8bench ceilings --kinds allreduce --nccl-buffers $b --append"
+	NCCL_NVLS_ENABLE=0 mpiexec -n "$ngpu" --bind-to none "$f8b" ceilings --kinds allreduce \
+		--nccl-buffers $b -o "$out/collectives.h5" --append || status=1
 	;;
 main)
 	run gemm --shapes $models --scaling tensorwise,axiswise,blockwise --fast-accum on,off \

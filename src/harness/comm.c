@@ -40,7 +40,7 @@ static int mpi_err(int rc, const char *call)
 			return mpi_err(f8b_mpi_rc_, #call);                                        \
 	} while (0)
 
-static double wait_timeout_s; /* f8b_comm_set_timeout; 0: unbounded */
+static double wait_timeout_s;    /* f8b_comm_set_timeout; 0: unbounded */
 static void (*abort_fn)(void *); /* f8b_comm_on_abort */
 static void *abort_arg;
 

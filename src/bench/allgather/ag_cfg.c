@@ -412,11 +412,26 @@ void f8b_ag_describe(const void *vrow, char *buf, size_t n)
 	         (int)r->ranks);
 }
 
+void f8b_ag_exposed_str(const struct f8b_allgather_row *r, char *buf, size_t n)
+{
+	/* exposed = step - the same step without its collectives: two
+	 * medians, so a step whose communication hides completely reads a
+	 * little either side of zero.  Below zero it is that noise, not a
+	 * share of the step: say so, beside the step's own noise. */
+	if (isfinite(r->exposed_pct) && r->exposed_pct < 0)
+		snprintf(buf, n, "none (%.1f%%: noise; step noise +-%.1f%%)", r->exposed_pct,
+		         100.0 * r->time_noise);
+	else
+		snprintf(buf, n, "%.1f%%", r->exposed_pct);
+}
+
 void f8b_ag_summarize(const void *vrow, char *buf, size_t n)
 {
 	const struct f8b_allgather_row *r = vrow;
-	snprintf(buf, n, "%.4g ms %.2fx bf16, exposed comm %.1f%%, all-gather busbw %.1f GB/s",
-	         1e3 * r->time_median_s, r->speedup_vs_bf16, r->exposed_pct, r->ag_busbw_gbps);
+	char ex[64];
+	f8b_ag_exposed_str(r, ex, sizeof ex);
+	snprintf(buf, n, "%.4g ms %.2fx bf16, exposed comm %s, all-gather busbw %.1f GB/s",
+	         1e3 * r->time_median_s, r->speedup_vs_bf16, ex, r->ag_busbw_gbps);
 }
 
 /* An upper bound of a case's device memory per rank (ag_step.c's

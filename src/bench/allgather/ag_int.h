@@ -110,6 +110,9 @@ void f8b_ag_case_key(const void *cfg, size_t i, void *row);
 bool f8b_ag_same_case(const void *a, const void *b);
 void f8b_ag_describe(const void *row, char *buf, size_t n);
 void f8b_ag_summarize(const void *row, char *buf, size_t n);
+/* The exposed communication's share for a person to read: "12.3%", or
+ * "none (-1.2%: noise; ...)" where the two medians it comes from crossed. */
+void f8b_ag_exposed_str(const struct f8b_allgather_row *r, char *buf, size_t n);
 int64_t f8b_ag_case_bytes(const void *cfg, size_t i);
 
 struct ag_gemm {

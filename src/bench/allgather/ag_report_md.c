@@ -84,7 +84,13 @@ static void measured_tables(const struct arpt *A, FILE *md)
 		fputs(" | ", md);
 		f8b_rpt_md_num(md, "%.3f", r->speedup_vs_bf16);
 		fputs(" | ", md);
-		f8b_rpt_md_num(md, "%.1f%%", r->exposed_pct);
+		if (isfinite(r->exposed_pct)) {
+			char ex[64];
+			f8b_ag_exposed_str(r, ex, sizeof ex);
+			fputs(ex, md);
+		} else {
+			f8b_rpt_md_num(md, "%.1f%%", r->exposed_pct);
+		}
 		fputs(" | ", md);
 		f8b_rpt_md_num(md, "%.2f", r->overlap_efficiency);
 		fputs(" | ", md);
