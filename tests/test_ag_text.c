@@ -26,7 +26,8 @@ int main(void)
 	tap_ok(strstr(buf, "none") && strstr(buf, "noise") && strstr(buf, "2.1%"),
 	       "a negative share says none, noise, with the step's noise figure (%s)", buf);
 	f8b_ag_summarize(&r, buf, sizeof buf);
-	tap_ok(!strstr(buf, "exposed comm -"), "the progress line shows no negative share (%s)", buf);
+	tap_ok(!strstr(buf, "exposed comm -"), "the progress line shows no negative share (%s)",
+	       buf);
 
 	r.exposed_pct = NAN;
 	f8b_ag_exposed_str(&r, buf, sizeof buf);

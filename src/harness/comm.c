@@ -252,6 +252,7 @@ struct f8b_coll {
 	int device;
 	double timeout_s;
 	int max_ctas;
+	bool blocking;
 	pthread_mutex_t mu;
 	pthread_t thread;
 	bool mu_ready, thread_running, stop;
@@ -487,7 +488,7 @@ static int nccl_open(struct f8b_coll *c, struct f8b_backend *be)
 	c->be = be;
 
 	ncclConfig_t cfg = NCCL_CONFIG_INITIALIZER;
-	cfg.blocking = 0; /* init returns at once; we poll it with a timeout */
+	cfg.blocking = c->blocking; /* 0: init returns at once; we poll it with a timeout */
 	if (c->max_ctas > 0)
 		cfg.maxCTAs = c->max_ctas;
 #if F8B_NCCL_HAVE_CTA
@@ -632,6 +633,10 @@ int f8b_coll_open(const struct f8b_backend_ops *ops, struct f8b_backend *be, dou
 		c->nccl = true;
 		c->timeout_s = timeout_s;
 		c->max_ctas = o ? o->max_ctas : 0;
+		c->blocking = o && o->blocking;
+		const char *ev = getenv("F8B_NCCL_BLOCKING");
+		if (ev && (!strcmp(ev, "0") || !strcmp(ev, "1")))
+			c->blocking = !strcmp(ev, "1");
 		snprintf(c->library, sizeof c->library, "NCCL");
 		int rc = nccl_version_ok(c, c->cta_policy);
 		if (rc == F8B_OK)

@@ -104,6 +104,13 @@ int f8b_coll_name_index(const char *const *names, int n, const char *name);
 struct f8b_coll_opts {
 	int cta_policy; /* enum f8b_coll_cta */
 	int max_ctas;   /* ncclConfig_t.maxCTAs; 0: NCCL's default */
+	/* A blocking NCCL communicator, for symmetric windows: NCCL 2.28.3
+	 * refused ncclCommWindowRegister on a non-blocking one on an H100 pair
+	 * ("Attempt to use communicator before the previous operation returned
+	 * ncclSuccess", doc/allgather.md).  Its init waits without the
+	 * timeout (every rank has met in an MPI broadcast just before);
+	 * collectives keep the watchdog.  F8B_NCCL_BLOCKING=0|1 overrides. */
+	bool blocking;
 };
 
 /* F8B_EUNSUPPORTED (with the reason) for a backend with no collectives

@@ -36,7 +36,8 @@ static void teardown(void *vs)
 static int open_comm(struct f8b_run *run, struct ag_cfg *c)
 {
 	c->coll_tried = true;
-	struct f8b_coll_opts o = {.cta_policy = c->cta};
+	struct f8b_coll_opts o = {.cta_policy = c->cta,
+	                          .blocking = c->buffers == F8B_COLL_BUF_SYMMETRIC};
 	c->coll_rc = f8b_coll_open(run->ops, run->be, c->timeout_s, &o, &c->coll);
 	if (c->coll_rc != F8B_OK)
 		return c->coll_rc;

@@ -242,7 +242,8 @@ static int setup_coll(struct ceil_state *s)
 	 * first case that needs it; a failure is kept, so a missing peer
 	 * costs one timeout, not one per case. */
 	if (!c->coll_h[p] && c->coll_rc[p] == F8B_OK) {
-		struct f8b_coll_opts o = {.cta_policy = p};
+		struct f8b_coll_opts o = {.cta_policy = p,
+		                          .blocking = c->want_buf[F8B_COLL_BUF_SYMMETRIC]};
 		c->coll_rc[p] = f8b_coll_open(ops, be, c->timeout_s, &o, &c->coll_h[p]);
 		if (c->coll_rc[p] != F8B_OK)
 			return c->coll_rc[p]; /* its message says why */
