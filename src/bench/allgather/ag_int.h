@@ -29,10 +29,13 @@
 #define AG_MAX_LAYERS   64
 #define AG_MAX_PREFETCH 4
 #define AG_MAX_USES     (2 * AG_MAX_LAYERS) /* gathers per step */
-/* What a tuned FSDP runs (doc/allgather.md, "NCCL buffers and CTA
- * policy"): symmetric buffers, NCCL's copy engines, gathers in place. */
-#define AG_DEFAULT_BUFFERS  "symmetric"
-#define AG_DEFAULT_CTA      "zero"
+/* What a tuned FSDP runs: the fastest step of the A/B on an H100 pair
+ * (results/h100x2/allgather-ab.h5, doc/allgather.md "NCCL buffers and CTA
+ * policy"): registered buffers, NCCL's own CTA policy, gathers in place.
+ * Symmetric windows on the copy engines gather fastest alone, but their
+ * reduce-scatter (the same communicator's) ran 18% slower. */
+#define AG_DEFAULT_BUFFERS  "registered"
+#define AG_DEFAULT_CTA      "default"
 #define AG_DEFAULT_IN_PLACE "on"
 /* Buffers f8b_coll_alloc made for one case, freed in reverse order. */
 #define AG_MAX_CBUFS (8 * AG_MAX_LAYERS + 4 * AG_MAX_PREFETCH + 16)
