@@ -3,8 +3,10 @@
 #
 # Run by `f8bench report` inside its output directory, as
 #     gnuplot -e "fmt='png'; out='collectives.png'" collectives.gp
-# Reads ceilings-vars.gp and collectives.dat (index 0 allgather, 1 allreduce:
-# bytes, busbw GB/s, datasheet GB/s).  busbw: nccl-tests' definitions.
+# Reads ceilings-vars.gp and collectives.dat: one index block per op and
+# variant (buffers, CTA policy, placement), named by c_coll_title[i] and
+# c_coll_kind[i] (0 all-gather, 1 all-reduce); columns bytes, busbw GB/s,
+# datasheet GB/s.  busbw: nccl-tests' definitions.
 
 if (!exists("fmt")) fmt = "png"
 if (!exists("out")) out = "collectives." . fmt
@@ -26,6 +28,7 @@ set xlabel "message size (bytes)"
 set ylabel "bus bandwidth (GB/s)"
 set format x "%.0b%B"
 set grid xtics ytics mxtics mytics lc rgb "#dddddd"
-set key top left box opaque
-plot "collectives.dat" index 0 using 1:2 with linespoints pt 7 lc rgb "#1f77b4" title "all-gather", \
-     "" index 1 using 1:2 with linespoints pt 9 lc rgb "#e66100" title "all-reduce"
+set key outside right top box opaque font ",9"
+# all-gather: filled circles, solid; all-reduce: triangles, dashed
+plot for [i=1:c_coll_n] "collectives.dat" index (i-1) using 1:2 with linespoints \
+     pt (c_coll_kind[i] ? 9 : 7) dt 1+c_coll_kind[i] lc i title (c_coll_title[i])

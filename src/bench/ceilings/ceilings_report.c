@@ -42,6 +42,45 @@ static int cmp_bytes(const void *a, const void *b)
 	return (x->bytes > y->bytes) - (x->bytes < y->bytes);
 }
 
+/* A collective's variant: its buffers, CTA policy and placement, in the
+ * order the sweep runs them.  Rows written before those columns were
+ * plain, NCCL's default policy and out of place. */
+static const char *const buf_order[] = {"plain", "registered", "symmetric"};
+static const char *const cta_order[] = {"default", "efficiency", "zero"};
+
+static int rank_of(const char *v, size_t n, const char *const *order, int norder)
+{
+	for (int i = 0; i < norder; i++)
+		if (is(v, n, order[i]))
+			return i;
+	return v[0] ? norder : 0; /* "" (older files): the first */
+}
+
+static int variant_of(const struct f8b_ceilings_row *r)
+{
+	int b = rank_of(r->nccl_buffers, sizeof r->nccl_buffers, buf_order, 3);
+	int p = rank_of(r->cta_policy, sizeof r->cta_policy, cta_order, 3);
+	return (b * 4 + p) * 2 + !r->in_place;
+}
+
+static void variant_name(const struct f8b_ceilings_row *r, char *buf, size_t n)
+{
+	snprintf(buf, n, "%.16s, %.16s CTAs, %s", r->nccl_buffers[0] ? r->nccl_buffers : "plain",
+	         r->cta_policy[0] ? r->cta_policy : "default",
+	         r->in_place ? "in place" : "out of place");
+}
+
+/* By variant, then size: each variant is one line of the plot. */
+static int cmp_variant_bytes(const void *a, const void *b)
+{
+	const struct f8b_ceilings_row *x = *(const struct f8b_ceilings_row *const *)a;
+	const struct f8b_ceilings_row *y = *(const struct f8b_ceilings_row *const *)b;
+	int vx = variant_of(x), vy = variant_of(y);
+	if (vx != vy)
+		return (vx > vy) - (vx < vy);
+	return cmp_bytes(a, b);
+}
+
 static int collect(struct ceil_report *C)
 {
 	const struct f8b_report_ctx *ctx = C->ctx;
@@ -78,7 +117,7 @@ static int collect(struct ceil_report *C)
 	for (int k = 0; k < NBW; k++)
 		qsort(C->bw[k], C->nbw[k], sizeof *C->bw[k], cmp_bytes);
 	for (int k = 0; k < NCOLL; k++)
-		qsort(C->coll[k], C->ncoll[k], sizeof *C->coll[k], cmp_bytes);
+		qsort(C->coll[k], C->ncoll[k], sizeof *C->coll[k], cmp_variant_bytes);
 	return F8B_OK;
 }
 
@@ -127,6 +166,53 @@ static int write_blocks(const char *dir, const char *name, const char *what,
 	return f8b_rpt_close(&o, F8B_OK);
 }
 
+/* collectives.dat: one index block per (kind, variant), bytes, busbw
+ * GB/s, datasheet GB/s; ceilings-vars.gp names each block (c_coll_n,
+ * c_coll_title[i], c_coll_kind[i]: 0 all-gather, 1 all-reduce). */
+static int write_coll(const struct ceil_report *C, FILE *vars)
+{
+	struct f8b_rpt_out o;
+	F8B_TRY(f8b_rpt_open(C->ctx->dir, &o, "collectives.dat"));
+	f8b_rpt_dat_header(o.f, "bus bandwidth per message size, a block per op and variant",
+	                   "bytes GB/s datasheet_GB/s");
+	int nb = 0;
+	char titles[64][96];
+	int kinds[64];
+	for (int k = 0; k < NCOLL; k++)
+		for (size_t i = 0; i < C->ncoll[k]; i++) {
+			const struct f8b_ceilings_row *r = C->coll[k][i];
+			bool first = i == 0 || variant_of(C->coll[k][i - 1]) != variant_of(r);
+			if (first && nb > 0)
+				fprintf(o.f, "\n\n");
+			if (first) {
+				char v[80];
+				variant_name(r, v, sizeof v);
+				fprintf(o.f, "# %s: %s\n", coll_kinds[k], v);
+				if (nb < 64) {
+					snprintf(titles[nb], sizeof titles[nb], "%s: %s",
+					         k ? "all-reduce" : "all-gather", v);
+					kinds[nb] = k;
+				}
+				nb++;
+			}
+			fprintf(o.f, "%lld %.6g ", (long long)r->bytes, r->value / 1e9);
+			f8b_rpt_gp_num(o.f, r->datasheet_value / 1e9);
+			fputc('\n', o.f);
+		}
+	if (nb == 0)
+		fprintf(o.f, "NaN NaN NaN\n");
+	if (nb > 64)
+		nb = 64; /* the plot's legend stops there; the table has every row */
+	fprintf(vars, "c_coll_n = %d\narray c_coll_title[%d]\narray c_coll_kind[%d]\n", nb,
+	        nb ? nb : 1, nb ? nb : 1);
+	for (int i = 0; i < nb; i++) {
+		fprintf(vars, "c_coll_title[%d] = ", i + 1);
+		f8b_rpt_gp_str(vars, titles[i]);
+		fprintf(vars, "\nc_coll_kind[%d] = %d\n", i + 1, kinds[i]);
+	}
+	return f8b_rpt_close(&o, F8B_OK);
+}
+
 static int write_vars(const struct ceil_report *C)
 {
 	struct f8b_rpt_out o;
@@ -141,14 +227,15 @@ static int write_vars(const struct ceil_report *C)
 	fprintf(o.f, "\nc_hbm_gbs = ");
 	f8b_rpt_gp_num(o.f, C->hbm_plateau / 1e9);
 	fprintf(o.f, "\n");
-	return f8b_rpt_close(&o, F8B_OK);
+	return f8b_rpt_close(&o, write_coll(C, o.f));
 }
 
 static int write_csv(const struct ceil_report *C)
 {
 	struct f8b_rpt_out o;
 	F8B_TRY(f8b_rpt_open(C->ctx->dir, &o, "ceilings.csv"));
-	fprintf(o.f, "kind,dtype,bytes,m,k,n,ranks,value,unit,datasheet_value,time_median_s\n");
+	fprintf(o.f, "kind,dtype,bytes,m,k,n,ranks,value,unit,datasheet_value,time_median_s,"
+	             "nccl_buffers,cta_policy,in_place\n");
 	const struct f8b_ceilings_row **const groups[] = {C->bw[0],   C->bw[1],   C->bw[2],
 	                                                  C->coll[0], C->coll[1], C->other};
 	const size_t counts[] = {C->nbw[0],   C->nbw[1],   C->nbw[2],
@@ -164,7 +251,8 @@ static int write_csv(const struct ceil_report *C)
 			f8b_rpt_csv_num(o.f, r->datasheet_value);
 			fputc(',', o.f);
 			f8b_rpt_csv_num(o.f, r->time_median_s);
-			fputc('\n', o.f);
+			fprintf(o.f, ",%.16s,%.16s,%d\n", r->nccl_buffers, r->cta_policy,
+			        (int)r->in_place);
 		}
 	return f8b_rpt_close(&o, F8B_OK);
 }
@@ -199,9 +287,6 @@ static int ceil_prepare(const struct f8b_report_ctx *ctx, void **state, const ch
 	F8B_TRY(
 	    write_blocks(ctx->dir, "bandwidth.dat", "bandwidth per working set (read, write, copy)",
 	                 (const struct f8b_ceilings_row **const *)C->bw, C->nbw, bw_kinds, NBW));
-	F8B_TRY(write_blocks(
-	    ctx->dir, "collectives.dat", "bus bandwidth per message size (allgather, allreduce)",
-	    (const struct f8b_ceilings_row **const *)C->coll, C->ncoll, coll_kinds, NCOLL));
 	size_t nbw = C->nbw[0] + C->nbw[1] + C->nbw[2], ncoll = C->ncoll[0] + C->ncoll[1];
 	if ((C->drew_bw = nbw > 0))
 		plots[np++] = "bandwidth";
@@ -278,13 +363,16 @@ static int ceil_markdown(void *state, FILE *f, bool drawn)
 		fprintf(f, "### Collectives: bus bandwidth against message size\n\n");
 		f8b_rpt_md_plot(f, "collectives", "collectives bus bandwidth", drawn);
 		fprintf(f, "data: [collectives.dat](collectives.dat).  busbw by nccl-tests' "
-		           "definitions (doc/roofline.md).\n\n| op | ranks | bytes | busbw GB/s | "
-		           "time |\n| --- | --- | --- | --- | --- |\n");
+		           "definitions (doc/roofline.md); a line per buffer mode, CTA policy "
+		           "and placement.\n\n| op | buffers, CTAs, placement | ranks | bytes | "
+		           "busbw GB/s | time |\n| --- | --- | --- | --- | --- | --- |\n");
 		for (int k = 0; k < NCOLL; k++)
 			for (size_t i = 0; i < C->ncoll[k]; i++) {
 				const struct f8b_ceilings_row *r = C->coll[k][i];
-				fprintf(f, "| %s | %d | %lld | ", coll_kinds[k], (int)r->ranks,
-				        (long long)r->bytes);
+				char v[80];
+				variant_name(r, v, sizeof v);
+				fprintf(f, "| %s | %s | %d | %lld | ", coll_kinds[k], v,
+				        (int)r->ranks, (long long)r->bytes);
 				f8b_rpt_md_num(f, "%.1f", r->value / 1e9);
 				fprintf(f, " | ");
 				f8b_rpt_md_num(f, "%.4g us", 1e6 * r->time_median_s);
