@@ -3,8 +3,7 @@
 # runs do): build from source, run the whole test suite with the GPU tests,
 # run the GPU tests under compute-sanitizer, and a quick benchmark.
 #
-#   scripts/gpu-check.sh OUTDIR [--no-tests] [--no-collectives] [--sweep PART]...
-#   (PART: see gpu-sweep.sh)
+#   scripts/gpu-check.sh OUTDIR [--no-tests] [--sweep PART]...   (PART: see gpu-sweep.sh)
 #
 # Leaves in OUTDIR: summary.txt (what passed, the quick benchmark's rows),
 # logs.tar.gz (build, test and sanitizer logs, nvidia-smi), quick.h5, and
