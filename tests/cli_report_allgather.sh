@@ -22,8 +22,9 @@ for f in ag-vars.gp ag-speedup.dat ag-busbw.dat ag-projection.dat ag-projection.
 	[ -s "r/$f" ]
 	ok $? "r/$f written"
 done
-# 16 rows (2 files x 2 tokens x 4 modes); validation: one line per ok row
-n=$(($(wc -l <r/ag-validation.csv) - 1))
+# 16 rows (2 files x 2 tokens x 4 modes); validation: one replay line per
+# ok row, and one line per 2-rank row predicted from 1 rank
+n=$(csv_get r/ag-validation.csv check check=replay | wc -l)
 ok "$([ "$n" = 16 ] && echo 0 || echo 1)" "the projection is checked against all 16 measured rows ($n)"
 n=$(awk -F, 'NR > 1 { print $9 }' r/ag-projection.csv | sort -un | tr '\n' ' ')
 ok "$([ "$n" = "8 16 32 64 128 256 512 1024 " ] && echo 0 || echo 1)" "projected to 8..1024 GPUs ($n)"
@@ -37,6 +38,17 @@ grep -q "^## allgather: the step past one node (projection)" r/report.md
 ok $? "report.md: the projection section"
 n=$(grep -c "^### 2 x \[64 x 64\], [12] rank" r/report.md)
 ok "$([ "$n" = 2 ] && echo 0 || echo 1)" "report.md: a table per rank count ($n)"
+# Across rank counts: each 2-rank row predicted from its 1-rank twin.
+n=$(csv_get r/ag-validation.csv check ranks=2 | grep -cx ranks)
+ok "$([ "$n" = 8 ] && echo 0 || echo 1)" "ag-validation.csv: 8 rows of 2 ranks predicted from 1 rank ($n)"
+n=$(csv_get r/ag-validation.csv from_ranks check=ranks | sort -u | tr '\n' ' ')
+ok "$([ "$n" = "1 " ] && echo 0 || echo 1)" "... each from 1 rank ($n)"
+grep -q "^### Across rank counts" r/report.md
+ok $? "report.md: the check across rank counts"
+# The ring's bound is an upper one: the log-latency step is never longer.
+n=$(csv_get r/ag-projection.csv predicted_step_lower_s ranks=1024 | wc -l)
+bad=$(awk -F, 'NR > 1 && ($18 + 0 > $10 + 0 || $18 + 0 <= 0) { b++ } END { print b + 0 }' r/ag-projection.csv)
+ok "$([ "$n" -gt 0 ] && [ "$bad" = 0 ] && echo 0 || echo 1)" "projection: a lower bound beside the ring's, never above it ($bad of $n)"
 grep -q "between nodes, per GPU: 50.0 GB/s, alpha 5.0 us" r/report.md
 ok $? "the default network is said (50 GB/s, 5 us)"
 grep -q "within a node (up to 8 GPUs): .*these rows' standalone all-gathers" r/report.md

@@ -14,7 +14,7 @@ static bool near(double a, double b)
 
 static struct f8b_proj_net net(double intra_bw, double intra_a, double inter_bw, double inter_a)
 {
-	return (struct f8b_proj_net){{intra_bw, intra_a}, {inter_bw, inter_a}, 8};
+	return (struct f8b_proj_net){{intra_bw, intra_a}, {inter_bw, inter_a}, 8, false};
 }
 
 int main(void)
@@ -32,6 +32,12 @@ int main(void)
 	       "a network faster than the node is held to the node's busbw");
 	tap_ok(near(f8b_proj_allreduce_small(&n, 1024), 2 * 10 * 5e-6),
 	       "1024 ranks: the small all-reduce takes the tree (2 log2 R alpha)");
+	tap_ok(near(f8b_proj_loglat(&n, 1e9, 1024), 10 * 5e-6 + 1023.0 / 1024 * 1e9 / 50e9),
+	       "log-latency bound, 1024 ranks: 10 latency steps (%g s)",
+	       f8b_proj_loglat(&n, 1e9, 1024));
+	tap_ok(f8b_proj_loglat(&n, 1e9, 1024) < f8b_proj_ring(&n, 1e9, 1024) &&
+	           near(f8b_proj_loglat(&n, 1e9, 2), f8b_proj_ring(&n, 1e9, 2)),
+	       "the bound is below the ring past 2 ranks, equal at 2");
 	tap_ok(near(f8b_proj_allreduce_small(&n, 2), 2 * 10e-6),
 	       "2 ranks: the ring (2 (R-1) alpha)");
 

@@ -23,6 +23,21 @@ double f8b_proj_ring(const struct f8b_proj_net *net, double bytes, int ranks)
 	return (r - 1) * l->alpha_s + (r - 1) / r * bytes / l->busbw;
 }
 
+double f8b_proj_loglat(const struct f8b_proj_net *net, double bytes, int ranks)
+{
+	if (ranks <= 1)
+		return 0;
+	struct f8b_proj_link tmp;
+	const struct f8b_proj_link *l = link_of(net, ranks, &tmp);
+	double r = ranks;
+	return ceil(log2(r)) * l->alpha_s + (r - 1) / r * bytes / l->busbw;
+}
+
+static double coll(const struct f8b_proj_net *net, double bytes, int ranks)
+{
+	return net->lower ? f8b_proj_loglat(net, bytes, ranks) : f8b_proj_ring(net, bytes, ranks);
+}
+
 double f8b_proj_allreduce_small(const struct f8b_proj_net *net, int ranks)
 {
 	if (ranks <= 1)
@@ -63,8 +78,8 @@ int f8b_proj_run(const struct f8b_proj_step *st, const struct f8b_proj_net *net,
 #define ISSUE(u)                                                                                   \
 	do {                                                                                       \
 		if ((u) < U) {                                                                     \
-			double t_ = st->measured ? st->ag_s[(u)]                                   \
-			                         : f8b_proj_ring(net, st->ag_bytes[(u)], ranks);   \
+			double t_ =                                                                \
+			    st->measured ? st->ag_s[(u)] : coll(net, st->ag_bytes[(u)], ranks);    \
 			comm_sum += t_;                                                            \
 			gath[(u)] = queue(&comm, (u) >= P + 1 ? used[(u)-P - 1] : 0, t_);          \
 		}                                                                                  \
@@ -86,7 +101,7 @@ int f8b_proj_run(const struct f8b_proj_step *st, const struct f8b_proj_net *net,
 		comp_sum += s * (st->gi_s[l] + st->gw_s[l]);
 		used[u] = comp;
 		ISSUE(u + P + 1);
-		double t = st->measured ? st->rs_s[l] : f8b_proj_ring(net, st->rs_bytes[l], ranks);
+		double t = st->measured ? st->rs_s[l] : coll(net, st->rs_bytes[l], ranks);
 		comm_sum += t;
 		rs_done[l] = queue(&comm, comp, t);
 	}

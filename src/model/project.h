@@ -13,6 +13,13 @@
  * takes min(ring: 2 (R-1) alpha, tree: 2 log2(R) alpha).  R = 1: no
  * collective, 0 s.
  *
+ * The ring's (R-1) alpha is an upper bound: past a node NCCL picks other
+ * algorithms (trees, PAT for all-gather and reduce-scatter), whose latency
+ * grows with log2(R).  net->lower selects the lower bound
+ *     t(S, R) = ceil(log2 R) * alpha + (R-1)/R * S / busbw
+ * the fewest latency steps any algorithm needs (recursive doubling) with
+ * the same bandwidth term; the truth lies between the two.
+ *
  * The step: compute per use (a layer's forward; a layer's grad_input and
  * its dW) from the measured compute-only step, slowed by `slowdown` (>= 1:
  * the GEMMs' measured loss while collectives run beside them); gathers,
@@ -52,6 +59,7 @@ struct f8b_proj_step {
 struct f8b_proj_net {
 	struct f8b_proj_link intra, inter;
 	int gpus_per_node;
+	bool lower; /* collectives at the log-latency lower bound, not the ring's */
 };
 
 struct f8b_proj_result {
@@ -63,6 +71,8 @@ struct f8b_proj_result {
 
 /* Time of one ring collective of `bytes` on R ranks. */
 double f8b_proj_ring(const struct f8b_proj_net *net, double bytes, int ranks);
+/* The same at the log-latency lower bound. */
+double f8b_proj_loglat(const struct f8b_proj_net *net, double bytes, int ranks);
 /* The amax all-reduce's time. */
 double f8b_proj_allreduce_small(const struct f8b_proj_net *net, int ranks);
 /* Replays the step on R ranks.  Returns 0, or -1 for bad input. */

@@ -13,25 +13,64 @@
 
 const int f8b_arpt_ranks[ARPT_NR] = {8, 16, 32, 64, 128, 256, 512, 1024};
 
-/* Rows of one setting (weight, layers, prefetch, rs dtype, ranks). */
-bool f8b_arpt_same_setting(const struct f8b_allgather_row *a, const struct f8b_allgather_row *b)
+static const char *or_dflt(const char *s, const char *d)
+{
+	return *s ? s : d;
+}
+
+/* The collectives' variant, one number to sort by: buffers, policy,
+ * placement ("" in older files: plain, default; in_place 0). */
+static int variant_key(const struct f8b_allgather_row *r)
+{
+	int b = f8b_coll_name_index(f8b_coll_buffers_names, F8B_COLL_BUF_N,
+	                            or_dflt(r->nccl_buffers, "plain"));
+	int p = f8b_coll_name_index(f8b_coll_cta_names, F8B_COLL_CTA_N,
+	                            or_dflt(r->cta_policy, "default"));
+	return ((b + 1) * 8 + (p + 1)) * 2 + (r->in_place != 0);
+}
+
+void f8b_arpt_variant(const struct f8b_allgather_row *r, char *buf, size_t n)
+{
+	snprintf(buf, n, "%s, %s CTAs, %s", or_dflt(r->nccl_buffers, "plain"),
+	         or_dflt(r->cta_policy, "default"), r->in_place ? "in place" : "out of place");
+}
+
+/* Rows of one setting (weight, layers, prefetch, rs dtype, ranks, and how
+ * the collectives ran). */
+static bool same_case_but_ranks(const struct f8b_allgather_row *a,
+                                const struct f8b_allgather_row *b)
 {
 	return a->d_out == b->d_out && a->d_in == b->d_in && a->layers == b->layers &&
-	       a->prefetch == b->prefetch && a->ranks == b->ranks &&
-	       !strcmp(a->rs_dtype, b->rs_dtype);
+	       a->prefetch == b->prefetch && !strcmp(a->rs_dtype, b->rs_dtype) &&
+	       variant_key(a) == variant_key(b);
+}
+
+bool f8b_arpt_same_setting(const struct f8b_allgather_row *a, const struct f8b_allgather_row *b)
+{
+	return same_case_but_ranks(a, b) && a->ranks == b->ranks;
 }
 
 static int cmp_rows(const void *x, const void *y)
 {
 	const struct f8b_allgather_row *a = *(const struct f8b_allgather_row *const *)x,
 	                               *b = *(const struct f8b_allgather_row *const *)y;
-	int64_t ka[] = {a->d_out * a->d_in, a->d_out, a->layers,
-	                a->prefetch,        a->ranks, f8b_ag_mode_of(a->mode),
+	int64_t ka[] = {a->d_out * a->d_in,
+	                a->d_out,
+	                a->layers,
+	                a->prefetch,
+	                variant_key(a),
+	                a->ranks,
+	                f8b_ag_mode_of(a->mode),
 	                a->tokens_per_rank};
-	int64_t kb[] = {b->d_out * b->d_in, b->d_out, b->layers,
-	                b->prefetch,        b->ranks, f8b_ag_mode_of(b->mode),
+	int64_t kb[] = {b->d_out * b->d_in,
+	                b->d_out,
+	                b->layers,
+	                b->prefetch,
+	                variant_key(b),
+	                b->ranks,
+	                f8b_ag_mode_of(b->mode),
 	                b->tokens_per_rank};
-	for (int i = 0; i < 7; i++)
+	for (int i = 0; i < 8; i++)
 		if (ka[i] != kb[i])
 			return ka[i] < kb[i] ? -1 : 1;
 	return strcmp(a->rs_dtype, b->rs_dtype);
@@ -85,6 +124,8 @@ static void intra_link(struct arpt *A)
 				if (!strcmp(c[i].kind, "allgather") && !strcmp(c[i].status, "ok") &&
 				    c[i].ranks == big->ranks)
 					A->nccl[A->nnccl++] = c[i];
+			/* The default variant of the file stands for the node
+			 * unless a row's own variant was measured (intra_of). */
 		}
 	}
 	free(rows);
@@ -134,10 +175,57 @@ void f8b_arpt_step_of(const struct f8b_allgather_row *r, struct f8b_proj_step *s
 	st->ar_s = isfinite(r->amax_allreduce_s) ? r->amax_allreduce_s : 0;
 }
 
+/* The node's all-gather for a row's variant (buffers, policy, placement):
+ * the ceilings file's rows of that variant when it has them (busbw at the
+ * largest size, alpha from the smallest), else the file's best guess
+ * (A->intra). */
+static struct f8b_proj_link intra_of(const struct arpt *A, const struct f8b_allgather_row *r)
+{
+	const struct f8b_ceilings_row *big = NULL, *small = NULL;
+	for (size_t i = 0; i < A->nnccl; i++) {
+		const struct f8b_ceilings_row *c = &A->nccl[i];
+		if (strcmp(or_dflt(c->nccl_buffers, "plain"), or_dflt(r->nccl_buffers, "plain")) ||
+		    strcmp(or_dflt(c->cta_policy, "default"), or_dflt(r->cta_policy, "default")) ||
+		    (c->in_place != 0) != (r->in_place != 0))
+			continue;
+		if (!big || c->bytes > big->bytes)
+			big = c;
+		if (!small || c->bytes < small->bytes)
+			small = c;
+	}
+	if (!big)
+		return A->intra;
+	return (struct f8b_proj_link){big->value, small->time_median_s / (small->ranks - 1)};
+}
+
+/* The same case measured on the fewest ranks below r's, or NULL. */
+static const struct f8b_allgather_row *fewer_ranks(const struct arpt *A,
+                                                   const struct f8b_allgather_row *r)
+{
+	const struct f8b_allgather_row *best = NULL;
+	for (size_t i = 0; i < A->n; i++) {
+		const struct f8b_allgather_row *q = A->rows[i];
+		if (q->ranks >= r->ranks || strcmp(q->mode, r->mode) ||
+		    q->tokens_per_rank != r->tokens_per_rank || strcmp(q->status, "ok") ||
+		    !f8b_rpt_finite_pos(q->compute_time_s))
+			continue;
+		/* a variant says nothing on one rank: any run of the case will do */
+		if (q->ranks > 1
+		        ? !same_case_but_ranks(q, r)
+		        : !(q->d_out == r->d_out && q->d_in == r->d_in && q->layers == r->layers &&
+		            q->prefetch == r->prefetch && !strcmp(q->rs_dtype, r->rs_dtype)))
+			continue;
+		if (!best || q->ranks < best->ranks)
+			best = q;
+	}
+	return best;
+}
+
 static int project(struct arpt *A)
 {
-	A->net = (struct f8b_proj_net){
-	    A->intra, {A->ctx.net_bw, A->ctx.net_lat_s}, A->ctx.gpus_per_node};
+	A->net = (struct f8b_proj_net){.intra = A->intra,
+	                               .inter = {A->ctx.net_bw, A->ctx.net_lat_s},
+	                               .gpus_per_node = A->ctx.gpus_per_node};
 	A->proj = calloc(A->n + 1, sizeof *A->proj);
 	if (!A->proj)
 		return F8B_ERR(F8B_ENOMEM, "projection");
@@ -146,17 +234,36 @@ static int project(struct arpt *A)
 		struct arpt_proj *p = &A->proj[i];
 		if (strcmp(r->status, "ok") || !f8b_rpt_finite_pos(r->compute_time_s))
 			continue;
+		struct f8b_proj_net net = A->net, lo;
+		net.intra = intra_of(A, r);
+		lo = net;
+		lo.lower = true;
 		struct f8b_proj_step st;
 		struct f8b_proj_result o;
 		f8b_arpt_step_of(r, &st);
 		st.measured = true;
-		p->ok = f8b_proj_run(&st, &A->net, r->ranks, &o) == 0;
+		p->ok = f8b_proj_run(&st, &net, r->ranks, &o) == 0;
 		p->at_measured = o.step_s;
 		st.measured = false;
 		for (int k = 0; p->ok && k < ARPT_NR; k++) {
-			p->ok = f8b_proj_run(&st, &A->net, f8b_arpt_ranks[k], &o) == 0;
+			p->ok = f8b_proj_run(&st, &net, f8b_arpt_ranks[k], &o) == 0;
 			p->step[k] = o.step_s;
 			p->exposed_pct[k] = 100.0 * o.exposed_s / o.step_s;
+			if (p->ok && f8b_proj_run(&st, &lo, f8b_arpt_ranks[k], &o) == 0)
+				p->step_lo[k] = o.step_s;
+		}
+		/* Across rank counts: this row's step from the case on fewer
+		 * ranks (its compute and overlap slowdown) and the node's
+		 * collectives of this row's variant, modelled, not measured. */
+		const struct f8b_allgather_row *q = fewer_ranks(A, r);
+		if (p->ok && q) {
+			struct f8b_proj_step sq;
+			f8b_arpt_step_of(q, &sq);
+			sq.measured = false;
+			if (f8b_proj_run(&sq, &net, r->ranks, &o) == 0) {
+				p->from_ranks = q->ranks;
+				p->cross = o.step_s;
+			}
 		}
 	}
 	return F8B_OK;

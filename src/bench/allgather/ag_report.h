@@ -13,8 +13,14 @@ extern const int f8b_arpt_ranks[ARPT_NR];
 /* The projection of one row. */
 struct arpt_proj {
 	bool ok;
-	double at_measured; /* predicted step at the row's own ranks */
-	double step[ARPT_NR], exposed_pct[ARPT_NR];
+	double at_measured;                         /* predicted step at the row's own ranks */
+	double step[ARPT_NR], exposed_pct[ARPT_NR]; /* ring collectives: the upper bound */
+	double step_lo[ARPT_NR];                    /* log-latency collectives: the lower bound */
+	/* The check across rank counts: this row's step predicted from the
+	 * same case measured on fewer ranks (from_ranks; 0: none), with the
+	 * node's measured collectives. */
+	int from_ranks;
+	double cross;
 };
 
 struct arpt {
@@ -32,6 +38,9 @@ struct arpt {
 };
 
 bool f8b_arpt_same_setting(const struct f8b_allgather_row *a, const struct f8b_allgather_row *b);
+/* "registered, default CTAs, in place": how a row's collectives ran
+ * (older files: plain, default, out of place). */
+void f8b_arpt_variant(const struct f8b_allgather_row *r, char *buf, size_t n);
 /* Where the ok bf16 row of r's case is in A->rows, or A->n. */
 size_t f8b_arpt_bf16_of(const struct arpt *A, const struct f8b_allgather_row *r);
 /* The projection's step of a measured row (doc/allgather.md "Projection"). */
