@@ -83,7 +83,7 @@ grep -q 'classname="ceilings" name="launch (empty kernel)"' cj.xml
 ok $? "JUnit of a ceilings comparison names its cases"
 # --detail on the committed A/B of the staged tile kernel: the kernels as
 # cases of their own (lls_kernels), absent without it
-sb=$top/results/h100/lls-ab-stage-base.h5 sn=$top/results/h100/lls-ab-stage-new.h5
+sb=$top/results/h100/experiments/lls-ab/lls-ab-stage-base.h5 sn=$top/results/h100/experiments/lls-ab/lls-ab-stage-new.h5
 if [ -f "$sb" ] && [ -f "$sn" ]; then
 	"$F8BENCH" compare "$sb" "$sn" >plain.txt 2>&1
 	rc=$?
@@ -99,7 +99,7 @@ if [ -f "$sb" ] && [ -f "$sn" ]; then
 	"$F8BENCH" compare --detail g1.h5 g1.h5 --no-timing >gd.txt 2>&1
 	ok $? "--detail on gemm files (no detail table): as without it"
 else
-	for i in 1 2 3 4; do skip "no results/h100/lls-ab-stage-*.h5"; done
+	for i in 1 2 3 4; do skip "no results/h100/experiments/lls-ab/lls-ab-stage-*.h5"; done
 fi
 [ -z "$(ls ./*.tmp.* 2>/dev/null)" ]
 ok $? "no temporary files left"
