@@ -31,7 +31,7 @@ ok $? "ceilings: 5 same ($(tail -1 out.txt))"
 "$F8BENCH" gemm $Q $G --flush-by read --no-hold -o g3.h5 2>/dev/null
 "$F8BENCH" compare g1.h5 g3.h5 --no-timing >out.txt 2>&1
 rc=$?
-ok "$([ $rc = 0 ] && grep -q '^warning: BASE and NEW were timed differently (flush_by=write / read, hold=1 / 0)' out.txt && echo 0 || echo 1)" "other flush and hold: compared (exit $rc) with a warning naming both"
+ok "$([ $rc = 0 ] && grep -q '^warning: BASE and NEW were timed differently (flush=0 / 1, flush_by=write / read, hold=1 / 0)' out.txt && echo 0 || echo 1)" "other flush and hold: compared (exit $rc) with a warning naming both"
 "$F8BENCH" compare g1.h5 g2.h5 --no-timing >out2.txt 2>&1 && ! grep -q "timed differently" out2.txt
 ok $? "same settings: no such warning"
 
