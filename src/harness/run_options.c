@@ -164,18 +164,43 @@ static int on_option(void *vctx, int table, int key, const char *arg)
 	return F8B_ERR(F8B_EINTERNAL, "unhandled option key %d", key);
 }
 
+/* What --help and the man page say beside the option tables. */
+static const char exit_status[] =
+    "Exit status: 0 every case ok (or unsupported), 1 a case was wrong or failed,\n"
+    "2 bad input, 130 interrupted (rerun with --resume).\n";
+
+static void usage_head(const struct f8b_bench *b, char *buf, size_t n)
+{
+	snprintf(buf, n,
+	         "usage: f8bench %s [options]\n       mpiexec -n N f8bench %s [options]\n\n%s\n",
+	         b->name, b->name, b->summary);
+}
+
 void f8b_run_usage(const struct f8b_bench *b, FILE *f)
 {
-	fprintf(f,
-	        "usage: f8bench %s [options]\n       mpiexec -n N f8bench %s [options]\n\n%s\n\n",
-	        b->name, b->name, b->summary);
-	fprintf(f, "%s options:\n", b->name);
+	char head[1024];
+	usage_head(b, head, sizeof head);
+	fprintf(f, "%s\n%s options:\n", head, b->name);
 	f8b_options_help(f, b->options);
 	fprintf(f, "\ncommon options:\n");
 	f8b_options_help(f, common_options);
-	fprintf(f,
-	        "\nExit status: 0 every case ok (or unsupported), 1 a case was wrong or failed,\n"
-	        "2 bad input, 130 interrupted (rerun with --resume).\n");
+	fprintf(f, "\n%s", exit_status);
+}
+
+void f8b_run_man(FILE *f, const struct f8b_bench *b)
+{
+	if (!b) {
+		fprintf(f, ".SS \"Options of every benchmark\"\n");
+		f8b_options_man(f, common_options);
+		f8b_roff_block(f, exit_status);
+		return;
+	}
+	char head[1024];
+	usage_head(b, head, sizeof head);
+	fprintf(f, ".SS \"f8bench %s\"\n", b->name);
+	f8b_roff_block(f, head);
+	fprintf(f, ".PP\nOptions of %s (and those of every benchmark, below):\n", b->name);
+	f8b_options_man(f, b->options);
 }
 
 void f8b_run_options_backend(struct f8b_common_cfg *cc, const char *backend)

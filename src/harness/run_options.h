@@ -34,5 +34,8 @@ int f8b_run_options_parse(const struct f8b_bench *b, int argc, char **argv,
 void f8b_run_options_backend(struct f8b_common_cfg *cc, const char *backend);
 /* The --help text: b's options, the common ones, the exit statuses. */
 void f8b_run_usage(const struct f8b_bench *b, FILE *f);
+/* b's section of the man page (f8bench man) from the same text and table;
+ * b NULL: the section of the options every benchmark takes. */
+void f8b_run_man(FILE *f, const struct f8b_bench *b);
 
 #endif
