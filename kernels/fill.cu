@@ -1,11 +1,11 @@
-/* fill.cu - the seeded fill of backend.h on the GPU, bit-identical to the
+/* fill.cu - the seeded fill of core/fill.h on the GPU, bit-identical to the
  * host backend's.
  *
  * Bit-exactness: the hash is integer arithmetic (uint64 wraps the same
  * everywhere); u(c) = (h >> 40) * 2^-24 is exact; every fp32 operation of
  * the formula goes through an explicitly rounded intrinsic (__fadd_rn,
  * __fsub_rn, __fmul_rn), which nvcc never contracts into an FMA, in the
- * order backend.h states; bf16 rounding is cvt.rn.bf16.f32, which
+ * order core/fill.h states; bf16 rounding is cvt.rn.bf16.f32, which
  * f8b_f32_to_bf16() mirrors.
  *
  * Cost: ~5 splitmix64 hashes per element (2 64-bit multiplies each, a

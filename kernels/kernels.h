@@ -1,8 +1,9 @@
 /* kernels.h - plain C API of f8bench's CUDA kernels (defined extern "C" in
  * the kernels/ .cu files).  Every function only enqueues on `stream` and returns the
  * launch's cudaError_t as an int (0 = cudaSuccess); it never synchronises.
- * Semantics are those of the host reference (src/fp8.h, src/core/scaling.h,
- * src/backend/backend.h): results must be bit-identical to it.
+ * Semantics are those of the host reference (src/core/fp8.h,
+ * src/core/scaling.h, src/core/fill.h and the ops of src/backend/backend.h,
+ * which this header does not include): results must be bit-identical to it.
  * dtype / gran arguments take the values of enum f8b_dtype / f8b_granularity.
  */
 #ifndef F8B_KERNELS_H
@@ -12,14 +13,16 @@
 
 #include <cuda_runtime_api.h>
 
-#include "backend/backend.h"
+/* Only core/ and this folder: the kernels stand below the backend. */
+#include "core/fill.h"
+#include "kernel_limits.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 /* fill.cu: seeded fill of n elements (dtype bf16 or f32), the formula in
- * backend.h; element i depends only on (seed, i). */
+ * core/fill.h; element i depends only on (seed, i). */
 int f8b_k_fill(void *x, int dtype, int64_t n, const struct f8b_fill_spec *spec,
                cudaStream_t stream);
 

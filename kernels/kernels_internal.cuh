@@ -17,7 +17,6 @@
 extern "C" {
 #include "core/common.h"
 #include "core/scaling.h"
-#include "backend/backend.h"
 }
 #include "kernels.h"
 

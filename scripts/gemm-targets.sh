@@ -2,10 +2,15 @@
 # gemm-targets.sh - the GEMM issue's targets, computed from results files
 # (f8bench export + awk, nothing else), as Markdown on standard output.
 #   scripts/gemm-targets.sh DIR    (DIR holds gemm-sweep.h5, gemm-repeat.h5,
-#                                   gemm-autotune.h5, gemm-outliers.h5)
+#                                   gemm-autotune.h5, gemm-outliers.h5: the
+#                                   last three in DIR, as gpu-sweep.sh leaves
+#                                   them, or in DIR/experiments/gemm-extra/,
+#                                   as results/h100 keeps them)
 set -eu
 dir=${1:?usage: gemm-targets.sh DIR}
 f8b=${F8BENCH:-f8bench}
+# DIR/NAME, else DIR/experiments/gemm-extra/NAME.
+extra() { if [ -f "$dir/$1" ]; then echo "$dir/$1"; else echo "$dir/experiments/gemm-extra/$1"; fi; }
 csv() { "$f8b" export "$1" --table gemm; }
 # Every script below reads columns by name from the CSV header.
 AWKLIB='
@@ -60,7 +65,7 @@ END {
 echo
 echo "### Repeatability: the same case twice in one job, shapes >= 2048 (target: medians within 2%)"
 echo
-csv "$dir/gemm-repeat.h5" | awk -F, "$AWKLIB"'
+csv "$(extra gemm-repeat.h5)" | awk -F, "$AWKLIB"'
 ok() && v("m") >= 2048 {
 	key = shape() " " v("scaling") " fast_accum=" v("fast_accum") " " v("a_dtype") ":" v("b_dtype")
 	t[key, v("run_id")] = v("time_median_s"); keys[key] = 1
@@ -83,7 +88,7 @@ echo "by the mean of a forward and a backward timing pass, each checked before i
 echo
 echo "| shape | label | scaling | heuristic ms | autotuned ms | gain | chosen rank | candidates |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
-csv "$dir/gemm-autotune.h5" | awk -F, "$AWKLIB"'
+csv "$(extra gemm-autotune.h5)" | awk -F, "$AWKLIB"'
 ok() {
 	h = v("heuristic_time_median_s"); b = v("time_median_s")
 	printf "| %s | %s | %s | %.4f | %.4f | %+.1f%% | %d | %d |\n", shape(), v("label"), v("scaling"), 1e3 * h, 1e3 * b, 100 * (h / b - 1), v("heuristic_rank"), v("candidates_timed")
@@ -92,11 +97,11 @@ ok() {
 echo
 echo "### SQNR (dB) by granularity and fast_accum"
 echo
-for f in gemm-sweep gemm-outliers; do
-	case $f in gemm-sweep) what="normal inputs, all shapes (mean)";; *) what="inputs with 0.1% outliers x100";; esac
+for f in "$dir/gemm-sweep.h5" "$(extra gemm-outliers.h5)"; do
+	case $f in */gemm-sweep.h5) what="normal inputs, all shapes (mean)";; *) what="inputs with 0.1% outliers x100";; esac
 	echo "$what:"
 	echo
-	csv "$dir/$f.h5" | awk -F, "$AWKLIB"'
+	csv "$f" | awk -F, "$AWKLIB"'
 ok() { k = v("scaling") " fast_accum=" v("fast_accum") " " v("a_dtype") ":" v("b_dtype"); s[k] += v("sqnr_db"); n[k]++ }
 END { for (k in s) printf "- %s: %.2f dB (%d cases)\n", k, s[k] / n[k], n[k] }' | sort
 	echo

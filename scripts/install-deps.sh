@@ -8,8 +8,9 @@ set -e
 pkgs="build-essential autoconf automake pkg-config git mpich libmpich-dev libhdf5-dev hdf5-tools gnuplot-nox"
 # slurm-wlm and munge: tests/slurm_sweep.sh runs the scripts/slurm templates
 # on a one-node Slurm it starts itself; libxml2-utils: xmllint checks the
-# JUnit XML of f8bench compare; procps: pgrep/pkill in tests/mpi_allgather.sh.
-[ "${1:-}" = --test ] && pkgs="$pkgs python3-h5py clang-format libxml2-utils slurm-wlm munge procps"
+# JUnit XML of f8bench compare; procps: pgrep/pkill in tests/mpi_allgather.sh;
+# groff-base: tests/man_page.sh renders the man page with warnings as errors.
+[ "${1:-}" = --test ] && pkgs="$pkgs python3-h5py clang-format libxml2-utils slurm-wlm munge procps groff-base"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

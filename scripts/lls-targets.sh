@@ -2,7 +2,11 @@
 # lls-targets.sh - the lls issue's targets, computed from results files
 # (f8bench export + awk, nothing else), as Markdown on standard output.
 #   scripts/lls-targets.sh DIR   (DIR holds lls-sweep.h5 and, for the bf16
-#                                 baseline check, gemm-sweep.h5)
+#                                 baseline check, gemm-sweep.h5; the repeat
+#                                 and flush runs, lls-repeat-*.h5 and
+#                                 lls-flush-*.h5, in DIR or, as results/h100
+#                                 keeps them, in DIR/experiments/lls-repeat/
+#                                 and DIR/experiments/lls-flush/)
 # Every figure is read from the files by column name; nothing is typed in.
 set -eu
 dir=${1:?usage: lls-targets.sh DIR}
@@ -109,6 +113,7 @@ speedup_table min
 # (DIR/lls-repeat-*.h5, any shapes and recipes), each run's median
 # speedup; shows how far one run's figure is from the next.
 set -- "$dir"/lls-repeat-*.h5
+[ -f "$1" ] || set -- "$dir"/experiments/lls-repeat/lls-repeat-*.h5
 if [ -f "$1" ]; then
 	echo
 	echo "### Repeat runs of one build: the step speedup (median of each run) over the runs of lls-repeat-*.h5, graph on"
@@ -249,6 +254,9 @@ ok() && shape() == "8192x8192x8192" && v("recipe") != "bf16" && v("kernel") != "
 # and lls-flush-read.h5 are one build's runs of the same command, one after
 # the other in one job, with --flush-by write (the default) and read.
 fw=$dir/lls-flush-write.h5 fr=$dir/lls-flush-read.h5
+if [ ! -f "$fw" ] && [ ! -f "$fr" ]; then
+	fw=$dir/experiments/lls-flush/lls-flush-write.h5 fr=$dir/experiments/lls-flush/lls-flush-read.h5
+fi
 if [ -f "$fw" ] && [ -f "$fr" ]; then
 	echo
 	echo "### Kernels that only read, at 8192x8192: after a write flush and after a read flush (target >= 85%)"

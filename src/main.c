@@ -12,8 +12,15 @@
 #include "core/options.h"
 #include "harness/provenance.h"
 #include "core/recipe.h"
+#include "man.h"
 #include "report/report.h"
 #include "results/results.h"
+
+static const struct f8b_cmd_doc export_doc, recipe_doc;
+/* The tools, in f8bench --help's order; the man page takes them from here. */
+static const struct f8b_cmd_doc *const tools[] = {
+    &f8b_report_doc, &f8b_compare_doc, &f8b_merge_doc, &export_doc, &recipe_doc, NULL,
+};
 
 static void usage(FILE *f)
 {
@@ -24,12 +31,10 @@ static void usage(FILE *f)
 		const char *s = f8b_benches[i]->summary;
 		fprintf(f, "  %-10s %.*s\n", f8b_benches[i]->name, (int)strcspn(s, "\n"), s);
 	}
-	fprintf(f, "\nTools (no MPI, no GPU):\n"
-	           "  report     plots (gnuplot), CSV and a Markdown summary of results files\n"
-	           "  compare    noise-aware regression gate between two results files\n"
-	           "  merge      join the results files of one benchmark (shards) into one\n"
-	           "  export     write a results file's tables as CSV, or its provenance\n"
-	           "  recipe     show the nine-field long form of a recipe\n\n"
+	fprintf(f, "\nTools (no MPI, no GPU):\n");
+	for (int i = 0; tools[i]; i++)
+		fprintf(f, "  %-10s %s\n", tools[i]->name, tools[i]->summary);
+	fprintf(f, "\n"
 	           "  --help     this text\n"
 	           "  --version  version and git description\n");
 }
@@ -49,6 +54,20 @@ struct export_cfg {
 	const char *table, *output;
 	bool help, provenance;
 };
+static void export_usage(FILE *f)
+{
+	fprintf(f, "usage: f8bench export FILE.h5 [--csv] [--table NAME] [-o OUT.csv]\n"
+	           "       f8bench export FILE.h5 --provenance\n\n"
+	           "Writes the results tables of FILE.h5 as CSV (header line, one line per row),\n"
+	           "for pandas, spreadsheets and scripts; or the file's provenance.\n\n");
+}
+static const struct f8b_cmd_doc export_doc = {
+    .name = "export",
+    .summary = "write a results file's tables as CSV, or its provenance",
+    .usage = export_usage,
+    .options = export_options,
+};
+
 static int export_opt(void *ctx, int table, int key, const char *arg)
 {
 	struct export_cfg *c = ctx;
@@ -73,12 +92,7 @@ static int cmd_export(int argc, char **argv)
 		return 1;
 	rc = f8b_options_parse(argc, argv, tables, export_opt, &c, &pos, &npos);
 	if (rc == F8B_OK && c.help) {
-		printf(
-		    "usage: f8bench export FILE.h5 [--csv] [--table NAME] [-o OUT.csv]\n"
-		    "       f8bench export FILE.h5 --provenance\n\n"
-		    "Writes the results tables of FILE.h5 as CSV (header line, one line per row),\n"
-		    "for pandas, spreadsheets and scripts; or the file's provenance.\n\n");
-		f8b_options_help(stdout, export_options);
+		f8b_cmd_help(stdout, &export_doc);
 		free(pos);
 		return 0;
 	}
@@ -120,21 +134,28 @@ static int cmd_export(int argc, char **argv)
 }
 
 /* ---------------------------------------------------------------- recipe */
+static void recipe_usage(FILE *f)
+{
+	fprintf(f, "usage: f8bench recipe NAME[,FIELD=VALUE...]\n\n"
+	           "Prints the nine-field long form of a recipe.  Names:");
+	for (const char *const *n = f8b_recipe_names(); *n; n++)
+		fprintf(f, " %s", *n);
+	fprintf(f, "\nFields: input, weight, grad_output, input_for_grad_weight,\n"
+	           "weight_for_grad_input, grad_output_for_grad_weight (GRAN[:DTYPE[:TYPE]] or\n"
+	           "disabled), output, grad_input, grad_weight (fast_accum|no_fast_accum), "
+	           "pow2=on|off.\n");
+}
+static const struct f8b_cmd_doc recipe_doc = {
+    .name = "recipe",
+    .summary = "show the nine-field long form of a recipe",
+    .usage = recipe_usage,
+};
+
 static int cmd_recipe(int argc, char **argv)
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "--list")) {
-		FILE *f = argc < 2 ? stderr : stdout;
-		fprintf(f, "usage: f8bench recipe NAME[,FIELD=VALUE...]\n\n"
-		           "Prints the nine-field long form of a recipe.  Names:");
-		for (const char *const *n = f8b_recipe_names(); *n; n++)
-			fprintf(f, " %s", *n);
-		fprintf(
-		    f,
-		    "\nFields: input, weight, grad_output, input_for_grad_weight,\n"
-		    "weight_for_grad_input, grad_output_for_grad_weight (GRAN[:DTYPE[:TYPE]] or\n"
-		    "disabled), output, grad_input, grad_weight (fast_accum|no_fast_accum), "
-		    "pow2=on|off.\n");
+		f8b_cmd_help(argc < 2 ? stderr : stdout, &recipe_doc);
 		return argc < 2 ? 2 : 0;
 	}
 	if (argc > 2) {
@@ -183,6 +204,10 @@ int main(int argc, char **argv)
 		return f8b_compare_main(argc - 1, argv + 1);
 	if (!strcmp(cmd, "merge"))
 		return f8b_merge_main(argc - 1, argv + 1);
+	if (!strcmp(cmd, "man")) { /* the build writes f8bench.1 with it; not listed */
+		f8b_man_write(stdout, tools);
+		return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
+	}
 	fprintf(stderr,
 	        "f8bench: error: unknown command '%s' (accepted: gemm, ceilings, report, compare, "
 	        "merge, export, recipe; see f8bench --help)\n",

@@ -31,7 +31,7 @@ ok $? "ceilings: 5 same ($(tail -1 out.txt))"
 "$F8BENCH" gemm $Q $G --flush-by read --no-hold -o g3.h5 2>/dev/null
 "$F8BENCH" compare g1.h5 g3.h5 --no-timing >out.txt 2>&1
 rc=$?
-ok "$([ $rc = 0 ] && grep -q '^warning: BASE and NEW were timed differently (flush_by=write / read, hold=1 / 0)' out.txt && echo 0 || echo 1)" "other flush and hold: compared (exit $rc) with a warning naming both"
+ok "$([ $rc = 0 ] && grep -q '^warning: BASE and NEW were timed differently (flush=0 / 1, flush_by=write / read, hold=1 / 0)' out.txt && echo 0 || echo 1)" "other flush and hold: compared (exit $rc) with a warning naming both"
 "$F8BENCH" compare g1.h5 g2.h5 --no-timing >out2.txt 2>&1 && ! grep -q "timed differently" out2.txt
 ok $? "same settings: no such warning"
 
@@ -83,7 +83,7 @@ grep -q 'classname="ceilings" name="launch (empty kernel)"' cj.xml
 ok $? "JUnit of a ceilings comparison names its cases"
 # --detail on the committed A/B of the staged tile kernel: the kernels as
 # cases of their own (lls_kernels), absent without it
-sb=$top/results/h100/lls-ab-stage-base.h5 sn=$top/results/h100/lls-ab-stage-new.h5
+sb=$top/results/h100/experiments/lls-ab/lls-ab-stage-base.h5 sn=$top/results/h100/experiments/lls-ab/lls-ab-stage-new.h5
 if [ -f "$sb" ] && [ -f "$sn" ]; then
 	"$F8BENCH" compare "$sb" "$sn" >plain.txt 2>&1
 	rc=$?
@@ -99,7 +99,7 @@ if [ -f "$sb" ] && [ -f "$sn" ]; then
 	"$F8BENCH" compare --detail g1.h5 g1.h5 --no-timing >gd.txt 2>&1
 	ok $? "--detail on gemm files (no detail table): as without it"
 else
-	for i in 1 2 3 4; do skip "no results/h100/lls-ab-stage-*.h5"; done
+	for i in 1 2 3 4; do skip "no results/h100/experiments/lls-ab/lls-ab-stage-*.h5"; done
 fi
 [ -z "$(ls ./*.tmp.* 2>/dev/null)" ]
 ok $? "no temporary files left"

@@ -121,7 +121,7 @@ refused() { # WHAT PATTERN ARGS...
 "$F8BENCH" ceilings $Q --kinds read --sizes 4K:4K -o c.h5 2>/dev/null
 ok $? "a ceilings file"
 refused "another benchmark" "holds ceilings results" s0.h5 c.h5
-refused "another schema" "another schema" s0.h5 "$H100/gemm-repeat.h5"
+refused "another schema" "another schema" s0.h5 "$H100/experiments/gemm-extra/gemm-repeat.h5"
 refused "other GPU models" "--allow-mixed" s0.h5 "$H100/gemm-sweep.h5"
 refused "a case in two files" "--keep-last" s0.h5 all.h5
 refused "the same file twice" "--keep-last" s0.h5 s0.h5

@@ -44,9 +44,9 @@ want=$("$F8BENCH" export "$top/results/h100/lls-sweep.h5" --table lls_kernels --
 	END { if (n == 3) printf "%.2f", b / g }')
 [ -n "$got" ] && [ "$got" = "$want" ]
 ok $? "free-casts estimate at 16384 for tensorwise: $got (bf16 step / three fp8 GEMMs: $want)"
-# The repeat table (results/h100/lls-repeat-*.h5): its tensorwise 8192^3
+# The repeat table (results/h100/experiments/lls-repeat/lls-repeat-*.h5): its tensorwise 8192^3
 # row counts every file and its max is the largest of their medians' speedups.
-set -- "$top"/results/h100/lls-repeat-*.h5
+set -- "$top"/results/h100/experiments/lls-repeat/lls-repeat-*.h5
 if [ -f "$1" ]; then
 	row=$(sed -n '/^### Repeat runs/,/^### The same step without/p' t.md | awk -F'|' '$2 ~ /^ 8192x8192x8192 $/ && $3 ~ /^ tensorwise $/')
 	got="$(echo "$row" | awk -F'|' '{ gsub(/[ x]/, "", $4); gsub(/[ x]/, "", $7); print $4, $7 }')"
@@ -58,7 +58,7 @@ if [ -f "$1" ]; then
 	[ -n "$got" ] && [ "$got" = "$want" ]
 	ok $? "repeat runs, tensorwise at 8192: runs and max '$got' (from the files: '$want')"
 else
-	skip "no results/h100/lls-repeat-*.h5"
+	skip "no results/h100/experiments/lls-repeat/lls-repeat-*.h5"
 fi
 # The single-pass table: lw-axiswise-gw-hp's LayerNorm cast writes the bf16
 # x_ln its bf16 grad_weight reads, so it counts 5 bytes an element (2 read,
@@ -77,15 +77,15 @@ for r in "lw-axiswise-gw-hp 5" "axiswise 3"; do
 done
 # The read-only kernels' table (lls-flush-write.h5 beside lls-flush-read.h5):
 # blockwise amax_t of W, its read-flush % of the copy bandwidth, from the file.
-if [ -f "$top/results/h100/lls-flush-read.h5" ] && [ -f "$top/results/h100/lls-flush-write.h5" ]; then
+if [ -f "$top/results/h100/experiments/lls-flush/lls-flush-read.h5" ] && [ -f "$top/results/h100/experiments/lls-flush/lls-flush-write.h5" ]; then
 	got=$(sed -n '/^### Kernels that only read/,/^### Single-pass/p' t.md | awk -F'|' '$2 == " blockwise " && $3 == " amax_t " && $4 == " W " { gsub(/[ %]/, "", $9); print $9 }')
-	want=$("$F8BENCH" export "$top/results/h100/lls-flush-read.h5" --table lls_kernels --csv 2>/dev/null |
+	want=$("$F8BENCH" export "$top/results/h100/experiments/lls-flush/lls-flush-read.h5" --table lls_kernels --csv 2>/dev/null |
 		awk -F, '{ gsub(/"[^"]*"/, "q") }
 		NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 		$c["m"] == 8192 && $c["recipe"] == "blockwise" && $c["kernel"] == "amax_t" && $c["tensor"] == "W" { printf "%.1f", $c["pct_of_bw"] }')
 	[ -n "$got" ] && [ "$got" = "$want" ]
 	ok $? "read-only kernels after a read flush: blockwise amax_t W at '$got'% (from the file: '$want'%)"
 else
-	skip "no results/h100/lls-flush-{read,write}.h5"
+	skip "no results/h100/experiments/lls-flush/lls-flush-{read,write}.h5"
 fi
 done_testing

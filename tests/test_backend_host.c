@@ -30,7 +30,7 @@ static uint64_t ref_mix(uint64_t z)
 	return z;
 }
 
-/* The backend.h fill restated independently.  Every intermediate goes
+/* The core/fill.h fill restated independently.  Every intermediate goes
  * through a volatile float, which forces its rounding and which no
  * compiler may fuse across whatever -ffp-contract says - so this also
  * catches an FMA contraction in the backend. */

@@ -680,7 +680,7 @@ static void test_bad_input(void)
 /* The real H100 data: one pow2 sweep run twice back to back. */
 static void test_h100_repeat(void)
 {
-	const char *real = F8B_SRCDIR "/results/h100/gemm-repeat.h5";
+	const char *real = F8B_SRCDIR "/results/h100/experiments/gemm-extra/gemm-repeat.h5";
 	int rc;
 
 	if (access(real, R_OK) != 0) {

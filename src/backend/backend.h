@@ -23,7 +23,11 @@ extern "C" {
 #endif
 
 #include "core/common.h"
+#include "core/fill.h" /* struct f8b_fill_spec: the fill op's formula */
 #include "core/scaling.h"
+/* F8B_CAST_PARTIALS, F8B_LLS_ROW_MAX_COLS, F8B_BW_PARTIALS: the sizes the
+ * kernels' launch geometry fixes, which callers of the ops size by. */
+#include "kernels/kernel_limits.h"
 
 struct f8b_backend; /* opaque, one per process (one GPU per rank) */
 struct f8b_event;
@@ -35,30 +39,6 @@ struct f8b_tensor {
 	void *data; /* backend memory */
 	enum f8b_dtype dtype;
 	int64_t rows, cols; /* row-major, contiguous */
-};
-
-/* Seeded fill: element i depends only on (seed, i) and is bit-identical on
- * every backend, so host and GPU results can be compared exactly and do not
- * depend on how work is split.  With
- *   mix(z)  = the splitmix64 finaliser: z ^= z>>30; z *= 0xBF58476D1CE4E5B9;
- *             z ^= z>>27; z *= 0x94D049BB133111EB; z ^= z>>31
- *   h(c)    = mix(seed + (c + 1) * 0x9E3779B97F4A7C15)      (uint64 wrap)
- *   u(c)    = (float)(h(c) >> 40) * 0x1p-24f                 (exact, [0,1))
- * element i takes u_j = u(5*(offset + i) + j), j = 0..4 (offset: where the
- * tensor starts in a larger one, e.g. a weight shard's first element in
- * the whole weight; 0 for a whole tensor), and computes in fp32, each
- * operation rounded on its own (no FMA contraction):
- *   t = u_0 + u_1; t = t + u_2; t = t + u_3; t = t - 2.0f;
- *   z = t * 1.7320508f;          (Irwin-Hall(4): mean 0, variance 1)
- *   x = z * std; x = x + mean;
- *   if (u_4 < outlier_frac) x = x * outlier_scale;
- * then stores x rounded to the tensor's dtype (bf16: RNE). */
-struct f8b_fill_spec {
-	uint64_t seed;
-	float mean, std;
-	float outlier_frac;  /* 0 = none */
-	float outlier_scale; /* e.g. 100 */
-	uint64_t offset;     /* index of element 0 in the whole tensor (0: whole) */
 };
 
 /* What the device is (host backend: the CPU). */
@@ -144,13 +124,6 @@ struct f8b_cast_spec {
 	 * accumulates into it. */
 	float *partial;
 };
-
-/* Blocks of a pass 1 that may leave a max in f8b_cast_spec.partial. */
-#define F8B_CAST_PARTIALS 4096
-
-/* Longest row the cuda backend's row-wise lls kernels take (a row lives
- * in the registers of one 256-thread block, 64 floats per thread). */
-#define F8B_LLS_ROW_MAX_COLS 16384
 
 /* How flush_cache evicts (struct f8b_backend_ops). */
 enum { F8B_FLUSH_READ = 0, F8B_FLUSH_WRITE = 1 };
@@ -368,8 +341,6 @@ struct f8b_backend_ops {
 	int (*transpose_fp8)(struct f8b_backend *be, const struct f8b_tensor *x,
 	                     struct f8b_tensor *out);
 };
-/* Entries of bw_read's partial-sum buffer (one per GPU thread block). */
-#define F8B_BW_PARTIALS 4096
 
 extern const struct f8b_backend_ops f8b_backend_host;
 #ifdef F8B_HAVE_CUDA

@@ -196,7 +196,7 @@ static inline float fill_unit(uint64_t seed, uint64_t c)
 	return (float)(h >> 40) * 0x1p-24f;
 }
 
-/* Element i of the seeded fill, the formula of backend.h verbatim; one
+/* Element i of the seeded fill, the formula of core/fill.h verbatim; one
  * rounding per statement (contraction is off for this file, see top). */
 static float fill_value(const struct f8b_fill_spec *s, uint64_t i)
 {

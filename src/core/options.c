@@ -133,3 +133,99 @@ void f8b_options_help(FILE *f, const struct f8b_option *table)
 		}
 	}
 }
+
+void f8b_roff_text(FILE *f, const char *text, bool block)
+{
+	bool bol = true; /* at the beginning of an output line */
+	for (const char *p = text; *p; p++) {
+		if (*p == '\n') {
+			fputc(block ? '\n' : ' ', f);
+			bol = block;
+			continue;
+		}
+		if (bol && (*p == '.' || *p == '\''))
+			fputs("\\&", f); /* not a control line */
+		bol = false;
+		if (*p == '\\')
+			fputs("\\e", f);
+		else if (*p == '-')
+			fputs("\\-", f); /* a minus sign, as options are typed */
+		else if (*p == ',' && p[1] && p[1] != ' ' && !block)
+			fputs(",\\:", f); /* a list may break after a comma */
+		else
+			fputc(*p, f);
+	}
+	if (block && !bol)
+		fputc('\n', f);
+}
+
+void f8b_options_man(FILE *f, const struct f8b_option *table)
+{
+	for (const struct f8b_option *o = table; o && o->name; o++) {
+		fputs(".TP\n", f);
+		if (o->short_name)
+			fprintf(f, "\\fB\\-%c\\fR, ", o->short_name);
+		fputs("\\fB\\-\\-", f);
+		f8b_roff_text(f, o->name, false);
+		fputs("\\fR", f);
+		if (o->arg) {
+			fputs(" \\fI", f);
+			f8b_roff_text(f, o->arg, false);
+			fputs("\\fR", f);
+		}
+		fputc('\n', f);
+		f8b_roff_text(f, o->help, false);
+		fputc('\n', f);
+	}
+}
+
+void f8b_cmd_help(FILE *f, const struct f8b_cmd_doc *d)
+{
+	d->usage(f);
+	if (d->options)
+		f8b_options_help(f, d->options);
+	if (d->tail)
+		d->tail(f);
+}
+
+/* A usage function's text, as a string (NULL: out of memory). */
+static char *text_of(void (*fn)(FILE *))
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *m = open_memstream(&buf, &n);
+	if (!m)
+		return NULL;
+	fn(m);
+	if (fclose(m) != 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+void f8b_roff_block(FILE *f, const char *text)
+{
+	fputs(".PP\n.nf\n", f);
+	f8b_roff_text(f, text, true);
+	fputs(".fi\n", f);
+}
+
+static void man_text(FILE *f, void (*fn)(FILE *))
+{
+	char *t = text_of(fn);
+	f8b_roff_block(f, t ? t : "");
+	free(t);
+}
+
+void f8b_cmd_man(FILE *f, const struct f8b_cmd_doc *d)
+{
+	fprintf(f, ".SS \"f8bench %s\"\n", d->name);
+	man_text(f, d->usage);
+	if (d->options) {
+		fputs(".PP\nOptions:\n", f);
+		f8b_options_man(f, d->options);
+	}
+	if (d->tail)
+		man_text(f, d->tail);
+}

@@ -51,9 +51,11 @@ static const struct f8b_option common_options[] = {
     {"max-time", OPT_MAX_TIME, 0, "SEC", "wall seconds at most per measurement (default 10)"},
     {"noise", OPT_NOISE, 0, "FRAC",
      "stop when the relative noise of the median is below this\n(default 0.005)"},
-    {"no-flush", OPT_NO_FLUSH, 0, NULL, "do not flush the L2 cache before each sample"},
+    {"no-flush", OPT_NO_FLUSH, 0, NULL,
+     "do not flush the L2 cache before each sample\n(the default on the host backend)"},
     {"flush-by", OPT_FLUSH_BY, 0, "read|write",
-     "flush L2 by writing a 2 x L2 buffer (default) or by reading it"},
+     "flush L2 by writing a 2 x L2 buffer (default) or by\nreading it; asks for the flush on the "
+     "host backend too"},
     {"no-hold", OPT_NO_HOLD, 0, NULL, "do not hold the GPU while a sample is queued"},
     {"batch", OPT_BATCH, 0, "N", "time N back-to-back launches per sample (no flush; default off)"},
     {"quiet", OPT_QUIET, 'q', NULL, "no progress lines"},
@@ -139,7 +141,7 @@ static int on_option(void *vctx, int table, int key, const char *arg)
 	case OPT_MIN_TIME: return parse_double("min-time", arg, 0, 3600, &c->m.min_time_s);
 	case OPT_MAX_TIME: return parse_double("max-time", arg, 0, 86400, &c->m.max_time_s);
 	case OPT_NOISE: return parse_double("noise", arg, 0, 1, &c->m.max_noise);
-	case OPT_NO_FLUSH: c->m.flush = false; return F8B_OK;
+	case OPT_NO_FLUSH: c->flush_asked = -1; return F8B_OK;
 	case OPT_NO_HOLD: c->m.hold = false; return F8B_OK;
 	case OPT_FLUSH_BY:
 		if (!strcmp(arg, "read"))
@@ -148,6 +150,8 @@ static int on_option(void *vctx, int table, int key, const char *arg)
 			c->m.flush_how = F8B_FLUSH_WRITE;
 		else
 			return F8B_ERR(F8B_EINVAL, "--flush-by: '%s' (accepted: read, write)", arg);
+		if (!c->flush_asked)
+			c->flush_asked = 1; /* --no-flush wins, in either order */
 		return F8B_OK;
 	case OPT_BATCH:
 		F8B_TRY(parse_long("batch", arg, 1, 100000, &v));
@@ -160,18 +164,51 @@ static int on_option(void *vctx, int table, int key, const char *arg)
 	return F8B_ERR(F8B_EINTERNAL, "unhandled option key %d", key);
 }
 
+/* What --help and the man page say beside the option tables. */
+static const char exit_status[] =
+    "Exit status: 0 every case ok (or unsupported), 1 a case was wrong or failed,\n"
+    "2 bad input, 130 interrupted (rerun with --resume).\n";
+
+static void usage_head(const struct f8b_bench *b, char *buf, size_t n)
+{
+	snprintf(buf, n,
+	         "usage: f8bench %s [options]\n       mpiexec -n N f8bench %s [options]\n\n%s\n",
+	         b->name, b->name, b->summary);
+}
+
 void f8b_run_usage(const struct f8b_bench *b, FILE *f)
 {
-	fprintf(f,
-	        "usage: f8bench %s [options]\n       mpiexec -n N f8bench %s [options]\n\n%s\n\n",
-	        b->name, b->name, b->summary);
-	fprintf(f, "%s options:\n", b->name);
+	char head[1024];
+	usage_head(b, head, sizeof head);
+	fprintf(f, "%s\n%s options:\n", head, b->name);
 	f8b_options_help(f, b->options);
 	fprintf(f, "\ncommon options:\n");
 	f8b_options_help(f, common_options);
-	fprintf(f,
-	        "\nExit status: 0 every case ok (or unsupported), 1 a case was wrong or failed,\n"
-	        "2 bad input, 130 interrupted (rerun with --resume).\n");
+	fprintf(f, "\n%s", exit_status);
+}
+
+void f8b_run_man(FILE *f, const struct f8b_bench *b)
+{
+	if (!b) {
+		fprintf(f, ".SS \"Options of every benchmark\"\n");
+		f8b_options_man(f, common_options);
+		f8b_roff_block(f, exit_status);
+		return;
+	}
+	char head[1024];
+	usage_head(b, head, sizeof head);
+	fprintf(f, ".SS \"f8bench %s\"\n", b->name);
+	f8b_roff_block(f, head);
+	fprintf(f, ".PP\nOptions of %s (and those of every benchmark, below):\n", b->name);
+	f8b_options_man(f, b->options);
+}
+
+void f8b_run_options_backend(struct f8b_common_cfg *cc, const char *backend)
+{
+	if (cc->flush_asked)
+		cc->m.flush = cc->flush_asked > 0;
+	else
+		cc->m.flush = strcmp(backend, "host") != 0;
 }
 
 /* Default output name that never collides with an earlier run's. */

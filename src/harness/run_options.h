@@ -15,6 +15,7 @@ struct f8b_common_cfg {
 	long long seed;
 	int device; /* -1: node-local rank modulo the GPU count */
 	struct f8b_measure_opts m;
+	int flush_asked;        /* 0: the backend's default, 1: --flush-by, -1: --no-flush */
 	struct f8b_shard shard; /* --shard I/N: {0, 1} runs every case */
 	char outbuf[256];       /* the default output name */
 };
@@ -26,7 +27,15 @@ struct f8b_common_cfg {
  * --help, cc->help is set and nothing else is checked. */
 int f8b_run_options_parse(const struct f8b_bench *b, int argc, char **argv,
                           struct f8b_common_cfg *cc, void **cfg, size_t *ncases);
+/* Settles what depends on the backend that will run (its name): the cache
+ * flush before each cold sample is on by default for cuda and off for host
+ * (its timings mean little, and flushing a CPU cache dominated them);
+ * --flush-by asks for it on any backend, --no-flush turns it off. */
+void f8b_run_options_backend(struct f8b_common_cfg *cc, const char *backend);
 /* The --help text: b's options, the common ones, the exit statuses. */
 void f8b_run_usage(const struct f8b_bench *b, FILE *f);
+/* b's section of the man page (f8bench man) from the same text and table;
+ * b NULL: the section of the options every benchmark takes. */
+void f8b_run_man(FILE *f, const struct f8b_bench *b);
 
 #endif

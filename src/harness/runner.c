@@ -282,6 +282,10 @@ static int open_backend(struct sweep *sw)
 {
 	int device = -1;
 	int rc = pick_backend(&sw->cc, &sw->comm, &sw->run.ops, &device);
+	if (rc == F8B_OK) { /* the flush's default is the backend's */
+		f8b_run_options_backend(&sw->cc, sw->run.ops->name);
+		sw->run.mopts.flush = sw->cc.m.flush;
+	}
 	if (rc == F8B_OK)
 		rc = sw->run.ops->open(device, &sw->run.be, &sw->run.dev);
 	return any_rank_failed(sw->b, rc) ? 2 : GO_ON;

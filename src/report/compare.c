@@ -197,12 +197,23 @@ static void help(FILE *f)
 	           "  new      nothing in BASE to compare with\n"
 	           "Runs of different GPU models are refused unless --force.  BASE and NEW may\n"
 	           "be the same file, with --base-run and --new-run picking two of its runs.\n\n");
-	f8b_options_help(f, compare_options);
+}
+
+static void help_tail(FILE *f)
+{
 	fprintf(f,
 	        "\nExit status: 0 no regression, 1 a case slower, wrong, missing or less\n"
 	        "accurate, 2 bad input (options, unreadable file, no table both files hold,\n"
 	        "a table only one holds, different GPUs).  Rule and defaults: doc/compare.md.\n");
 }
+
+const struct f8b_cmd_doc f8b_compare_doc = {
+    .name = "compare",
+    .summary = "noise-aware regression gate between two results files",
+    .usage = help,
+    .options = compare_options,
+    .tail = help_tail,
+};
 
 /* ---------------------------------------------------------------- verdicts */
 
@@ -488,7 +499,7 @@ int f8b_compare_main(int argc, char **argv)
 	f8b_clear_error();
 	rc = f8b_options_parse(argc, argv, tables, cmp_opt, &c, &pos, &npos);
 	if (rc == F8B_OK && c.help) {
-		help(stdout);
+		f8b_cmd_help(stdout, &f8b_compare_doc);
 		free(pos);
 		return 0;
 	}

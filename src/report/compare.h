@@ -9,6 +9,7 @@
 #define F8B_COMPARE_H
 
 #include "core/common.h"
+#include "core/options.h"
 
 /* The verdict on one case; the order is the order of the summary line. */
 enum f8b_verdict {
@@ -39,5 +40,7 @@ enum f8b_verdict f8b_compare_times(double base_s, double base_noise, double new_
  * missing or less accurate, 2 bad input (options, unreadable file, no table
  * both hold, runs on different GPU models without --force). */
 int f8b_compare_main(int argc, char **argv);
+/* Its --help and man page section (core/options.h). */
+extern const struct f8b_cmd_doc f8b_compare_doc;
 
 #endif

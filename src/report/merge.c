@@ -449,9 +449,20 @@ static void help(FILE *f)
 	           "on different GPU models, and a case in more than one row.  Each input's\n"
 	           "runs are kept under OUT.h5's /runs with new ids (attribute merged_from);\n"
 	           "a detail table (lls_kernels) comes with its rows.\n\n");
-	f8b_options_help(f, merge_options);
+}
+
+static void help_tail(FILE *f)
+{
 	fprintf(f, "\nExit status: 0 merged, 2 bad input or refused, 1 writing failed.\n");
 }
+
+const struct f8b_cmd_doc f8b_merge_doc = {
+    .name = "merge",
+    .summary = "join the results files of one benchmark (shards) into one",
+    .usage = help,
+    .options = merge_options,
+    .tail = help_tail,
+};
 
 static int merge(const struct merge_cfg *c, const char *out, char **in, size_t np, int *exit_code)
 {
@@ -531,7 +542,7 @@ int f8b_merge_main(int argc, char **argv)
 	int rc = pos ? f8b_options_parse(argc, argv, tables, on_opt, &c, &pos, &npos)
 	             : F8B_ERR(F8B_ENOMEM, "argv");
 	if (rc == F8B_OK && c.help) {
-		help(stdout);
+		f8b_cmd_help(stdout, &f8b_merge_doc);
 		free(pos);
 		return 0;
 	}

@@ -16,9 +16,12 @@
 #define F8B_MERGE_H
 
 #include "core/common.h"
+#include "core/options.h"
 
 /* argv[0] = "merge".  Returns the exit status: 0 merged, 2 bad input or a
  * refusal, 1 an I/O failure while writing. */
 int f8b_merge_main(int argc, char **argv);
+/* Its --help and man page section (core/options.h). */
+extern const struct f8b_cmd_doc f8b_merge_doc;
 
 #endif

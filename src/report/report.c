@@ -231,8 +231,14 @@ static void usage(FILE *f)
 	           "$F8B_ROOFLINE, else the installed or source-tree roofline/.\n\n"
 	           "Exit status: 0 all written; 1 data and report.md written but no plots\n"
 	           "(gnuplot not found or failed); 2 bad arguments or unreadable input.\n\n");
-	f8b_options_help(f, report_options);
 }
+
+const struct f8b_cmd_doc f8b_report_doc = {
+    .name = "report",
+    .summary = "plots (gnuplot), CSV and a Markdown summary of results files",
+    .usage = usage,
+    .options = report_options,
+};
 
 /* ---------------------------------------------------------------- the core */
 
@@ -522,7 +528,7 @@ int f8b_report_main(int argc, char **argv)
 	}
 	int rc = f8b_options_parse(argc, argv, tables, report_opt, &c, &pos, &npos);
 	if (rc == F8B_OK && c.help) {
-		usage(stdout);
+		f8b_cmd_help(stdout, &f8b_report_doc);
 		free(pos);
 		return 0;
 	}

@@ -122,4 +122,7 @@ void f8b_rpt_md_plot(FILE *f, const char *name, const char *caption, bool drawn)
 /* mkdir -p, then checks the directory is writable. */
 int f8b_rpt_make_dir(const char *dir);
 
+/* Its --help and man page section (core/options.h). */
+extern const struct f8b_cmd_doc f8b_report_doc;
+
 #endif
