@@ -208,9 +208,11 @@ int main(int argc, char **argv)
 		f8b_man_write(stdout, tools);
 		return fflush(stdout) == 0 && !ferror(stdout) ? 0 : 1;
 	}
-	fprintf(stderr,
-	        "f8bench: error: unknown command '%s' (accepted: gemm, ceilings, report, compare, "
-	        "merge, export, recipe; see f8bench --help)\n",
-	        cmd);
+	fprintf(stderr, "f8bench: error: unknown command '%s' (accepted:", cmd);
+	for (int i = 0; f8b_benches[i]; i++)
+		fprintf(stderr, " %s,", f8b_benches[i]->name);
+	for (int i = 0; tools[i]; i++)
+		fprintf(stderr, " %s%s", tools[i]->name, tools[i + 1] ? "," : "");
+	fprintf(stderr, "; see f8bench --help)\n");
 	return 2;
 }

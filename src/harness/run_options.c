@@ -178,7 +178,7 @@ static void usage_head(const struct f8b_bench *b, char *buf, size_t n)
 
 void f8b_run_usage(const struct f8b_bench *b, FILE *f)
 {
-	char head[1024];
+	char head[4096];
 	usage_head(b, head, sizeof head);
 	fprintf(f, "%s\n%s options:\n", head, b->name);
 	f8b_options_help(f, b->options);
@@ -195,7 +195,7 @@ void f8b_run_man(FILE *f, const struct f8b_bench *b)
 		f8b_roff_block(f, exit_status);
 		return;
 	}
-	char head[1024];
+	char head[4096];
 	usage_head(b, head, sizeof head);
 	fprintf(f, ".SS \"f8bench %s\"\n", b->name);
 	f8b_roff_block(f, head);
