@@ -23,6 +23,7 @@ extern "C" {
 #endif
 
 #include "core/common.h"
+#include "core/optim.h"
 #include "core/scaling.h"
 
 struct f8b_backend; /* opaque, one per process (one GPU per rank) */
@@ -367,6 +368,17 @@ struct f8b_backend_ops {
 	 * R and C multiples of 16. */
 	int (*transpose_fp8)(struct f8b_backend *be, const struct f8b_tensor *x,
 	                     struct f8b_tensor *out);
+
+	/* ---- The optim benchmark's step (doc/optim.md), one launch per pass
+	 * (enum f8b_optim_pass) over every chunk of `a`; enqueue-only.  Each
+	 * element: AdamW (f8b_optim_adamw) unless its gradient is not finite
+	 * (counted, the element left as it was); the fp8 states requantised
+	 * per block; the exact amax of the new master into amax_acc; the cast
+	 * w8 = e4m3(master * scale[slot]).  At the end of the pass (the last
+	 * CTA on a GPU) the amax is folded (amax_last, amax_acc zeroed), the
+	 * next scales computed and the step counter advanced, as the pass
+	 * says (host_optim.c is the reference).  Bit-exact on every backend. */
+	int (*optim_pass)(struct f8b_backend *be, const struct f8b_optim_args *a, int pass);
 };
 /* Entries of bw_read's partial-sum buffer (one per GPU thread block). */
 #define F8B_BW_PARTIALS 4096
