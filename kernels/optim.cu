@@ -53,6 +53,7 @@ template <typename T> __device__ __forceinline__ void load4(const T *p, int64_t 
 		typename vec4<T>::type v = *reinterpret_cast<const typename vec4<T>::type *>(p + i);
 		memcpy(out, &v, sizeof v);
 	} else {
+#pragma unroll
 		for (int j = 0; j < 4; j++)
 			out[j] = j < n ? p[i + j] : T(0);
 	}
@@ -65,8 +66,10 @@ template <typename T> __device__ __forceinline__ void store4(T *p, int64_t i, in
 		memcpy(&v, in, sizeof v);
 		*reinterpret_cast<typename vec4<T>::type *>(p + i) = v;
 	} else {
-		for (int j = 0; j < n; j++)
-			p[i + j] = in[j];
+#pragma unroll
+		for (int j = 0; j < 4; j++)
+			if (j < n)
+				p[i + j] = in[j];
 	}
 }
 
@@ -76,6 +79,7 @@ __device__ __forceinline__ void load_master(const f8b_optim_args &a, int64_t i, 
 	if (V == F8B_OPTIM_FP8_MASTER16) {
 		uint16_t b[4];
 		load4(static_cast<const uint16_t *>(a.master), i, n, b);
+#pragma unroll
 		for (int j = 0; j < 4; j++)
 			w[j] = f8b_d_bf16_to_f32(b[j]);
 	} else {
@@ -97,6 +101,7 @@ __device__ __forceinline__ void update4(const f8b_optim_args &a, const f8b_optim
 	{
 		uint16_t gb[4];
 		load4(a.grad, i, n, gb);
+#pragma unroll
 		for (int j = 0; j < 4; j++)
 			g[j] = f8b_d_bf16_to_f32(gb[j]);
 	}
@@ -107,6 +112,7 @@ __device__ __forceinline__ void update4(const f8b_optim_args &a, const f8b_optim
 		uint16_t mb[4], vb[4];
 		load4(static_cast<const uint16_t *>(a.m), i, n, mb);
 		load4(static_cast<const uint16_t *>(a.v), i, n, vb);
+#pragma unroll
 		for (int j = 0; j < 4; j++) {
 			m[j] = f8b_d_bf16_to_f32(mb[j]);
 			v[j] = f8b_d_bf16_to_f32(vb[j]);
@@ -116,6 +122,7 @@ __device__ __forceinline__ void update4(const f8b_optim_args &a, const f8b_optim
 		load4(static_cast<const uint8_t *>(a.m), i, n, mq);
 		load4(static_cast<const uint8_t *>(a.v), i, n, sq);
 		const float msi = a.m_sinv[blk], ssi = a.v_sinv[blk];
+#pragma unroll
 		for (int j = 0; j < 4; j++) {
 			m[j] = __fmul_rn(dec_e4m3(mq[j]), msi);
 			s[j] = __fmul_rn(dec_e5m2(sq[j]), ssi);
@@ -123,7 +130,10 @@ __device__ __forceinline__ void update4(const f8b_optim_args &a, const f8b_optim
 		}
 	}
 	load_master<V>(a, i, n, w);
-	for (int j = 0; j < n; j++) {
+#pragma unroll
+	for (int j = 0; j < 4; j++) {
+		if (j >= n)
+			continue;
 		if (f8b_om_finite(g[j]))
 			*clip += (unsigned)f8b_optim_adamw(&h, g[j], &m[j], &v[j], &s[j], &w[j]);
 		else
@@ -134,6 +144,7 @@ __device__ __forceinline__ void update4(const f8b_optim_args &a, const f8b_optim
 		store4(static_cast<float *>(a.v), i, n, v);
 	} else if (V == F8B_OPTIM_BF16) {
 		uint16_t mb[4], vb[4];
+#pragma unroll
 		for (int j = 0; j < 4; j++) {
 			mb[j] = f8b_d_f32_to_bf16(m[j]);
 			vb[j] = f8b_d_f32_to_bf16(v[j]);
@@ -142,9 +153,10 @@ __device__ __forceinline__ void update4(const f8b_optim_args &a, const f8b_optim
 		store4(static_cast<uint16_t *>(a.v), i, n, vb);
 	} else {
 		uint32_t am = 0, as = 0;
-		for (int j = 0; j < n; j++) {
-			am = max(am, f8b_d_abs_bits(m[j]));
-			as = max(as, f8b_d_abs_bits(s[j]));
+#pragma unroll
+		for (int j = 0; j < 4; j++) {
+			am = max(am, j < n ? f8b_d_abs_bits(m[j]) : 0u);
+			as = max(as, j < n ? f8b_d_abs_bits(s[j]) : 0u);
 		}
 		am = __reduce_max_sync(F8B_K_FULL_MASK, am);
 		as = __reduce_max_sync(F8B_K_FULL_MASK, as);
@@ -155,6 +167,7 @@ __device__ __forceinline__ void update4(const f8b_optim_args &a, const f8b_optim
 			a.v_sinv[blk] = __fdiv_rn(1.0f, ss);
 		}
 		uint8_t mq[4], sq[4];
+#pragma unroll
 		for (int j = 0; j < 4; j++) {
 			mq[j] = f8b_d_cvt_fp8<false>(__fmul_rn(m[j], sm));
 			sq[j] = f8b_d_cvt_fp8<true>(__fmul_rn(s[j], ss));
@@ -164,6 +177,7 @@ __device__ __forceinline__ void update4(const f8b_optim_args &a, const f8b_optim
 	}
 	if (V == F8B_OPTIM_FP8_MASTER16) {
 		uint16_t b[4];
+#pragma unroll
 		for (int j = 0; j < 4; j++) {
 			b[j] = a.stochastic && f8b_om_finite(w[j])
 			           ? f8b_optim_bf16_sr(w[j],
@@ -194,7 +208,7 @@ __device__ __forceinline__ void cta_add(unsigned v, unsigned long long *acc)
 }
 
 template <int V, bool UPD, bool AMX, bool CST>
-__global__ void __launch_bounds__(F8B_K_THREADS) optim_kernel(const f8b_optim_args a)
+__global__ void __launch_bounds__(F8B_K_THREADS, 4) optim_kernel(const f8b_optim_args a)
 {
 	__shared__ uint32_t smem[8];
 	__shared__ unsigned long long counts[3]; /* nonfinite, saturated, clipped */
@@ -226,8 +240,9 @@ __global__ void __launch_bounds__(F8B_K_THREADS) optim_kernel(const f8b_optim_ar
 			load_master<V>(a, T.off + e, n, w);
 		if (AMX) {
 			uint32_t mx = 0;
-			for (int j = 0; j < n; j++)
-				mx = max(mx, f8b_d_abs_bits(w[j]));
+#pragma unroll
+			for (int j = 0; j < 4; j++)
+				mx = max(mx, j < n ? f8b_d_abs_bits(w[j]) : 0u);
 			if (!axis) {
 				tmax = max(tmax, mx);
 			} else if (e0 / T.cols == (e0 + cnt - 1) / T.cols) {
@@ -238,8 +253,9 @@ __global__ void __launch_bounds__(F8B_K_THREADS) optim_kernel(const f8b_optim_ar
 					              T.slot + e0 / T.cols,
 					          mx);
 			} else {
-				for (int j = 0; j < n; j++) {
-					uint32_t b = f8b_d_abs_bits(w[j]);
+#pragma unroll
+				for (int j = 0; j < 4; j++) {
+					uint32_t b = j < n ? f8b_d_abs_bits(w[j]) : 0u;
 					if (b)
 						atomicMax(reinterpret_cast<unsigned *>(a.amax_acc) +
 						              T.slot + (e + j) / T.cols,
@@ -249,7 +265,10 @@ __global__ void __launch_bounds__(F8B_K_THREADS) optim_kernel(const f8b_optim_ar
 		}
 		if (CST) {
 			uint8_t q[4] = {0, 0, 0, 0};
-			for (int j = 0; j < n; j++) {
+#pragma unroll
+			for (int j = 0; j < 4; j++) {
+				if (j >= n)
+					continue;
 				const float x = __fmul_rn(
 				    w[j], a.scale[axis ? T.slot + (e + j) / T.cols : T.slot]);
 				sat += fabsf(x) >= F8B_OPTIM_SAT_E4M3;

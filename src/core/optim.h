@@ -281,8 +281,13 @@ F8B_HD int64_t f8b_optim_hyper_index(uint64_t t, int64_t nhyper)
 F8B_HD void f8b_optim_fold_slot(const struct f8b_optim_args *a, const struct f8b_optim_hyper *h,
                                 int64_t s)
 {
+#ifdef __CUDA_ARCH__
+	/* from L2, where the other CTAs' atomics went */
+	float am = __uint_as_float(atomicExch(reinterpret_cast<unsigned *>(a->amax_acc + s), 0u));
+#else
 	float am = a->amax_acc[s];
 	a->amax_acc[s] = 0.0f;
+#endif
 	a->amax_last[s] = am;
 	float used = a->scale[s], next;
 	if (a->scaling == F8B_OPTIM_PREDICTED) {
