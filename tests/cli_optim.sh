@@ -93,9 +93,19 @@ ok $? "fp8-master16 --stochastic on exits 0"
 "$F8BENCH" export sr.h5 --table optim >r.csv
 check "stochastic rounding recorded, bit-exact" 'r[0]["stochastic"] == "1" and r[0]["bitexact"] == "1"'
 
-"$F8BENCH" report r.h5 -o rep >rep.txt 2>&1
-[ -s rep/report.md ] && grep -q optim rep/report.md
-ok $? "report writes an optim section ($(tail -1 rep.txt))"
+"$F8BENCH" report r.h5 sr.h5 -o rep >rep.txt 2>&1
+rc=$?
+ok "$([ $rc = 0 ] || [ $rc = 1 ] && echo 0 || echo 1)" "report exits 0 (or 1: no gnuplot) ($(tail -1 rep.txt))"
+grep -q '^## Optimizer step (optim)' rep/report.md && grep -q '^### Saturation per scaling' rep/report.md &&
+	grep -q '^| predicted | ' rep/report.md
+ok $? "report.md: the optim section, saturation per scaling"
+[ -s rep/optim_time.dat ] && [ -s rep/optim_sqnr.dat ] && [ -s rep/optim.csv ] &&
+	[ "$(grep -c '^[0-9]' rep/optim_time.dat)" = 4 ]
+ok $? "report data: optim_time.dat (4 variants), optim_sqnr.dat, optim.csv"
+if [ $rc = 0 ]; then
+	[ -s rep/optim_time.png ] && [ -s rep/optim_sqnr.svg ]
+	ok $? "report plots optim_time and optim_sqnr"
+fi
 "$F8BENCH" compare r.h5 r.h5 >cmp.txt 2>&1
 ok $? "compare of a file with itself passes ($(tail -1 cmp.txt))"
 done_testing

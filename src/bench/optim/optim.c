@@ -173,5 +173,5 @@ const struct f8b_bench f8b_bench_optim = {
     .noise_column = "time_noise",
     .throttled_column = "throttled",
     .accuracy = optim_accuracy,
-    .report = NULL,
+    .report = &f8b_optim_report,
 };
