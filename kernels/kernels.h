@@ -138,6 +138,11 @@ int f8b_k_cast_transpose_ln(const void *x, const float *mean, const float *rstd,
  * cols row-major; rows and cols positive multiples of 16. */
 int f8b_k_transpose8(const void *x, int64_t rows, int64_t cols, void *out, cudaStream_t stream);
 
+/* optim.cu: one pass (enum f8b_optim_pass) of the optim step over every
+ * chunk of a (backend.h optim_pass): one CTA per chunk, the last CTA
+ * folding the amax and computing the next scales. */
+int f8b_k_optim_pass(const struct f8b_optim_args *a, int pass, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -91,7 +91,7 @@ fi
 if [ -z "$sweep" ]; then
 	if nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then sweep=quick; else sweep=accuracy; fi
 fi
-# The sweeps: S_GEMM and S_LLS are the benchmarks' options, S_CMP compare's.
+# The sweeps: S_GEMM, S_LLS and S_OPTIM (accuracy only) are the benchmarks' options, S_CMP compare's.
 case $sweep in
 quick)
 	S_GEMM="--shapes 2048x2048x2048,4096x4096x4096,8192x8192x8192 --scaling tensorwise,axiswise,blockwise --fast-accum on,off --dtypes e4m3:e4m3"
@@ -102,6 +102,7 @@ accuracy)
 	T="--backend host --min-time 0 --min-samples 1 --max-samples 1 --warmup 0"
 	S_GEMM="$T --shapes 256x256x256,512x1024x256,400x656x272 --scaling tensorwise,axiswise,blockwise --fast-accum on,off --dtypes e4m3:e4m3,e4m3:e5m2"
 	S_LLS="$T --shapes 256x256x256"
+	S_OPTIM="$T --params 300x129,77,1000 --steps 20 --granularity tensorwise,axiswise"
 	# --force: the host backend records the CPU as its "GPU", and its
 	# numbers do not depend on which CPU computed them.
 	S_CMP="--no-timing --accuracy-tolerance 0 --force"
@@ -122,6 +123,10 @@ if [ -z "$new" ]; then
 		"$f8b" gemm --seed 1 $S_GEMM -q -o "$new"
 		echo "+ f8bench lls --seed 1 $S_LLS -q -o $new --append"
 		"$f8b" lls --seed 1 $S_LLS -q -o "$new" --append
+		if [ -n "${S_OPTIM:-}" ]; then
+			echo "+ f8bench optim --seed 1 $S_OPTIM -q -o $new --append"
+			"$f8b" optim --seed 1 $S_OPTIM -q -o "$new" --append
+		fi
 	} >"$out/sweep.log" 2>&1
 	# A wrong case makes the sweep exit 1 but is in the file, where
 	# compare reports it; no file at all is no run.

@@ -122,7 +122,8 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
 	# The verdict is memcheck's own error summary: timing assertions cannot
 	# hold under instrumentation, and deliberate API errors (a test of
 	# out-of-memory handling) are not memory errors.
-	for t in test_kernels test_gemm_cuda test_harness_gpu test_lls_kernels test_lls_fused test_ag_ops; do
+	for t in test_kernels test_gemm_cuda test_harness_gpu test_lls_kernels test_lls_fused test_ag_ops \
+		test_optim; do
 		(cd "$build" && srcdir="$src" timeout 240 compute-sanitizer --tool memcheck \
 			--leak-check full --report-api-errors no "tests/gpu/$t") \
 			>"$logs/sanitizer-$t.log" 2>&1
@@ -160,6 +161,19 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
 	else
 		say "compute-sanitizer memcheck f8bench allgather: ERRORS"
 		grep -m 20 -E '=========|error' "$logs/sanitizer-allgather.log" >>"$summary"
+		status=1
+	fi
+	# The optim step end to end (every variant and scaling, graph on and off).
+	(cd "$build" && timeout 300 compute-sanitizer --tool memcheck --leak-check full \
+		--report-api-errors no ./f8bench optim --params 1000x300,77,4096 --steps 3 \
+		--graph on,off --min-time 0 --min-samples 1 --max-samples 2 --warmup 0 -q \
+		-o "$logs/sanitizer-optim.h5") >"$logs/sanitizer-optim.log" 2>&1
+	if grep -q 'ERROR SUMMARY: 0 errors' "$logs/sanitizer-optim.log" &&
+		grep -q ' 0 wrong, .* 0 error' "$logs/sanitizer-optim.log"; then
+		say "compute-sanitizer memcheck f8bench optim: clean ($(grep -o 'wrote.*' "$logs/sanitizer-optim.log"))"
+	else
+		say "compute-sanitizer memcheck f8bench optim: ERRORS"
+		grep -m 20 -E '=========|error' "$logs/sanitizer-optim.log" >>"$summary"
 		status=1
 	fi
 else

@@ -36,10 +36,12 @@ ok "$rc" "the host accuracy gate passes against the committed baseline (exit $rc
 [ "$rc" = 0 ] || sed 's/^/# /' acc.txt
 summ acc | grep -q "^[0-9]* same, 0 faster, 0 slower, 0 unsure, 0 missing, 0 wrong, 0 new, 0 less-accurate$"
 ok $? "every case the same ($(summ acc))"
-grep -q "== gemm" acc/compare.txt && grep -q "== lls" acc/compare.txt
-ok $? "both gemm and lls are gated"
+grep -q "== gemm" acc/compare.txt && grep -q "== lls" acc/compare.txt &&
+	grep -q "== optim" acc/compare.txt
+ok $? "gemm, lls and optim are gated"
 grep -q "less-accurate if sqnr_db, rel_error change at all" acc/compare.txt &&
-	grep -q "less-accurate if sqnr_min_db, sqnr_y_db, sqnr_grad_x_db, sqnr_grad_w_db change at all" acc/compare.txt
+	grep -q "less-accurate if sqnr_min_db, sqnr_y_db, sqnr_grad_x_db, sqnr_grad_w_db change at all" acc/compare.txt &&
+	grep -q "less-accurate if sqnr_w8_db, sqnr_w_db change at all" acc/compare.txt
 ok $? "exactly, on every gated column"
 [ -f acc/new.h5 ] && [ -f acc/sweep.log ] && [ -f acc/junit.xml ] && [ -f acc/summary.md ]
 ok $? "the outputs: new.h5, sweep.log, junit.xml, summary.md"
@@ -59,13 +61,16 @@ ok $? "the Markdown summary went to \$GITHUB_STEP_SUMMARY"
 T="--backend host --min-time 0 --min-samples 1 --max-samples 1 --warmup 0 -q --seed 2"
 "$F8BENCH" gemm $T --shapes 256x256x256 --scaling tensorwise,axiswise,blockwise \
 	--fast-accum on --dtypes e4m3:e4m3 -o seed2.h5 2>/dev/null &&
-	"$F8BENCH" lls $T --shapes 256x256x256 --recipe bf16,tensorwise -o seed2.h5 --append 2>/dev/null
+	"$F8BENCH" lls $T --shapes 256x256x256 --recipe bf16,tensorwise -o seed2.h5 --append 2>/dev/null &&
+	"$F8BENCH" optim $T --params 300x129,77,1000 --steps 20 --variant fp8 --scaling predicted \
+		-o seed2.h5 --append 2>/dev/null
 ok $? "a baseline written with --seed 2"
 sh "$gate" --sweep accuracy --new acc/new.h5 --baseline seed2.h5 --out acc2 --f8bench "$F8BENCH" >acc2.txt 2>&1
 rc=$?
 ok "$([ $rc = 1 ] && echo 0 || echo 1)" "seed 2 baseline: the gate fails with exit 1 ($rc: $(summ acc2))"
 grep -q "^gemm: 0 same, 0 faster, 0 slower, 0 unsure, 0 missing, 0 wrong, [0-9]* new, 4 less-accurate$" acc2/compare.txt &&
-	grep -q "^lls: 0 same, .* 2 less-accurate$" acc2/compare.txt
+	grep -q "^lls: 0 same, .* 2 less-accurate$" acc2/compare.txt &&
+	grep -q "^optim: 0 same, .* 1 less-accurate$" acc2/compare.txt
 ok $? "every case both ran is less-accurate, the rest new ($(grep '^gemm:' acc2/compare.txt))"
 grep -q '<failure type="less-accurate" message="less-accurate: sqnr_db ' acc2/junit.xml
 ok $? "JUnit: a failure naming the column"

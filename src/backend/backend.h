@@ -24,6 +24,7 @@ extern "C" {
 
 #include "core/common.h"
 #include "core/fill.h" /* struct f8b_fill_spec: the fill op's formula */
+#include "core/optim.h"
 #include "core/scaling.h"
 /* F8B_CAST_PARTIALS, F8B_LLS_ROW_MAX_COLS, F8B_BW_PARTIALS: the sizes the
  * kernels' launch geometry fixes, which callers of the ops size by. */
@@ -340,6 +341,17 @@ struct f8b_backend_ops {
 	 * R and C multiples of 16. */
 	int (*transpose_fp8)(struct f8b_backend *be, const struct f8b_tensor *x,
 	                     struct f8b_tensor *out);
+
+	/* ---- The optim benchmark's step (doc/optim.md), one launch per pass
+	 * (enum f8b_optim_pass) over every chunk of `a`; enqueue-only.  Each
+	 * element: AdamW (f8b_optim_adamw) unless its gradient is not finite
+	 * (counted, the element left as it was); the fp8 states requantised
+	 * per block; the exact amax of the new master into amax_acc; the cast
+	 * w8 = e4m3(master * scale[slot]).  At the end of the pass (the last
+	 * CTA on a GPU) the amax is folded (amax_last, amax_acc zeroed), the
+	 * next scales computed and the step counter advanced, as the pass
+	 * says (host_optim.c is the reference).  Bit-exact on every backend. */
+	int (*optim_pass)(struct f8b_backend *be, const struct f8b_optim_args *a, int pass);
 };
 
 extern const struct f8b_backend_ops f8b_backend_host;

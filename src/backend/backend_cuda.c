@@ -9,6 +9,7 @@
  * so a plain cudaMemcpy could overtake queued kernels).
  */
 #include "backend/lls_ops.h"
+#include "backend/optim_ops.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -419,4 +420,5 @@ const struct f8b_backend_ops f8b_backend_cuda = {
     .stream_use = f8b_cuda_stream_use,
     .stream_wait = f8b_cuda_stream_wait,
     .transpose_fp8 = f8b_cuda_transpose_fp8,
+    .optim_pass = f8b_cuda_optim_pass,
 };

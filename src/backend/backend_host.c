@@ -21,6 +21,7 @@
 
 #include "backend/backend.h"
 #include "backend/lls_ops.h"
+#include "backend/optim_ops.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -536,4 +537,5 @@ const struct f8b_backend_ops f8b_backend_host = {
     .stream_use = f8b_host_stream_use,
     .stream_wait = f8b_host_stream_wait,
     .transpose_fp8 = f8b_host_transpose_fp8,
+    .optim_pass = f8b_host_optim_pass,
 };

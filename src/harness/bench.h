@@ -107,6 +107,7 @@ extern const struct f8b_bench f8b_bench_gemm;
 extern const struct f8b_bench f8b_bench_ceilings;
 extern const struct f8b_bench f8b_bench_lls;
 extern const struct f8b_bench f8b_bench_allgather;
+extern const struct f8b_bench f8b_bench_optim;
 /* Every benchmark, NULL-terminated (bench/registry.c): the command's
  * subcommands, and the tables compare, report and merge recognise. */
 extern const struct f8b_bench *const f8b_benches[];

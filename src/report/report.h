@@ -70,6 +70,7 @@ struct f8b_report_module {
 
 extern const struct f8b_report_module f8b_gemm_report, f8b_ceilings_report, f8b_lls_report,
     f8b_allgather_report;
+extern const struct f8b_report_module f8b_optim_report;
 
 /* The subcommand's main: argv[0] is "report".  Prints its own errors.
  * Exit status: 0 everything written; 1 data and report.md written but no

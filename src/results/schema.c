@@ -398,3 +398,81 @@ const struct f8b_table_schema f8b_allgather_schema = {
     .fields = allgather_fields,
     .nfields = sizeof allgather_fields / sizeof allgather_fields[0],
 };
+
+/* ---- optim -------------------------------------------------------------- */
+
+#define F8B_OPTIM_COLUMNS(X, S)                                                                    \
+	X(S, variant, STR, "")                                                                     \
+	X(S, scaling, STR, "")                                                                     \
+	X(S, granularity, STR, "")                                                                 \
+	X(S, label, STR, "")                                                                       \
+	X(S, params, I64, "")                                                                      \
+	X(S, tensors, I32, "")                                                                     \
+	X(S, steps, I32, "")                                                                       \
+	X(S, graph, I32, "")                                                                       \
+	X(S, stochastic, I32, "")                                                                  \
+	X(S, chunk_bytes, I64, "bytes")                                                            \
+	X(S, chunks, I32, "")                                                                      \
+	X(S, launches, I32, "")                                                                    \
+	X(S, backend, STR, "")                                                                     \
+	X(S, status, STR, "")                                                                      \
+	X(S, time_median_s, F64, "s")                                                              \
+	X(S, time_min_s, F64, "s")                                                                 \
+	X(S, time_max_s, F64, "s")                                                                 \
+	X(S, time_noise, F64, "")                                                                  \
+	X(S, samples, I32, "")                                                                     \
+	X(S, converged, I32, "")                                                                   \
+	X(S, throttled, I32, "")                                                                   \
+	X(S, history_len, I32, "")                                                                 \
+	X(S, time_split_s, F64, "s")                                                               \
+	X(S, fused_speedup, F64, "")                                                               \
+	X(S, fp32_time_median_s, F64, "s")                                                         \
+	X(S, speedup_vs_fp32, F64, "")                                                             \
+	X(S, state_bytes_per_param, F64, "bytes")                                                  \
+	X(S, step_bytes_per_param, F64, "bytes")                                                   \
+	X(S, min_bytes, F64, "bytes")                                                              \
+	X(S, gbps, F64, "GB/s")                                                                    \
+	X(S, copy_bw_gbps, F64, "GB/s")                                                            \
+	X(S, pct_of_copy_bw, F64, "%")                                                             \
+	X(S, roofline_source, STR, "")                                                             \
+	X(S, peak_mem_bytes, I64, "bytes")                                                         \
+	X(S, sqnr_w_db, F64, "dB")                                                                 \
+	X(S, sqnr_w8_db, F64, "dB")                                                                \
+	X(S, sampled, I64, "")                                                                     \
+	X(S, saturated, I64, "")                                                                   \
+	X(S, saturated_steps, I32, "")                                                             \
+	X(S, bitexact, I32, "")                                                                    \
+	X(S, range_used, F64, "")                                                                  \
+	X(S, range_used_min, F64, "")                                                              \
+	X(S, nonfinite_grads, I64, "")                                                             \
+	X(S, clipped, I64, "")                                                                     \
+	X(S, lr, F64, "")                                                                          \
+	X(S, weight_decay, F64, "")                                                                \
+	X(S, seed, I64, "")                                                                        \
+	X(S, run_id, I32, "")                                                                      \
+	X(S, rank, I32, "")                                                                        \
+	X(S, device, I32, "")                                                                      \
+	X(S, gpu, STR, "")                                                                         \
+	X(S, message, STR, "")
+
+F8B_OPTIM_COLUMNS(F8B_CHECK_TYPE, struct f8b_optim_row)
+
+struct f8b_optim_row_mirror {
+	F8B_OPTIM_COLUMNS(F8B_MIRROR, struct f8b_optim_row)
+};
+#define F8B_CHECK_OPTIM_OFFSET(S, m, t, unit)                                                      \
+	F8B_CHECK_OFFSET(struct f8b_optim_row_mirror, S, m, t, unit)
+F8B_OPTIM_COLUMNS(F8B_CHECK_OPTIM_OFFSET, struct f8b_optim_row)
+_Static_assert(sizeof(struct f8b_optim_row_mirror) == sizeof(struct f8b_optim_row),
+               "struct f8b_optim_row has a member that F8B_OPTIM_COLUMNS does not list");
+
+static const struct f8b_field optim_fields[] = {F8B_OPTIM_COLUMNS(F8B_FIELD, struct f8b_optim_row)};
+
+const struct f8b_table_schema f8b_optim_schema = {
+    .name = "optim",
+    .title = "f8bench optim: one row per parameter set x variant x scaling x granularity x "
+             "graph x steps: the fused AdamW step with the next forward's fp8 weight",
+    .row_size = sizeof(struct f8b_optim_row),
+    .fields = optim_fields,
+    .nfields = sizeof optim_fields / sizeof optim_fields[0],
+};

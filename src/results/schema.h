@@ -243,4 +243,63 @@ struct f8b_allgather_row {
 
 extern const struct f8b_table_schema f8b_allgather_schema;
 
+/* f8bench optim: one row per parameter set x variant x scaling x
+ * granularity x graph x steps, the fused optimizer step (doc/optim.md). */
+struct f8b_optim_row {
+	char variant[F8B_STR];     /* fp32, bf16, fp8, fp8-master16 */
+	char scaling[F8B_STR];     /* the fp8 weight's scale: dynamic, delayed, predicted */
+	char granularity[F8B_STR]; /* of the fp8 weight's scale: tensorwise or axiswise (per row) */
+	char label[48];            /* the parameter set: shape set names, or "params" */
+	int64_t params;            /* parameters updated per step */
+	int32_t tensors;           /* parameter tensors */
+	int32_t steps;             /* steps of the trajectory before the SQNRs */
+	int32_t graph;             /* 1: each step ran as one graph */
+	int32_t stochastic;        /* 1: the bf16 master rounds stochastically (fp8-master16) */
+	int64_t chunk_bytes;       /* the chunk threshold of the multi-tensor launch */
+	int32_t chunks;            /* chunks (CTAs) per launch */
+	int32_t launches;          /* kernel launches per step (1: fused; 2: dynamic) */
+	char backend[F8B_STR];
+	char status[F8B_STR];
+	double time_median_s; /* one step */
+	double time_min_s;
+	double time_max_s;
+	double time_noise;
+	int32_t samples;
+	int32_t converged;
+	int32_t throttled;
+	int32_t history_len;           /* delayed: amaxes in the history; 0 otherwise */
+	double time_split_s;           /* update, amax, cast as three launches (same run) */
+	double fused_speedup;          /* time_split_s / time_median_s */
+	double fp32_time_median_s;     /* the fp32 row of this case, this process */
+	double speedup_vs_fp32;        /* fp32_time_median_s / time_median_s */
+	double state_bytes_per_param;  /* master + m + v (+ block scales), as stored */
+	double step_bytes_per_param;   /* what one step moves at least per parameter */
+	double min_bytes;              /* params x step_bytes_per_param */
+	double gbps;                   /* min_bytes / time_median_s / 1e9 */
+	double copy_bw_gbps;           /* the copy bandwidth ceiling (measured or datasheet) */
+	double pct_of_copy_bw;         /* 100 x gbps / copy_bw_gbps */
+	char roofline_source[F8B_STR]; /* "measured" or "datasheet" */
+	int64_t peak_mem_bytes;        /* device memory the case's buffers took */
+	double sqnr_w_db;              /* master weight after steps vs an fp64 AdamW */
+	double sqnr_w8_db;             /* fp8 weight (dequantised) vs the same */
+	int64_t sampled;               /* elements the SQNRs and the bit-exact check read */
+	int64_t saturated;             /* fp8 weight values the casts clipped, all steps */
+	int32_t saturated_steps;       /* steps whose cast clipped at least one value */
+	int32_t bitexact;              /* 1: one step matched the host reference bit for bit */
+	double range_used;             /* mean over scales of amax x scale / 448 (last step) */
+	double range_used_min;         /* the smallest of them */
+	int64_t nonfinite_grads;       /* non-finite gradient elements met (skipped), all steps */
+	int64_t clipped;               /* update elements clipped to the bound U_t, all steps */
+	double lr;                     /* peak learning rate */
+	double weight_decay;
+	int64_t seed;
+	int32_t run_id;
+	int32_t rank;
+	int32_t device;
+	char gpu[48];
+	char message[F8B_MSG];
+};
+
+extern const struct f8b_table_schema f8b_optim_schema;
+
 #endif

@@ -1,0 +1,103 @@
+#!/bin/sh
+# optim-gpu.sh - the optim benchmark on a GPU node (doc/optim.md): the GPU
+# test (host against GPU, bit for bit), then f8bench optim at Llama 3 8B
+# layer scale, every variant x scaling with graphs on and off (tensorwise),
+# and the same with an axiswise fp8 weight (graphs on), into OUT/optim.h5;
+# a log of each, and a short table last (issue 24's figures, read from the
+# file by column name).
+#   scripts/optim-gpu.sh BUILD OUT [CEILINGS.h5]
+# BUILD is a configured and built tree (its f8bench and tests/gpu/); OUT is
+# created.  CEILINGS.h5 (f8bench ceilings' file) gives the measured copy
+# bandwidth the rows' pct_of_copy_bw is taken against; without it, the
+# datasheet's.  Environment: SHAPES (default llama3-8b) or PARAMS
+# (--params counts instead, e.g. for a dry run on the host), STEPS (100),
+# EXTRA (more f8bench options, e.g. "--chunk-bytes 256K").
+set -u
+build=${1:?usage: optim-gpu.sh BUILD OUT [CEILINGS.h5]}
+out=${2:?usage: optim-gpu.sh BUILD OUT [CEILINGS.h5]}
+ceil=${3:-}
+build=$(cd "$build" && pwd) || exit 2
+mkdir -p "$out" && out=$(cd "$out" && pwd) || exit 2
+f8b=$build/f8bench
+[ -x "$f8b" ] || { echo "optim-gpu.sh: no f8bench in $build (build it first)" >&2; exit 2; }
+src=$(cd "$(dirname "$0")/.." && pwd)
+export F8B_INPUTS="${F8B_INPUTS:-$src/inputs}"
+if [ -n "${PARAMS:-}" ]; then
+	set_opt="--params $PARAMS"
+else
+	set_opt="--shapes ${SHAPES:-llama3-8b}"
+fi
+steps=${STEPS:-100}
+copt=
+if [ -n "$ceil" ]; then
+	[ -r "$ceil" ] || { echo "optim-gpu.sh: cannot read $ceil" >&2; exit 2; }
+	copt="--ceilings $ceil"
+fi
+status=0
+say() { echo "$*" | tee -a "$out/summary.txt"; }
+: >"$out/summary.txt"
+say "== optim on $(hostname) $(date -u +%FT%TZ), $(cd "$src" && git describe --always --dirty 2>/dev/null)"
+command -v nvidia-smi >/dev/null 2>&1 &&
+	say "$(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | head -1)"
+
+# 1. host against GPU, bit for bit
+make -C "$build" tests/gpu/test_optim >"$out/build-test.log" 2>&1
+(cd "$build" && srcdir="$src" ./tests/gpu/test_optim) >"$out/test_optim.log" 2>&1
+rc=$?
+[ $rc = 77 ] && say "tests/gpu/test_optim: skipped ($(head -1 "$out/test_optim.log"))" && rc=0
+say "tests/gpu/test_optim: exit $rc, $(grep -c '^ok' "$out/test_optim.log") ok, $(grep -c '^not ok' "$out/test_optim.log") not ok"
+grep '^not ok' "$out/test_optim.log" | head -20 | tee -a "$out/summary.txt"
+[ $rc = 0 ] || status=1
+
+# 2. the benchmark: tensorwise, graph on and off; then axiswise, graph on
+run() {
+	say "+ f8bench optim $*"
+	"$f8b" optim "$@" >>"$out/optim.log" 2>&1
+	rc=$?
+	grep -E 'wrote|error' "$out/optim.log" | tail -1 | tee -a "$out/summary.txt"
+	[ $rc = 0 ] || status=1
+}
+rm -f "$out/optim.h5"
+: >"$out/optim.log"
+# shellcheck disable=SC2086
+run $set_opt --steps "$steps" --variant fp32,bf16,fp8,fp8-master16 \
+	--scaling dynamic,delayed,predicted --granularity tensorwise --graph on,off $copt ${EXTRA:-} \
+	-o "$out/optim.h5"
+# shellcheck disable=SC2086
+run $set_opt --steps "$steps" --variant fp32,bf16,fp8,fp8-master16 \
+	--scaling dynamic,delayed,predicted --granularity axiswise --graph on $copt ${EXTRA:-} \
+	--append -o "$out/optim.h5"
+# stochastic rounding of the bf16 master, and the SQNR against steps
+# shellcheck disable=SC2086
+run $set_opt --steps 10,30,"$steps" --variant fp8-master16 --stochastic on \
+	--scaling dynamic,predicted --graph on $copt ${EXTRA:-} --append -o "$out/optim.h5"
+
+# 3. the table
+"$f8b" export "$out/optim.h5" --table optim >"$out/optim.csv" 2>>"$out/optim.log" || status=1
+awk '
+function split_csv(line, out,    n, i, ch, f, q) {
+	n = 0; f = ""; q = 0
+	for (i = 1; i <= length(line); i++) {
+		ch = substr(line, i, 1)
+		if (q) {
+			if (ch == "\"" && substr(line, i + 1, 1) == "\"") { f = f "\""; i++ }
+			else if (ch == "\"") q = 0
+			else f = f ch
+		} else if (ch == "\"") q = 1
+		else if (ch == ",") { out[++n] = f; f = "" }
+		else f = f ch
+	}
+	out[++n] = f
+	return n
+}
+{ nf = split_csv($0, F) }
+NR == 1 { for (i = 1; i <= nf; i++) c[F[i]] = i
+	printf "%-12s %-9s %-10s %2s %2s %4s %8s %7s %5s %6s %6s %6s %6s %6s %5s %3s %s\n", "variant", "scaling", "gran", "gr", "sr", "st", "ms", "GB/s", "%cp", "xfp32", "xsplit", "B/par", "w dB", "w8 dB", "sat", "bx", "status"
+	next }
+function v(n) { return F[c[n]] }
+{ printf "%-12s %-9s %-10s %2s %2s %4s %8.4f %7.1f %5.1f %6.3f %6.3f %6.3f %6.1f %6.2f %5s %3s %s\n", v("variant"), v("scaling"), v("granularity"), v("graph"), v("stochastic"), v("steps"), 1e3 * v("time_median_s"), v("gbps"), v("pct_of_copy_bw"), v("speedup_vs_fp32"), v("fused_speedup"), v("step_bytes_per_param"), v("sqnr_w_db"), v("sqnr_w8_db"), v("saturated"), v("bitexact"), v("status") }
+' "$out/optim.csv" >"$out/table.txt" 2>>"$out/optim.log"
+say "== exit status $status; files in $out: optim.h5 optim.csv optim.log test_optim.log summary.txt table.txt"
+say "   (gr graph, sr stochastic, st steps, %cp of copy bandwidth, xsplit = split / fused time, bx bit-exact)"
+cat "$out/table.txt"
+exit $status
