@@ -15,6 +15,7 @@
 
 /* Only core/ and this folder: the kernels stand below the backend. */
 #include "core/fill.h"
+#include "core/optim.h" /* the optimizer kernel's element math and its tensor list */
 #include "kernel_limits.h"
 
 #ifdef __cplusplus
