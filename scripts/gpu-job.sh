@@ -41,7 +41,7 @@ if [ -x "$src/scripts/gemm-kernel-gpu.sh" ] && [ "$(left)" -gt 80 ]; then
 	{ echo "== gemm-kernel-gpu.sh (exit $?)"; cat "$work/gemm-kernel/summary.txt" 2>/dev/null; } >>"$summary"
 fi
 if [ -x "$src/scripts/optim-gpu.sh" ] && [ "$(left)" -gt 30 ]; then
-	timeout $(($(left) - 15)) "$src/scripts/optim-gpu.sh" "$src/_gpu_build" "$work/optim" \
+	STEPS=${STEPS:-20} timeout $(($(left) - 15)) "$src/scripts/optim-gpu.sh" "$src/_gpu_build" "$work/optim" \
 		"$src/results/h100/ceilings.h5" \
 		>"$work/optim.log" 2>&1
 	{ echo "== optim-gpu.sh (exit $?)"; tail -40 "$work/optim.log"; } >>"$summary"
