@@ -6,7 +6,7 @@
 # over 10/30/100 steps, two other chunk thresholds, and a Llama 2 70B
 # layer (fp32 and fp8), into OUT/optim.h5;
 # a log of each, and a short table last (issue 24's figures, read from the
-# file by column name).
+# file by column name), then the issue's targets (scripts/optim-targets.sh).
 #   scripts/optim-gpu.sh BUILD OUT [CEILINGS.h5]
 # BUILD is a configured and built tree (its f8bench and tests/gpu/); OUT is
 # created.  CEILINGS.h5 (f8bench ceilings' file) gives the measured copy
@@ -111,7 +111,10 @@ NR == 1 { for (i = 1; i <= nf; i++) c[F[i]] = i
 function v(n) { return F[c[n]] }
 { printf "%-10.10s %4dK %-12s %-9s %-10s %2s %2s %4s %8.4f %7.1f %5.1f %6.3f %6.3f %6.3f %6.1f %6.2f %5s %3s %s\n", v("label"), v("chunk_bytes") / 1024, v("variant"), v("scaling"), v("granularity"), v("graph"), v("stochastic"), v("steps"), 1e3 * v("time_median_s"), v("gbps"), v("pct_of_copy_bw"), v("speedup_vs_fp32"), v("fused_speedup"), v("step_bytes_per_param"), v("sqnr_w_db"), v("sqnr_w8_db"), v("saturated"), v("bitexact"), v("status") }
 ' "$out/optim.csv" >"$out/table.txt" 2>>"$out/optim.log"
-say "== exit status $status; files in $out: optim.h5 optim.csv optim.log test_optim.log summary.txt table.txt"
+F8BENCH=$f8b "$src/scripts/optim-targets.sh" "$out/optim.h5" >"$out/targets.md" 2>>"$out/optim.log"
+say "== exit status $status; files in $out: optim.h5 optim.csv optim.log test_optim.log summary.txt table.txt targets.md"
 say "   (gr graph, sr stochastic, st steps, %cp of copy bandwidth, xsplit = split / fused time, bx bit-exact)"
 cat "$out/table.txt"
+echo
+grep '^- ' "$out/targets.md"
 exit $status
