@@ -289,6 +289,9 @@ __global__ void __launch_bounds__(F8B_K_THREADS, 4) optim_kernel(const f8b_optim
 	cta_add(nonfin, &counts[0]);
 	cta_add(sat, &counts[1]);
 	cta_add(clip, &counts[2]);
+	/* Every thread's atomics (axiswise: each warp's lane 0) ordered at
+	 * GPU scope before thread 0 takes the ticket below. */
+	__threadfence();
 	__syncthreads();
 	if (threadIdx.x == 0) {
 		if (counts[0])
