@@ -9,7 +9,7 @@
  * states, the master, the e4m3 weight and its exact amax (tensorwise: the
  * CTA's max, one atomicMax on the float bits; axiswise: one per row run).
  * The last CTA to finish (a ticket counter) folds the amax and computes
- * the next scales (core/optim.h f8b_optim_fold_slot), so a step needs no
+ * the next scales (core/optim.h f8b_optim_fold), so a step needs no
  * other launch: nothing to zero, nothing to copy.
  *
  * Bit-exact with src/backend/host_optim.c: the element math is
@@ -23,6 +23,9 @@
 
 namespace
 {
+
+/* Slots each thread of the last CTA folds at a time (see the fold). */
+#define FOLD_BATCH 8
 
 __device__ __forceinline__ float dec_e4m3(uint8_t b)
 {
@@ -286,6 +289,9 @@ __global__ void __launch_bounds__(F8B_K_THREADS, 4) optim_kernel(const f8b_optim
 	cta_add(nonfin, &counts[0]);
 	cta_add(sat, &counts[1]);
 	cta_add(clip, &counts[2]);
+	/* Every thread's atomics (axiswise: each warp's lane 0) ordered at
+	 * GPU scope before thread 0 takes the ticket below. */
+	__threadfence();
 	__syncthreads();
 	if (threadIdx.x == 0) {
 		if (counts[0])
@@ -308,8 +314,30 @@ __global__ void __launch_bounds__(F8B_K_THREADS, 4) optim_kernel(const f8b_optim
 	const uint64_t tn = UPD ? t + 1 : t;
 	if (AMX) {
 		const f8b_optim_hyper *hn = &a.hyper[f8b_optim_hyper_index(tn, a.nhyper)];
-		for (int64_t s = threadIdx.x; s < a.nslots; s += F8B_K_THREADS)
-			f8b_optim_fold_slot(&a, hn, s);
+		const int p = f8b_optim_ring(&a, tn);
+		/* FOLD_BATCH slots per thread at a time: their loads are
+		 * independent, so an axiswise fold (a slot per row) waits for
+		 * L2 once per batch, not once per slot */
+		for (int64_t s0 = threadIdx.x; s0 < a.nslots; s0 += FOLD_BATCH * F8B_K_THREADS) {
+			float am[FOLD_BATCH], cur[FOLD_BATCH];
+#pragma unroll
+			for (int j = 0; j < FOLD_BATCH; j++) {
+				const int64_t s = s0 + (int64_t)j * F8B_K_THREADS;
+				am[j] = cur[j] = 0.0f;
+				if (s < a.nslots) {
+					/* from L2, where the other CTAs' atomics went */
+					am[j] = __uint_as_float(atomicExch(
+					    reinterpret_cast<unsigned *>(a.amax_acc) + s, 0u));
+					cur[j] = a.scale[s];
+				}
+			}
+#pragma unroll
+			for (int j = 0; j < FOLD_BATCH; j++) {
+				const int64_t s = s0 + (int64_t)j * F8B_K_THREADS;
+				if (s < a.nslots)
+					f8b_optim_fold(&a, hn, s, am[j], cur[j], p);
+			}
+		}
 	}
 	__syncthreads();
 	if (threadIdx.x == 0) {

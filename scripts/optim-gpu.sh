@@ -2,9 +2,11 @@
 # optim-gpu.sh - the optim benchmark on a GPU node (doc/optim.md): the GPU
 # test (host against GPU, bit for bit), then f8bench optim at Llama 3 8B
 # layer scale, every variant x scaling with graphs on and off (tensorwise),
-# and the same with an axiswise fp8 weight (graphs on), into OUT/optim.h5;
+# the same with an axiswise fp8 weight (graphs on), stochastic rounding
+# over 10/30/100 steps, two other chunk thresholds, and a Llama 2 70B
+# layer (fp32 and fp8), into OUT/optim.h5;
 # a log of each, and a short table last (issue 24's figures, read from the
-# file by column name).
+# file by column name), then the issue's targets (scripts/optim-targets.sh).
 #   scripts/optim-gpu.sh BUILD OUT [CEILINGS.h5]
 # BUILD is a configured and built tree (its f8bench and tests/gpu/); OUT is
 # created.  CEILINGS.h5 (f8bench ceilings' file) gives the measured copy
@@ -72,6 +74,18 @@ run $set_opt --steps "$steps" --variant fp32,bf16,fp8,fp8-master16 \
 run $set_opt --steps 10,30,"$steps" --variant fp8-master16 --stochastic on \
 	--scaling dynamic,predicted --graph on $copt ${EXTRA:-} --append -o "$out/optim.h5"
 
+# the chunk threshold (fp32 and fp8, predicted), and a Llama 2 70B layer
+for cb in 256K 4M; do
+	# shellcheck disable=SC2086
+	run $set_opt --steps "$steps" --variant fp32,fp8 --scaling predicted --graph on \
+		--chunk-bytes $cb $copt ${EXTRA:-} --append -o "$out/optim.h5"
+done
+if [ -z "${PARAMS:-}" ]; then
+	# shellcheck disable=SC2086
+	run --shapes llama2-70b --steps "$steps" --variant fp32,fp8 --scaling dynamic,predicted \
+		--graph on $copt ${EXTRA:-} --append -o "$out/optim.h5"
+fi
+
 # 3. the table
 "$f8b" export "$out/optim.h5" --table optim >"$out/optim.csv" 2>>"$out/optim.log" || status=1
 awk '
@@ -92,12 +106,15 @@ function split_csv(line, out,    n, i, ch, f, q) {
 }
 { nf = split_csv($0, F) }
 NR == 1 { for (i = 1; i <= nf; i++) c[F[i]] = i
-	printf "%-12s %-9s %-10s %2s %2s %4s %8s %7s %5s %6s %6s %6s %6s %6s %5s %3s %s\n", "variant", "scaling", "gran", "gr", "sr", "st", "ms", "GB/s", "%cp", "xfp32", "xsplit", "B/par", "w dB", "w8 dB", "sat", "bx", "status"
+	printf "%-10s %5s %-12s %-9s %-10s %2s %2s %4s %8s %7s %5s %6s %6s %6s %6s %6s %5s %3s %s\n", "label", "chunk", "variant", "scaling", "gran", "gr", "sr", "st", "ms", "GB/s", "%cp", "xfp32", "xsplit", "B/par", "w dB", "w8 dB", "sat", "bx", "status"
 	next }
 function v(n) { return F[c[n]] }
-{ printf "%-12s %-9s %-10s %2s %2s %4s %8.4f %7.1f %5.1f %6.3f %6.3f %6.3f %6.1f %6.2f %5s %3s %s\n", v("variant"), v("scaling"), v("granularity"), v("graph"), v("stochastic"), v("steps"), 1e3 * v("time_median_s"), v("gbps"), v("pct_of_copy_bw"), v("speedup_vs_fp32"), v("fused_speedup"), v("step_bytes_per_param"), v("sqnr_w_db"), v("sqnr_w8_db"), v("saturated"), v("bitexact"), v("status") }
+{ printf "%-10.10s %4dK %-12s %-9s %-10s %2s %2s %4s %8.4f %7.1f %5.1f %6.3f %6.3f %6.3f %6.1f %6.2f %5s %3s %s\n", v("label"), v("chunk_bytes") / 1024, v("variant"), v("scaling"), v("granularity"), v("graph"), v("stochastic"), v("steps"), 1e3 * v("time_median_s"), v("gbps"), v("pct_of_copy_bw"), v("speedup_vs_fp32"), v("fused_speedup"), v("step_bytes_per_param"), v("sqnr_w_db"), v("sqnr_w8_db"), v("saturated"), v("bitexact"), v("status") }
 ' "$out/optim.csv" >"$out/table.txt" 2>>"$out/optim.log"
-say "== exit status $status; files in $out: optim.h5 optim.csv optim.log test_optim.log summary.txt table.txt"
+F8BENCH=$f8b "$src/scripts/optim-targets.sh" "$out/optim.h5" >"$out/targets.md" 2>>"$out/optim.log"
+say "== exit status $status; files in $out: optim.h5 optim.csv optim.log test_optim.log summary.txt table.txt targets.md"
 say "   (gr graph, sr stochastic, st steps, %cp of copy bandwidth, xsplit = split / fused time, bx bit-exact)"
 cat "$out/table.txt"
+echo
+grep '^- ' "$out/targets.md"
 exit $status

@@ -4,6 +4,7 @@
 # table, the bit-exact check, the SQNRs, bytes per parameter), non-finite
 # gradients counted and reported, CSV export, report and compare.
 . "${srcdir:-.}/tests/tap.sh"
+top=$(cd "${srcdir:-.}" && pwd)
 cd "$tmp" || exit 1
 PY=
 for p in /usr/bin/python3 python3; do command -v "$p" >/dev/null 2>&1 && PY=$p && break; done
@@ -106,6 +107,11 @@ if [ $rc = 0 ]; then
 	[ -s rep/optim_time.png ] && [ -s rep/optim_sqnr.svg ]
 	ok $? "report plots optim_time and optim_sqnr"
 fi
+F8BENCH=$F8BENCH sh "$top/scripts/optim-targets.sh" r.h5 >targets.md 2>&1
+ok $? "scripts/optim-targets.sh reads the file ($(head -1 targets.md))"
+grep -q '^- fp8 states move 0.560x the bytes of fp32 (target <= 0.58): met' targets.md &&
+	[ "$(grep -c '^- .* predicted: 0 saturated' targets.md)" = 4 ]
+ok $? "the targets: fp8 bytes, predicted saturation per variant"
 "$F8BENCH" compare r.h5 r.h5 >cmp.txt 2>&1
 ok $? "compare of a file with itself passes ($(tail -1 cmp.txt))"
 done_testing

@@ -198,8 +198,12 @@ int f8b_host_optim_pass(struct f8b_backend *be, const struct f8b_optim_args *a, 
 		ctr[F8B_OPTIM_CTR_STEP] = ++t;
 	if (amx) {
 		h = &a->hyper[f8b_optim_hyper_index(t, a->nhyper)];
-		for (int64_t s = 0; s < a->nslots; s++)
-			f8b_optim_fold_slot(a, h, s);
+		int p = f8b_optim_ring(a, t);
+		for (int64_t s = 0; s < a->nslots; s++) {
+			float am = a->amax_acc[s];
+			a->amax_acc[s] = 0.0f;
+			f8b_optim_fold(a, h, s, am, a->scale[s], p);
+		}
 	}
 	if (ctr[F8B_OPTIM_CTR_SAT_STEP]) {
 		ctr[F8B_OPTIM_CTR_SAT] += ctr[F8B_OPTIM_CTR_SAT_STEP];

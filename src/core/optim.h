@@ -147,7 +147,7 @@ struct f8b_optim_args {
 	float *scale_used;      /* the scale the last cast used */
 	float *amax_acc;        /* zero between passes (the pass that folds it zeroes it) */
 	float *amax_last;       /* exact amax of the master after the last amax fold */
-	float *hist;            /* delayed: history[slot * history + i], newest i = 0 */
+	float *hist;            /* delayed: a ring, history[slot * history + t % history] */
 	uint64_t *ctr;          /* F8B_OPTIM_CTR_COUNT counters (core/optim.h) */
 };
 
@@ -269,38 +269,32 @@ F8B_HD int64_t f8b_optim_hyper_index(uint64_t t, int64_t nhyper)
 	return (int64_t)t < nhyper ? (int64_t)t : nhyper - 1;
 }
 
-/* The end of a pass that made an amax (FUSED, AMAX), for one slot s:
- * amax_last = the exact amax, amax_acc zeroed, scale_used = the scale the
- * cast of this step used, scale = the one the next cast uses:
+/* The end of a pass that made an amax (FUSED, AMAX), for one slot s whose
+ * accumulated amax `am` the caller has read (and zeroed) and whose scale
+ * was `cur`: amax_last = am, scale_used = the scale the cast of this step
+ * used, scale = the one the next cast uses:
  *   dynamic    both from this amax (the cast pass comes after)
- *   delayed    the history moves one place, this amax enters it, and the
- *              next scale comes from the history's max
- *   predicted  from f8b_optim_predict(h, amax), h = the next step's
- * An AMAX pass with dynamic scaling, or before the first step (setup),
+ *   delayed    this amax enters the history at ring position p (the step
+ *              counter modulo its length, so the ring holds the last
+ *              `history` amaxes) and the next scale comes from its max
+ *   predicted  from f8b_optim_predict(h, am), h = the next step's
+ * An AMAX pass (the split sequence's, or setup's before the first step)
  * uses the same rules with h the step about to run. */
-F8B_HD void f8b_optim_fold_slot(const struct f8b_optim_args *a, const struct f8b_optim_hyper *h,
-                                int64_t s)
+F8B_HD void f8b_optim_fold(const struct f8b_optim_args *a, const struct f8b_optim_hyper *h,
+                           int64_t s, float am, float cur, int p)
 {
-#ifdef __CUDA_ARCH__
-	/* from L2, where the other CTAs' atomics went */
-	float am = __uint_as_float(atomicExch(reinterpret_cast<unsigned *>(a->amax_acc + s), 0u));
-#else
-	float am = a->amax_acc[s];
-	a->amax_acc[s] = 0.0f;
-#endif
 	a->amax_last[s] = am;
-	float used = a->scale[s], next;
+	float used = cur, next;
 	if (a->scaling == F8B_OPTIM_PREDICTED) {
 		next = f8b_optim_scale(f8b_optim_predict(h, am), 448.0f);
 	} else if (a->scaling == F8B_OPTIM_DELAYED) {
 		float *hs = a->hist + s * a->history;
 		uint32_t mx = f8b_om_bits(am);
-		for (int i = a->history - 1; i > 0; i--) {
-			hs[i] = hs[i - 1];
-			uint32_t b = f8b_om_bits(hs[i]);
+		for (int i = 0; i < a->history; i++) {
+			uint32_t b = i == p ? 0u : f8b_om_bits(hs[i]);
 			mx = b > mx ? b : mx;
 		}
-		hs[0] = am;
+		hs[p] = am;
 		next = f8b_optim_scale(f8b_om_float(mx), 448.0f);
 	} else {
 		next = f8b_optim_scale(am, 448.0f);
@@ -308,6 +302,12 @@ F8B_HD void f8b_optim_fold_slot(const struct f8b_optim_args *a, const struct f8b
 	}
 	a->scale_used[s] = used;
 	a->scale[s] = next;
+}
+
+/* The ring position of delayed scaling's history at step counter t. */
+F8B_HD int f8b_optim_ring(const struct f8b_optim_args *a, uint64_t t)
+{
+	return a->history > 0 ? (int)(t % (uint64_t)a->history) : 0;
 }
 
 #ifndef __CUDACC__
