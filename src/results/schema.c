@@ -57,6 +57,7 @@
 	X(S, b_dtype, STR, "")                                                                     \
 	X(S, out_dtype, STR, "")                                                                   \
 	X(S, backend, STR, "")                                                                     \
+	X(S, impl, STR, "")                                                                        \
 	X(S, status, STR, "")                                                                      \
 	X(S, time_median_s, F64, "s")                                                              \
 	X(S, time_min_s, F64, "s")                                                                 \

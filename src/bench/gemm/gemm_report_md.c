@@ -183,7 +183,7 @@ static bool same_kind(const struct f8b_gemm_row *a, const struct f8b_gemm_row *b
 	return !strcmp(a->status, b->status) && !strcmp(a->scaling, b->scaling) &&
 	       !strcmp(a->a_gran, b->a_gran) && !strcmp(a->b_gran, b->b_gran) &&
 	       a->fast_accum == b->fast_accum && !strcmp(a->a_dtype, b->a_dtype) &&
-	       !strcmp(a->b_dtype, b->b_dtype);
+	       !strcmp(a->b_dtype, b->b_dtype) && !strncmp(a->impl, b->impl, sizeof a->impl);
 }
 
 /* One line per kind of row that is not ok (status, recipe, dtypes) with

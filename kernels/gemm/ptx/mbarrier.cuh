@@ -1,0 +1,68 @@
+/* ptx/mbarrier.cuh - one-line wrappers for the mbarrier instructions the
+ * GEMM pipeline uses (PTX ISA 8.x, section 9.7.13.15 "Parallel
+ * Synchronization and Communication Instructions: mbarrier").  Addresses
+ * are shared-window addresses (32 bits, from f8b_smem_u32).
+ *
+ * A barrier's phase completes when its pending arrival count reaches zero
+ * and its transaction count (tx-count) is zero; try_wait.parity(P) returns
+ * true once the phase of parity P has completed, and also for the phase
+ * before the current one - so a producer that waits on parity 1 of a fresh
+ * barrier (current phase 0) passes at once, which is how the ring starts
+ * with every stage free.
+ */
+#ifndef F8B_GEMM_PTX_MBARRIER_CUH
+#define F8B_GEMM_PTX_MBARRIER_CUH
+
+#include <stdint.h>
+
+/* mbarrier.init: expected arrival count `count` per phase (9.7.13.15.9). */
+__device__ __forceinline__ void f8b_mbarrier_init(uint32_t bar, uint32_t count)
+{
+	asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
+}
+
+/* Makes the initialised barriers visible to the async proxy (TMA's
+ * complete_tx) and, in a cluster, to other CTAs (9.7.13.15.x
+ * fence.mbarrier_init; membar/fence, 9.7.12.4). */
+__device__ __forceinline__ void f8b_fence_barrier_init()
+{
+	asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+}
+
+/* mbarrier.arrive.expect_tx: one arrival, and tx-count += bytes, which the
+ * TMA copies that name this barrier then pay off (9.7.13.15.11/12). */
+__device__ __forceinline__ void f8b_mbarrier_arrive_expect_tx(uint32_t bar, uint32_t bytes)
+{
+	asm volatile("{\n.reg .b64 state;\n"
+	             "mbarrier.arrive.expect_tx.shared::cta.b64 state, [%0], %1;\n}\n" ::"r"(bar),
+	             "r"(bytes)
+	             : "memory");
+}
+
+/* mbarrier.arrive: one arrival (release semantics at CTA scope, the
+ * default), 9.7.13.15.13. */
+__device__ __forceinline__ void f8b_mbarrier_arrive(uint32_t bar)
+{
+	asm volatile("{\n.reg .b64 state;\n"
+	             "mbarrier.arrive.shared::cta.b64 state, [%0];\n}\n" ::"r"(bar)
+	             : "memory");
+}
+
+/* mbarrier.try_wait.parity in a loop until the phase of parity `parity`
+ * has completed (acquire semantics at CTA scope, 9.7.13.15.16).  try_wait
+ * itself suspends the thread for a system-dependent time before it
+ * returns false, so the loop does not spin hot. */
+__device__ __forceinline__ void f8b_mbarrier_wait(uint32_t bar, uint32_t parity)
+{
+	uint32_t done;
+	do {
+		asm volatile("{\n.reg .pred p;\n"
+		             "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+		             "selp.u32 %0, 1, 0, p;\n}\n"
+		             : "=r"(done)
+		             : "r"(bar), "r"(parity)
+		             : "memory");
+	} while (!done);
+}
+
+#endif

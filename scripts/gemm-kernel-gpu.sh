@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# gemm-kernel-gpu.sh - f8bench's own sm_90a fp8 GEMM (--impl f8b, issue 23)
+# on an H100: its tests, the tests under compute-sanitizer, what the
+# compiler made of it, and its speed beside cuBLASLt in one process.
+#
+#   scripts/gemm-kernel-gpu.sh BUILD_DIR OUT_DIR
+#
+# BUILD_DIR: a configured (and built, or buildable) tree of this source;
+# the script runs `make` for what it needs.  Environment:
+#   SHAPES  the benchmark's --shapes (default: 4096, 8192, 16384 cubed and
+#           the llama3-8b set)
+#   BENCH_TIMEOUT  seconds for the benchmark (default 420)
+# Leaves in OUT_DIR: test_f8b_gemm.log, sanitizer-{memcheck,racecheck,
+# synccheck}.log, sass.txt, resource-usage.txt, gemm-impl.h5 (+ .csv),
+# bench.log, summary.txt.  Every step runs whatever an earlier one did: a
+# wrong kernel is reported as wrong, and the table at the end still comes.
+# Exit status: 0 when every step passed, 1 otherwise.
+set -uo pipefail
+build=${1:?usage: scripts/gemm-kernel-gpu.sh BUILD_DIR OUT_DIR}
+out=${2:?usage: scripts/gemm-kernel-gpu.sh BUILD_DIR OUT_DIR}
+mkdir -p "$out"
+build=$(cd "$build" && pwd)
+out=$(cd "$out" && pwd)
+shapes=${SHAPES:-4096x4096x4096,8192x8192x8192,16384x16384x16384,llama3-8b}
+bench_timeout=${BENCH_TIMEOUT:-420}
+summary="$out/summary.txt"
+: >"$summary"
+say() { echo "$*" | tee -a "$summary"; }
+failed=()
+fail() {
+	failed+=("$1")
+	say "FAILED: $1"
+}
+f8bench="$build/f8bench"
+test_bin="$build/tests/gpu/test_f8b_gemm"
+kobj="$build/kernels/gemm/sm90_fp8_gemm_tensorwise.o"
+sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+cuobjdump=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
+
+say "== gemm-kernel-gpu.sh on $(hostname) at $(date -u +%FT%TZ)"
+say "source: $(git -C "$(dirname "$0")/.." describe --always --dirty 2>/dev/null || echo unknown)"
+say "$(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader 2>&1 | head -1)"
+
+# ---- build what is needed
+if ! make -C "$build" -j"$(nproc)" f8bench tests/gpu/test_f8b_gemm >"$out/build.log" 2>&1; then
+	fail "build (tail of build.log below)"
+	tail -n 40 "$out/build.log" | tee -a "$summary"
+	say "nothing else can run"
+	exit 1
+fi
+say "build: ok"
+
+# ---- the tests
+tap_summary() { # LOG: "N ok, M not ok, S skipped" and the first failures
+	local log=$1
+	local ok notok skip
+	ok=$(grep -c '^ok ' "$log")
+	notok=$(grep -c '^not ok ' "$log")
+	skip=$(grep -c '^ok .*# SKIP' "$log")
+	echo "$((ok - skip)) passed, $notok failed, $skip skipped; plan: $(grep -E '^1\.\.[0-9]+' "$log" | tail -1)"
+}
+timeout 900 "$test_bin" >"$out/test_f8b_gemm.log" 2>&1
+rc=$?
+say "test_f8b_gemm (exit $rc): $(tap_summary "$out/test_f8b_gemm.log")"
+grep -E '^not ok' "$out/test_f8b_gemm.log" | head -20 | tee -a "$summary"
+grep -E '^# f8b M=.*rel_error' "$out/test_f8b_gemm.log" | head -12 >>"$summary"
+[ $rc -eq 0 ] || fail "test_f8b_gemm (exit $rc, see test_f8b_gemm.log)"
+
+# ---- the tests on small shapes under compute-sanitizer
+if [ -x "$sanitizer" ]; then
+	for tool in memcheck racecheck synccheck; do
+		F8B_TEST_SMALL=1 timeout 600 "$sanitizer" --tool "$tool" --error-exitcode 99 \
+			"$test_bin" >"$out/sanitizer-$tool.log" 2>&1
+		rc=$?
+		say "compute-sanitizer $tool (exit $rc): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-$tool.log" | tail -1) / $(tap_summary "$out/sanitizer-$tool.log")"
+		[ $rc -eq 0 ] || fail "compute-sanitizer $tool (exit $rc, see sanitizer-$tool.log)"
+	done
+else
+	fail "compute-sanitizer not found"
+fi
+
+# ---- what the compiler made of the kernel
+if [ -x "$cuobjdump" ] && [ -f "$kobj" ]; then
+	"$cuobjdump" -sass "$kobj" >"$out/sass.txt" 2>&1
+	"$cuobjdump" -res-usage "$kobj" >"$out/resource-usage.txt" 2>&1
+	say "sass of $(basename "$kobj"): per kernel: QGMMA / UTMALDG / SYNCS / WARPGROUP / local memory (LDL+STL)"
+	awk '/Function :/ { if (f) printf "  %-80.80s %5d %4d %4d %4d %4d\n", f, q, t, s, w, l; f = $3; q = t = s = w = l = 0 }
+	     /QGMMA/ { q++ } /UTMALDG/ { t++ } /SYNCS/ { s++ } /WARPGROUP/ { w++ } /[^A-Z](LDL|STL)[. ]/ { l++ }
+	     END { if (f) printf "  %-80.80s %5d %4d %4d %4d %4d\n", f, q, t, s, w, l }' "$out/sass.txt" | tee -a "$summary"
+	grep -q QGMMA "$out/sass.txt" || fail "no QGMMA instruction in the kernel's sass"
+	grep -E 'REG:|STACK:|LOCAL:' "$out/resource-usage.txt" | sort | uniq -c | head -5 | tee -a "$summary"
+else
+	fail "cuobjdump or $kobj missing"
+fi
+
+# ---- speed beside cuBLASLt, one process
+rm -f "$out/gemm-impl.h5"
+timeout "$bench_timeout" "$f8bench" gemm --impl cublaslt,f8b --shapes "$shapes" \
+	--dtypes e4m3:e4m3 --scaling tensorwise --fast-accum on -o "$out/gemm-impl.h5" \
+	>"$out/bench.log" 2>&1
+rc=$?
+say "f8bench gemm --impl cublaslt,f8b --shapes $shapes (exit $rc; 124 = timed out)"
+[ $rc -eq 0 ] || { fail "benchmark (exit $rc, see bench.log)"; tail -n 15 "$out/bench.log" | tee -a "$summary"; }
+if [ -f "$out/gemm-impl.h5" ] && "$f8bench" export "$out/gemm-impl.h5" --table gemm -o "$out/gemm-impl.csv" 2>>"$out/bench.log"; then
+	say ""
+	say "TFLOP/s, e4m3 x e4m3 tensorwise fast_accum on, bf16 out (medians, one process; tile: cuBLASLt tile id, 20 = 128x128, 23 = 128x256):"
+	awk -F, '
+	NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	$c["scaling"] != "tensorwise" { next }
+	{
+		key = $c["m"] "x" $c["k"] "x" $c["n"]
+		if (!(key in seen)) { seen[key] = 1; order[++n] = key }
+		im = $c["impl"]
+		st[key, im] = $c["status"]
+		tf[key, im] = $c["tflops"]
+		re[key, im] = $c["rel_error"]
+		tl[key, im] = $c["algo_tile"]
+	}
+	END {
+		printf "  %-20s %10s %10s %7s  %-24s %s\n", "MxKxN", "cublaslt", "f8b", "ratio", "f8b status (tile)", "rel_error cublaslt / f8b"
+		for (i = 1; i <= n; i++) {
+			k = order[i]
+			a = tf[k, "cublaslt"]; b = tf[k, "f8b"]
+			r = (st[k, "cublaslt"] == "ok" && st[k, "f8b"] == "ok" && a > 0) ? sprintf("%.3f", b / a) : "-"
+			printf "  %-20s %10.1f %10.1f %7s  %-24s %.2e / %.2e\n", k, a, b, r, st[k, "f8b"] " (" tl[k, "f8b"] ")", re[k, "cublaslt"], re[k, "f8b"]
+		}
+	}' "$out/gemm-impl.csv" | tee -a "$summary"
+else
+	fail "no gemm-impl.h5 table to read"
+fi
+
+say ""
+if [ ${#failed[@]} -eq 0 ]; then
+	say "ALL STEPS PASSED"
+	exit 0
+fi
+say "${#failed[@]} STEP(S) FAILED:"
+for f in "${failed[@]}"; do say "  - $f"; done
+exit 1
