@@ -6,7 +6,7 @@
  * of row r stored at chunk c ^ (r % 8).  The pattern repeats every 8 rows
  * (1024 bytes), so every tile starts on a 1024-byte boundary.
  *
- * Descriptor (PTX ISA 8.x, 9.7.15.5.1.x "Matrix Descriptor Format"):
+ * Descriptor (PTX ISA, wgmma "Matrix Descriptor Format"):
  *   bits  0-13  start address >> 4
  *   bits 16-29  leading dimension byte offset >> 4: unused for a swizzled
  *               K-major operand whose K step (32 bytes) lies inside one

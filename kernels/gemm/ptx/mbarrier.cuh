@@ -1,6 +1,7 @@
 /* ptx/mbarrier.cuh - one-line wrappers for the mbarrier instructions the
- * GEMM pipeline uses (PTX ISA 8.x, section 9.7.13.15 "Parallel
- * Synchronization and Communication Instructions: mbarrier").  Addresses
+ * GEMM pipeline uses (PTX ISA, "Parallel
+ * Synchronization and Communication Instructions: mbarrier"; sections are
+ * named by title, their numbers move between ISA versions).  Addresses
  * are shared-window addresses (32 bits, from f8b_smem_u32).
  *
  * A barrier's phase completes when its pending arrival count reaches zero
@@ -15,22 +16,23 @@
 
 #include <stdint.h>
 
-/* mbarrier.init: expected arrival count `count` per phase (9.7.13.15.9). */
+/* mbarrier.init: expected arrival count `count` per phase (mbarrier.init). */
 __device__ __forceinline__ void f8b_mbarrier_init(uint32_t bar, uint32_t count)
 {
 	asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(bar), "r"(count) : "memory");
 }
 
 /* Makes the initialised barriers visible to the async proxy (TMA's
- * complete_tx) and, in a cluster, to other CTAs (9.7.13.15.x
- * fence.mbarrier_init; membar/fence, 9.7.12.4). */
+ * complete_tx) and, in a cluster, to other CTAs ("membar/fence":
+ * fence.mbarrier_init). */
 __device__ __forceinline__ void f8b_fence_barrier_init()
 {
 	asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
 }
 
 /* mbarrier.arrive.expect_tx: one arrival, and tx-count += bytes, which the
- * TMA copies that name this barrier then pay off (9.7.13.15.11/12). */
+ * TMA copies that name this barrier then pay off (mbarrier.expect_tx,
+ * mbarrier.arrive). */
 __device__ __forceinline__ void f8b_mbarrier_arrive_expect_tx(uint32_t bar, uint32_t bytes)
 {
 	asm volatile("{\n.reg .b64 state;\n"
@@ -40,7 +42,7 @@ __device__ __forceinline__ void f8b_mbarrier_arrive_expect_tx(uint32_t bar, uint
 }
 
 /* mbarrier.arrive: one arrival (release semantics at CTA scope, the
- * default), 9.7.13.15.13. */
+ * default; mbarrier.arrive). */
 __device__ __forceinline__ void f8b_mbarrier_arrive(uint32_t bar)
 {
 	asm volatile("{\n.reg .b64 state;\n"
@@ -49,7 +51,7 @@ __device__ __forceinline__ void f8b_mbarrier_arrive(uint32_t bar)
 }
 
 /* mbarrier.try_wait.parity in a loop until the phase of parity `parity`
- * has completed (acquire semantics at CTA scope, 9.7.13.15.16).  try_wait
+ * has completed (acquire semantics at CTA scope; mbarrier.test_wait/try_wait).  try_wait
  * itself suspends the thread for a system-dependent time before it
  * returns false, so the loop does not spin hot. */
 __device__ __forceinline__ void f8b_mbarrier_wait(uint32_t bar, uint32_t parity)

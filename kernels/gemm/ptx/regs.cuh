@@ -1,5 +1,5 @@
-/* ptx/regs.cuh - register reallocation between warpgroups (PTX ISA 8.x,
- * 9.7.18.x "setmaxnreg"): the producer warpgroup gives registers back, the
+/* ptx/regs.cuh - register reallocation between warpgroups (PTX ISA,
+ * "Miscellaneous Instructions: setmaxnreg"): the producer warpgroup gives registers back, the
  * consumer warpgroups take them.  Every thread of a warpgroup executes the
  * same setmaxnreg; the count is a multiple of 8 in [24, 256]. */
 #ifndef F8B_GEMM_PTX_REGS_CUH

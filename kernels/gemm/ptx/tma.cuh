@@ -1,5 +1,7 @@
 /* ptx/tma.cuh - the Tensor Memory Accelerator load the GEMM's producer
- * issues (PTX ISA 8.x, 9.7.9.25.5.1 "cp.async.bulk.tensor").
+ * issues (PTX ISA, "Data Movement and Conversion Instructions:
+ * cp.async.bulk.tensor"; the tensor map: "Tensor Maps" / CUDA driver API
+ * cuTensorMapEncodeTiled).
  *
  * The tensor map (CUtensorMap, 128 bytes) is encoded on the host with the
  * driver's cuTensorMapEncodeTiled (src/backend/cuda_gemm_f8b.c) and passed
@@ -15,7 +17,7 @@
 #include <stdint.h>
 
 /* prefetch.tensormap: bring the descriptor into the constant cache ahead of
- * the first copy (9.7.9.25.5.x prefetch{.tensormap_space}.tensormap). */
+ * the first copy ("prefetch, prefetchu": prefetch.tensormap). */
 __device__ __forceinline__ void f8b_tma_prefetch_desc(const void *tmap)
 {
 	asm volatile("prefetch.tensormap [%0];\n" ::"l"(tmap) : "memory");

@@ -1,19 +1,20 @@
 /* ptx/wgmma.cuh - warpgroup matrix multiply-accumulate on fp8 operands in
- * shared memory (PTX ISA 8.x, 9.7.15 "Asynchronous Warpgroup Level Matrix
+ * shared memory (PTX ISA, "Asynchronous Warpgroup Level Matrix
  * Multiply-Accumulate Instructions").
  *
  *   wgmma.fence       orders earlier register/shared accesses before the
- *                     next wgmma (9.7.15.6.1); needed before the first
+ *                     next wgmma (wgmma.fence); needed before the first
  *                     wgmma and whenever other instructions touched the
  *                     accumulators (the epilogue of the previous tile)
  *   wgmma.mma_async   D (64 x N, fp32, registers) = A (64 x 32) . B (32 x N)
  *                     + D when scale-d is true, A and B K-major in shared
- *                     memory, described by 64-bit descriptors (9.7.15.5.1)
+ *                     memory, described by 64-bit descriptors
  *   commit_group      closes the wgmma ops issued so far into a group
- *   wait_group N      waits until at most N groups are pending (9.7.15.6.3)
+ *   wait_group N      waits until at most N groups are pending
  *
- * The accumulator fragment of m64nNk32 with .f32 (9.7.15.5.1.x, "Matrix
- * fragments for wgmma .m64nNk32"): thread t of the warpgroup (warp w =
+ * The accumulator fragment of m64nNk32 with .f32 ("Register
+ * Fragments and Shared Memory Matrix Layouts": the figure of the .m64nNk32
+ * accumulator D): thread t of the warpgroup (warp w =
  * t / 32, lane l = t % 32) holds d[4j + i], j < N/8, at
  *   row 16 w + l/4 + 8 (i/2),  column 8 j + 2 (l % 4) + (i % 2).
  *
