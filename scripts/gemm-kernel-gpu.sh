@@ -5,11 +5,17 @@
 #
 #   scripts/gemm-kernel-gpu.sh BUILD_DIR OUT_DIR
 #
-# BUILD_DIR: a configured (and built, or buildable) tree of this source;
-# the script runs `make` for what it needs.  Environment:
+# BUILD_DIR: a build tree of this source (configured there if it has no
+# Makefile yet: bootstrap + configure); the script runs `make` for the two
+# programs it needs.  Order: tests, benchmark, sass, sanitizer - the most
+# telling first, each step under its own time limit, so that the whole run
+# stays within about 8 minutes after the build even when the kernel hangs
+# (a wait that never ends traps after ~17 s: ptx/mbarrier.cuh).
+# Environment:
 #   SHAPES  the benchmark's --shapes (default: 4096, 8192, 16384 cubed and
 #           the llama3-8b set)
-#   BENCH_TIMEOUT  seconds for the benchmark (default 420)
+#   TEST_TIMEOUT (150), BENCH_TIMEOUT (200), SANITIZER_TIMEOUT (60 per
+#   tool): seconds
 # Leaves in OUT_DIR: test_f8b_gemm.log, sanitizer-{memcheck,racecheck,
 # synccheck}.log, sass.txt, resource-usage.txt, gemm-impl.h5 (+ .csv),
 # bench.log, summary.txt.  Every step runs whatever an earlier one did: a
@@ -22,7 +28,9 @@ mkdir -p "$out"
 build=$(cd "$build" && pwd)
 out=$(cd "$out" && pwd)
 shapes=${SHAPES:-4096x4096x4096,8192x8192x8192,16384x16384x16384,llama3-8b}
-bench_timeout=${BENCH_TIMEOUT:-420}
+bench_timeout=${BENCH_TIMEOUT:-200}
+test_timeout=${TEST_TIMEOUT:-150}
+san_timeout=${SANITIZER_TIMEOUT:-60}
 summary="$out/summary.txt"
 : >"$summary"
 say() { echo "$*" | tee -a "$summary"; }
@@ -42,6 +50,15 @@ say "source: $(git -C "$(dirname "$0")/.." describe --always --dirty 2>/dev/null
 say "$(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader 2>&1 | head -1)"
 
 # ---- build what is needed
+src=$(cd "$(dirname "$0")/.." && pwd)
+if [ ! -f "$build/Makefile" ]; then
+	say "configuring $build"
+	if ! (cd "$src" && ./bootstrap && cd "$build" && "$src/configure") >"$out/configure.log" 2>&1; then
+		fail "configure (tail of configure.log below)"
+		tail -n 20 "$out/configure.log" | tee -a "$summary"
+		exit 1
+	fi
+fi
 if ! make -C "$build" -j"$(nproc)" f8bench tests/gpu/test_f8b_gemm >"$out/build.log" 2>&1; then
 	fail "build (tail of build.log below)"
 	tail -n 40 "$out/build.log" | tee -a "$summary"
@@ -59,39 +76,17 @@ tap_summary() { # LOG: "N ok, M not ok, S skipped" and the first failures
 	skip=$(grep -c '^ok .*# SKIP' "$log")
 	echo "$((ok - skip)) passed, $notok failed, $skip skipped; plan: $(grep -E '^1\.\.[0-9]+' "$log" | tail -1)"
 }
-timeout 900 "$test_bin" >"$out/test_f8b_gemm.log" 2>&1
+timeout "$test_timeout" "$test_bin" >"$out/test_f8b_gemm.log" 2>&1
 rc=$?
 say "test_f8b_gemm (exit $rc): $(tap_summary "$out/test_f8b_gemm.log")"
 grep -E '^not ok' "$out/test_f8b_gemm.log" | head -20 | tee -a "$summary"
 grep -E '^# f8b M=.*rel_error' "$out/test_f8b_gemm.log" | head -12 >>"$summary"
-[ $rc -eq 0 ] || fail "test_f8b_gemm (exit $rc, see test_f8b_gemm.log)"
-
-# ---- the tests on small shapes under compute-sanitizer
-if [ -x "$sanitizer" ]; then
-	for tool in memcheck racecheck synccheck; do
-		F8B_TEST_SMALL=1 timeout 600 "$sanitizer" --tool "$tool" --error-exitcode 99 \
-			"$test_bin" >"$out/sanitizer-$tool.log" 2>&1
-		rc=$?
-		say "compute-sanitizer $tool (exit $rc): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-$tool.log" | tail -1) / $(tap_summary "$out/sanitizer-$tool.log")"
-		[ $rc -eq 0 ] || fail "compute-sanitizer $tool (exit $rc, see sanitizer-$tool.log)"
-	done
-else
-	fail "compute-sanitizer not found"
-fi
-
-# ---- what the compiler made of the kernel
-if [ -x "$cuobjdump" ] && [ -f "$kobj" ]; then
-	"$cuobjdump" -sass "$kobj" >"$out/sass.txt" 2>&1
-	"$cuobjdump" -res-usage "$kobj" >"$out/resource-usage.txt" 2>&1
-	say "sass of $(basename "$kobj"): per kernel: QGMMA / UTMALDG / SYNCS / WARPGROUP / local memory (LDL+STL)"
-	awk '/Function :/ { if (f) printf "  %-80.80s %5d %4d %4d %4d %4d\n", f, q, t, s, w, l; f = $3; q = t = s = w = l = 0 }
-	     /QGMMA/ { q++ } /UTMALDG/ { t++ } /SYNCS/ { s++ } /WARPGROUP/ { w++ } /[^A-Z](LDL|STL)[. ]/ { l++ }
-	     END { if (f) printf "  %-80.80s %5d %4d %4d %4d %4d\n", f, q, t, s, w, l }' "$out/sass.txt" | tee -a "$summary"
-	grep -q QGMMA "$out/sass.txt" || fail "no QGMMA instruction in the kernel's sass"
-	grep -E 'REG:|STACK:|LOCAL:' "$out/resource-usage.txt" | sort | uniq -c | head -5 | tee -a "$summary"
-else
-	fail "cuobjdump or $kobj missing"
-fi
+case $rc in
+0) ;;
+77) fail "test_f8b_gemm skipped everything (exit 77: no usable GPU)" ;;
+124) fail "test_f8b_gemm timed out after ${test_timeout} s (a hung kernel traps after ~17 s: see the log's last case)" ;;
+*) fail "test_f8b_gemm (exit $rc, see test_f8b_gemm.log; its last lines:)"; tail -n 5 "$out/test_f8b_gemm.log" | tee -a "$summary" ;;
+esac
 
 # ---- speed beside cuBLASLt, one process
 rm -f "$out/gemm-impl.h5"
@@ -102,8 +97,9 @@ rc=$?
 say "f8bench gemm --impl cublaslt,f8b --shapes $shapes (exit $rc; 124 = timed out)"
 [ $rc -eq 0 ] || { fail "benchmark (exit $rc, see bench.log)"; tail -n 15 "$out/bench.log" | tee -a "$summary"; }
 if [ -f "$out/gemm-impl.h5" ] && "$f8bench" export "$out/gemm-impl.h5" --table gemm -o "$out/gemm-impl.csv" 2>>"$out/bench.log"; then
-	say ""
-	say "TFLOP/s, e4m3 x e4m3 tensorwise fast_accum on, bf16 out (medians, one process; tile: cuBLASLt tile id, 20 = 128x128, 23 = 128x256):"
+	grep -E '^f8bench gemm: .*impl=f8b: (wrong|unsupported|error)' "$out/bench.log" | head -5 | tee -a "$summary"
+	{
+	echo "TFLOP/s, e4m3 x e4m3 tensorwise fast_accum on, bf16 out (medians, one process; tile: cuBLASLt tile id, 20 = 128x128, 23 = 128x256):"
 	awk -F, '
 	NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
 	$c["scaling"] != "tensorwise" { next }
@@ -124,16 +120,49 @@ if [ -f "$out/gemm-impl.h5" ] && "$f8bench" export "$out/gemm-impl.h5" --table g
 			r = (st[k, "cublaslt"] == "ok" && st[k, "f8b"] == "ok" && a > 0) ? sprintf("%.3f", b / a) : "-"
 			printf "  %-20s %10.1f %10.1f %7s  %-24s %.2e / %.2e\n", k, a, b, r, st[k, "f8b"] " (" tl[k, "f8b"] ")", re[k, "cublaslt"], re[k, "f8b"]
 		}
-	}' "$out/gemm-impl.csv" | tee -a "$summary"
+	}' "$out/gemm-impl.csv"
+	} >"$out/table.txt"
 else
 	fail "no gemm-impl.h5 table to read"
 fi
 
+# ---- what the compiler made of the kernel
+if [ -x "$cuobjdump" ] && [ -f "$kobj" ]; then
+	"$cuobjdump" -sass "$kobj" >"$out/sass.txt" 2>&1
+	"$cuobjdump" -res-usage "$kobj" >"$out/resource-usage.txt" 2>&1
+	say "sass of $(basename "$kobj"): per kernel: QGMMA / UTMALDG / SYNCS / WARPGROUP / local memory (LDL+STL)"
+	awk '/Function :/ { if (f) printf "  %-80.80s %5d %4d %4d %4d %4d\n", f, q, t, s, w, l; f = $3; q = t = s = w = l = 0 }
+	     /QGMMA/ { q++ } /UTMALDG/ { t++ } /SYNCS/ { s++ } /WARPGROUP/ { w++ } /[^A-Z](LDL|STL)[. ]/ { l++ }
+	     END { if (f) printf "  %-80.80s %5d %4d %4d %4d %4d\n", f, q, t, s, w, l }' "$out/sass.txt" | tee -a "$summary"
+	grep -q QGMMA "$out/sass.txt" || fail "no QGMMA instruction in the kernel's sass"
+	say "resource usage (kernels with it): $(grep -o 'REG:[0-9]* STACK:[0-9]* SHARED:[0-9]* LOCAL:[0-9]*' "$out/resource-usage.txt" | sort | uniq -c | tr -s ' ' | paste -sd ';')"
+	grep -q USETMAXREG "$out/sass.txt" || say "note: no USETMAXREG in the sass (setmaxnreg dropped?)"
+else
+	fail "cuobjdump or $kobj missing"
+fi
+
+# ---- the tests on small shapes under compute-sanitizer
+if [ -x "$sanitizer" ]; then
+	for tool in memcheck racecheck synccheck; do
+		F8B_TEST_SMALL=1 timeout "$san_timeout" "$sanitizer" --tool "$tool" --error-exitcode 99 \
+			"$test_bin" >"$out/sanitizer-$tool.log" 2>&1
+		rc=$?
+		say "compute-sanitizer $tool (exit $rc): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-$tool.log" | tail -1) / $(tap_summary "$out/sanitizer-$tool.log")"
+		[ $rc -eq 0 ] || fail "compute-sanitizer $tool (exit $rc, see sanitizer-$tool.log)"
+	done
+else
+	fail "compute-sanitizer not found"
+fi
+
 say ""
+status=0
 if [ ${#failed[@]} -eq 0 ]; then
 	say "ALL STEPS PASSED"
-	exit 0
+else
+	say "${#failed[@]} STEP(S) FAILED:"
+	for f in "${failed[@]}"; do say "  - $f"; done
+	status=1
 fi
-say "${#failed[@]} STEP(S) FAILED:"
-for f in "${failed[@]}"; do say "  - $f"; done
-exit 1
+say ""
+[ -s "$out/table.txt" ] && say "$(cat "$out/table.txt")"
+exit $status

@@ -50,21 +50,40 @@ __device__ __forceinline__ void f8b_mbarrier_arrive(uint32_t bar)
 	             : "memory");
 }
 
-/* mbarrier.try_wait.parity in a loop until the phase of parity `parity`
- * has completed (acquire semantics at CTA scope; mbarrier.test_wait/try_wait).  try_wait
- * itself suspends the thread for a system-dependent time before it
- * returns false, so the loop does not spin hot. */
-__device__ __forceinline__ void f8b_mbarrier_wait(uint32_t bar, uint32_t parity)
+/* How long a wait may last before the kernel gives up: 2^35 SM cycles,
+ * about 17 s at 1.98 GHz, against microseconds for any wait of a working
+ * pipeline (one K-block, or one tile's epilogue).  A wrong phase or
+ * transaction count would otherwise hang the GPU; this turns it into a
+ * launch failure ("unspecified launch failure" at the next sync) that the
+ * tests report. */
+#ifndef F8B_GEMM_WAIT_TIMEOUT_CYCLES
+#define F8B_GEMM_WAIT_TIMEOUT_CYCLES (1ll << 35)
+#endif
+
+__device__ __forceinline__ uint32_t f8b_mbarrier_try_wait(uint32_t bar, uint32_t parity)
 {
 	uint32_t done;
-	do {
-		asm volatile("{\n.reg .pred p;\n"
-		             "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-		             "selp.u32 %0, 1, 0, p;\n}\n"
-		             : "=r"(done)
-		             : "r"(bar), "r"(parity)
-		             : "memory");
-	} while (!done);
+	asm volatile("{\n.reg .pred p;\n"
+	             "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+	             "selp.u32 %0, 1, 0, p;\n}\n"
+	             : "=r"(done)
+	             : "r"(bar), "r"(parity)
+	             : "memory");
+	return done;
+}
+
+/* mbarrier.try_wait.parity in a loop until the phase of parity `parity`
+ * has completed (acquire semantics at CTA scope; mbarrier.test_wait/
+ * try_wait).  try_wait itself suspends the thread for a system-dependent
+ * time before it returns false, so the loop does not spin hot. */
+__device__ __forceinline__ void f8b_mbarrier_wait(uint32_t bar, uint32_t parity)
+{
+	if (f8b_mbarrier_try_wait(bar, parity))
+		return;
+	const long long t0 = clock64();
+	while (!f8b_mbarrier_try_wait(bar, parity))
+		if (clock64() - t0 > F8B_GEMM_WAIT_TIMEOUT_CYCLES)
+			__trap();
 }
 
 #endif
