@@ -24,10 +24,12 @@ __device__ __forceinline__ void f8b_mbarrier_init(uint32_t bar, uint32_t count)
 
 /* Makes the initialised barriers visible to the async proxy (TMA's
  * complete_tx) and, in a cluster, to other CTAs ("membar/fence":
- * fence.mbarrier_init). */
+ * fence.mbarrier_init, and fence.proxy.async for the generic-proxy writes
+ * of mbarrier.init that TMA then updates). */
 __device__ __forceinline__ void f8b_fence_barrier_init()
 {
 	asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+	asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 
 /* mbarrier.arrive.expect_tx: one arrival, and tx-count += bytes, which the
