@@ -140,6 +140,66 @@ static int quantize(struct operand *o, enum f8b_dtype dt)
 	return rc;
 }
 
+/* What a wrong D looks like, to tell which part of the kernel to look at
+ * (TAP comments, printed only for a failing case): how many elements were
+ * never written (still NaN), the best single factor between D and ref (a
+ * scale error gives a clean factor), and the relative error by position
+ * inside a tile - rows by 8 (a warp's row halves: fragment layout), columns
+ * by 8 (one wgmma n-octet), K not involved - and by tile, for the first
+ * tiles: a pipeline (phase) error shows as whole tiles wrong, a descriptor
+ * or swizzle error as all tiles wrong in the same pattern. */
+static void explain(const char *label, const float *d, const double *ref, const int64_t *rows,
+                    int64_t nrows, int64_t n, int bn)
+{
+	double dr = 0, rr = 0, er[16] = {0}, nr[16] = {0}, ec[32] = {0}, nc[32] = {0};
+	double et[8] = {0}, nt[8] = {0};
+	size_t nan = 0;
+	int cgroups = bn / 8 < 32 ? bn / 8 : 32;
+
+	for (int64_t i = 0; i < nrows; i++)
+		for (int64_t j = 0; j < n; j++) {
+			double x = d[i * n + j], y = ref[i * n + j];
+			if (!isfinite(x)) {
+				nan++;
+				continue;
+			}
+			double e = (x - y) * (x - y), w = y * y;
+			dr += x * y;
+			rr += y * y;
+			int r = (int)(rows[i] % 128) / 8, c = (int)(j % bn) / 8 % cgroups;
+			int t = (int)((rows[i] / 128) * ((n + bn - 1) / bn) + j / bn);
+			er[r] += e;
+			nr[r] += w;
+			ec[c] += e;
+			nc[c] += w;
+			if (t < 8) {
+				et[t] += e;
+				nt[t] += w;
+			}
+		}
+	tap_diag("%s: DIAGNOSIS: %zu checked elements not finite (unwritten: D was NaN-poisoned); "
+	         "best factor D/ref %.6g",
+	         label, nan, rr > 0 ? dr / rr : 0.0);
+	char line[1024];
+	int o = 0;
+	for (int r = 0; r < 16; r++)
+		o += snprintf(line + o, sizeof line - (size_t)o, " %.1e",
+		              nr[r] > 0 ? sqrt(er[r] / nr[r]) : 0.0);
+	tap_diag("%s: DIAGNOSIS: rel error by tile row group (rows 8g..8g+7 of 128):%s", label,
+	         line);
+	o = 0;
+	for (int c = 0; c < cgroups; c++)
+		o += snprintf(line + o, sizeof line - (size_t)o, " %.1e",
+		              nc[c] > 0 ? sqrt(ec[c] / nc[c]) : 0.0);
+	tap_diag("%s: DIAGNOSIS: rel error by tile column octet (of %d columns):%s", label, bn,
+	         line);
+	o = 0;
+	for (int t = 0; t < 8; t++)
+		o += snprintf(line + o, sizeof line - (size_t)o, " %.1e",
+		              nt[t] > 0 ? sqrt(et[t] / nt[t]) : 0.0);
+	tap_diag("%s: DIAGNOSIS: rel error of tiles 0..7 (row-major tile index):%s", label, line);
+}
+
 /* Plans candidate `cand` of impl f8b, runs it on poisoned D and checks the
  * rows `rows` (nrows of them) against ref. */
 static void f8b_case(const struct shape *s, enum f8b_dtype at, enum f8b_dtype bt,
@@ -216,7 +276,10 @@ static void f8b_case(const struct shape *s, enum f8b_dtype at, enum f8b_dtype bt
 			         (long long)s->m, info.desc);
 			tap_ok(bad == 0, "%s: every checked element written and finite (%zu not)",
 			       label, bad);
-			tap_ok(err <= tol, "%s: rel_error %.3e <= tolerance %.3e", label, err, tol);
+			if (!tap_ok(err <= tol, "%s: rel_error %.3e <= tolerance %.3e", label, err,
+			            tol))
+				explain(label, sub, ref, rows, nrows, s->n,
+				        info.tile == 23 ? 256 : 128);
 		}
 		free(sub);
 		free(full);
