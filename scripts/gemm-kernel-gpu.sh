@@ -91,10 +91,10 @@ esac
 # ---- speed beside cuBLASLt, one process
 rm -f "$out/gemm-impl.h5"
 timeout "$bench_timeout" "$f8bench" gemm --impl cublaslt,f8b --shapes "$shapes" \
-	--dtypes e4m3:e4m3 --scaling tensorwise --fast-accum on -o "$out/gemm-impl.h5" \
+	--dtypes e4m3:e4m3 --scaling tensorwise --fast-accum on --max-time 3 -o "$out/gemm-impl.h5" \
 	>"$out/bench.log" 2>&1
 rc=$?
-say "f8bench gemm --impl cublaslt,f8b --shapes $shapes (exit $rc; 124 = timed out)"
+say "f8bench gemm --impl cublaslt,f8b --shapes $shapes --dtypes e4m3:e4m3 --scaling tensorwise --fast-accum on --max-time 3 (exit $rc; 124 = timed out after $bench_timeout s, rows so far kept)"
 [ $rc -eq 0 ] || { fail "benchmark (exit $rc, see bench.log)"; tail -n 15 "$out/bench.log" | tee -a "$summary"; }
 if [ -f "$out/gemm-impl.h5" ] && "$f8bench" export "$out/gemm-impl.h5" --table gemm -o "$out/gemm-impl.csv" 2>>"$out/bench.log"; then
 	grep -E '^f8bench gemm: .*impl=f8b: (wrong|unsupported|error)' "$out/bench.log" | head -5 | tee -a "$summary"
