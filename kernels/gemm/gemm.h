@@ -48,6 +48,19 @@ int f8b_kgemm_tensorwise(int tile, int a_dtype, int b_dtype, int out_dtype, cons
                          const void *tmap_b, const float *a_scale_inv, const float *b_scale_inv,
                          void *d, int m, int n, int k, int grid, cudaStream_t stream);
 
+/* ptx_selftest.cu: the GEMM's layers one by one, for the tests (one CTA
+ * each; see that file).  tma: the box at (c0, c1) of tmap, box_rows x 128
+ * bytes, copied as it lies in shared memory to out.  wgmma: one
+ * m64nNk32 e4m3 x e4m3 (n = 128 or 256) at K step kstep (0..3) of the
+ * boxes at (0, 0) of tmap_a (128 rows) and tmap_b (n rows), D (64 x n,
+ * row-major f32) to out.  ring: `uses` passes through a 4-stage ring of
+ * full/empty mbarriers, errors[0] += words a consumer found wrong. */
+int f8b_kgemm_selftest_tma(const void *tmap, void *out, int box_rows, int c0, int c1,
+                           cudaStream_t stream);
+int f8b_kgemm_selftest_wgmma(const void *tmap_a, const void *tmap_b, float *out, int n, int kstep,
+                             cudaStream_t stream);
+int f8b_kgemm_selftest_ring(int uses, unsigned *errors, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -188,24 +188,35 @@ void f8b_cuda_kgemm_free(struct f8b_kplan *p)
 /* A [rows, K] fp8 operand as a 2-D TMA tensor: dims {K, rows} (innermost
  * first), row stride K bytes, box {128, box_rows}, 128-byte swizzle (the
  * layout common/smem.cuh describes), zeros outside. */
-static int encode(struct f8b_kplan *p, CUtensorMap *map, const void *ptr, int64_t rows,
-                  int box_rows, const char *what)
+static int encode_with(PFN_cuTensorMapEncodeTiled_v12000 fn, CUtensorMap *map, const void *ptr,
+                       int64_t rows, int64_t k, int box_rows, const char *what)
 {
-	const struct f8b_kgemm_tile *t = &f8b_kgemm_tiles[p->tile];
-	cuuint64_t dims[2] = {(cuuint64_t)p->d.k, (cuuint64_t)rows};
-	cuuint64_t strides[1] = {(cuuint64_t)p->d.k};
-	cuuint32_t box[2] = {(cuuint32_t)t->bk, (cuuint32_t)box_rows};
+	cuuint64_t dims[2] = {(cuuint64_t)k, (cuuint64_t)rows};
+	cuuint64_t strides[1] = {(cuuint64_t)k};
+	cuuint32_t box[2] = {128, (cuuint32_t)box_rows};
 	cuuint32_t estr[2] = {1, 1};
-	CUresult r =
-	    p->encode(map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, (void *)ptr, dims, strides, box, estr,
-	              CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-	              CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+	CUresult r = fn(map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, (void *)ptr, dims, strides, box,
+	                estr, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+	                CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
 	if (r != CUDA_SUCCESS)
 		return F8B_ERR(F8B_EDEVICE,
 		               "gemm impl f8b: cuTensorMapEncodeTiled for %s [%lld, %lld] failed "
 		               "(CUresult %d)",
-		               what, (long long)rows, (long long)p->d.k, (int)r);
+		               what, (long long)rows, (long long)k, (int)r);
 	return F8B_OK;
+}
+
+static int encode(struct f8b_kplan *p, CUtensorMap *map, const void *ptr, int64_t rows,
+                  int box_rows, const char *what)
+{
+	return encode_with(p->encode, map, ptr, rows, p->d.k, box_rows, what);
+}
+
+int f8b_cuda_kgemm_encode(const void *ptr, int64_t rows, int64_t k, int box_rows, void *map)
+{
+	PFN_cuTensorMapEncodeTiled_v12000 fn = NULL;
+	F8B_TRY(get_encoder(&fn));
+	return encode_with(fn, (CUtensorMap *)map, ptr, rows, k, box_rows, "a test operand");
 }
 
 int f8b_cuda_kgemm(struct f8b_backend *be, struct f8b_kplan *p, const struct f8b_gemm_args *a)

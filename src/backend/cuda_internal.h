@@ -93,6 +93,10 @@ int f8b_cuda_kgemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, i
                         const char *cfg, struct f8b_kplan **out, struct f8b_algo_info *info);
 int f8b_cuda_kgemm(struct f8b_backend *be, struct f8b_kplan *p, const struct f8b_gemm_args *a);
 void f8b_cuda_kgemm_free(struct f8b_kplan *p);
+/* The tensor map the kernel reads an fp8 operand [rows, k] (backend memory)
+ * with, box {128, box_rows}, into map (a CUtensorMap: 128 bytes, 128-byte
+ * aligned), for the layer tests of tests/gpu/test_f8b_gemm.c. */
+int f8b_cuda_kgemm_encode(const void *ptr, int64_t rows, int64_t k, int box_rows, void *map);
 
 /* cuda_stream.c: the stream ops and transpose_fp8; streams_free ends the
  * second queues at close (after syncing them), streams_sync waits for
