@@ -5,6 +5,9 @@
 #
 #   scripts/gemm-kernel-gpu.sh BUILD_DIR OUT_DIR
 #
+# e.g. from the top of a checkout, on an H100 node with the CUDA 13 toolkit:
+#   scripts/gemm-kernel-gpu.sh _gpu gpu-out; cat gpu-out/summary.txt
+#
 # BUILD_DIR: a build tree of this source (configured there if it has no
 # Makefile yet: bootstrap + configure); the script runs `make` for the two
 # programs it needs.  Order: tests, benchmark, sass, sanitizer - the most
@@ -24,7 +27,7 @@
 set -uo pipefail
 build=${1:?usage: scripts/gemm-kernel-gpu.sh BUILD_DIR OUT_DIR}
 out=${2:?usage: scripts/gemm-kernel-gpu.sh BUILD_DIR OUT_DIR}
-mkdir -p "$out"
+mkdir -p "$out" "$build"
 build=$(cd "$build" && pwd)
 out=$(cd "$out" && pwd)
 shapes=${SHAPES:-4096x4096x4096,8192x8192x8192,16384x16384x16384,llama3-8b}
@@ -79,7 +82,9 @@ tap_summary() { # LOG: "N ok, M not ok, S skipped" and the first failures
 timeout "$test_timeout" "$test_bin" >"$out/test_f8b_gemm.log" 2>&1
 rc=$?
 say "test_f8b_gemm (exit $rc): $(tap_summary "$out/test_f8b_gemm.log")"
+say "layer tests (tma, wgmma, ring): $(grep -c '^ok .* - layer ' "$out/test_f8b_gemm.log") ok, $(grep -c '^not ok .* - layer ' "$out/test_f8b_gemm.log") not ok"
 grep -E '^not ok' "$out/test_f8b_gemm.log" | head -20 | tee -a "$summary"
+grep -E 'DIAGNOSIS' "$out/test_f8b_gemm.log" | head -8 | tee -a "$summary"
 grep -E '^# f8b M=.*rel_error' "$out/test_f8b_gemm.log" | head -12 >>"$summary"
 case $rc in
 0) ;;
