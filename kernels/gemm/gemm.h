@@ -34,8 +34,9 @@ extern const int f8b_kgemm_ntiles;
 
 /* Outside timing, once per plan: raises the dynamic shared memory limit of
  * every variant of `tile` and reports in *ptx_version the virtual
- * architecture its code was compiled for (90 when the build holds the
- * sm_90a kernels; less means this build cannot run them). */
+ * architecture its loaded code was compiled for (cudaFuncAttributes:
+ * 90 for the sm_90a kernels; 89 when the driver fell back to the build's
+ * compute_89 PTX, whose bodies are empty: this build cannot run them). */
 int f8b_kgemm_prepare(int tile, int *ptx_version);
 
 /* Tensorwise scaling, fast accumulation (the wgmma accumulator throughout):

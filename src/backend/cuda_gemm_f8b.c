@@ -136,7 +136,12 @@ int f8b_cuda_kgemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, i
 	const struct f8b_kgemm_tile *t = &f8b_kgemm_tiles[tile];
 	int ptx = 0;
 	F8B_KERNEL_TRY(f8b_kgemm_prepare(tile, &ptx));
-	if (ptx < 90)
+	/* ptxVersion is the virtual architecture the loaded code came from:
+	 * 89 when the driver compiled the build's compute_89 PTX (whose bodies
+	 * are empty) because no sm_90a image is there.  0 would mean "not
+	 * known": the sm_90a image is then assumed, and the tests say whether
+	 * it ran. */
+	if (ptx > 0 && ptx < 90)
 		return F8B_ERR(F8B_EUNSUPPORTED,
 		               "gemm %s, impl f8b: this build holds no sm_90a code for the kernel "
 		               "(compute_%d; configure --with-cuda-arch=sm_90a)",
