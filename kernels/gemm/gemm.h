@@ -5,9 +5,9 @@
  * The problem is backend.h's: row-major A [M,K] and B [N,K] (both K-major,
  * fp8), D = A @ B^T [M,N] row-major, bf16 or f32.  A and B are read through
  * TMA tensor maps the caller encodes (cuTensorMapEncodeTiled, 2-D, uint8
- * elements, dims {K, rows}, row stride K bytes, box {128, tile rows},
- * 128-byte swizzle, OOB fill NONE = zeros); f8b_kgemm_tiles[] gives the box
- * each tile needs.
+ * elements, dims {K, rows}, row stride K bytes, box {128, rows}: bm rows
+ * for A and bn / cluster rows for B, 128-byte swizzle, OOB fill NONE =
+ * zeros); f8b_kgemm_tiles[] gives the boxes each tile needs.
  */
 #ifndef F8B_KERNELS_GEMM_H
 #define F8B_KERNELS_GEMM_H
@@ -26,7 +26,8 @@ struct f8b_kgemm_tile {
 	int stages;       /* TMA -> wgmma ring depth */
 	int threads;      /* 128 producer + 2 x 128 consumer threads */
 	int smem_bytes;   /* dynamic shared memory per CTA */
-	const char *name; /* "128x256x128" */
+	int cluster;      /* CTAs of a cluster along M sharing B (multicast): 1 or 2 */
+	const char *name; /* "128x256x128/c1" */
 };
 
 extern const struct f8b_kgemm_tile f8b_kgemm_tiles[];
@@ -43,8 +44,9 @@ int f8b_kgemm_prepare(int tile, int *ptx_version);
  *   D[m,n] = (a_scale_inv[0] * b_scale_inv[0]) * sum_k A[m,k] B[n,k]
  * a_dtype, b_dtype: F8B_E4M3 / F8B_E5M2 (not both e5m2); out_dtype F8B_BF16
  * or F8B_F32; tmap_a / tmap_b point to the host copies of the two
- * CUtensorMap (64-byte aligned, passed by value to the kernel); grid: CTAs
- * (at most one per SM: the kernel is persistent). */
+ * CUtensorMap (128-byte aligned, passed by value to the kernel); grid: CTAs
+ * (at most one per SM: the kernel is persistent; a multiple of the tile's
+ * cluster size). */
 int f8b_kgemm_tensorwise(int tile, int a_dtype, int b_dtype, int out_dtype, const void *tmap_a,
                          const void *tmap_b, const float *a_scale_inv, const float *b_scale_inv,
                          void *d, int m, int n, int k, int grid, cudaStream_t stream);

@@ -31,6 +31,7 @@
 #include "../kernels_internal.cuh"
 #include "gemm.h"
 #include "common/smem.cuh"
+#include "ptx/cluster.cuh"
 #include "ptx/mbarrier.cuh"
 #include "ptx/regs.cuh"
 #include "ptx/tma.cuh"
@@ -51,10 +52,12 @@ constexpr int BK = 128;           /* bytes of K per stage: one 128-byte swizzle 
 constexpr int THREADS = 384;      /* producer + 2 consumer warpgroups */
 constexpr int ALIGN_SLACK = 1024; /* dynamic smem rounded up to the swizzle period */
 
-/* The tile table: (BN, stages).  Each stage holds A (128 x 128 bytes) and
- * B (BN x 128 bytes): 32 KiB for BN = 128 (6 stages, 192 KiB), 48 KiB for
- * BN = 256 (4 stages, 192 KiB), under the 227 KiB an H100 CTA may have. */
-#define F8B_KGEMM_TILE_LIST(X) X(128, 6) X(256, 4)
+/* The tile table: (BN, stages, cluster).  Each stage holds A (128 x 128
+ * bytes) and B (BN x 128 bytes): 32 KiB for BN = 128 (6 stages, 192 KiB),
+ * 48 KiB for BN = 256 (4 stages, 192 KiB), under the 227 KiB an H100 CTA
+ * may have.  cluster 2: two CTAs on tile rows 2i and 2i+1 of one tile
+ * column share B, each loading half of it and multicasting it to both. */
+#define F8B_KGEMM_TILE_LIST(X) X(128, 6, 1) X(256, 4, 1) X(256, 4, 2)
 
 __host__ __device__ constexpr int stage_bytes(int bn)
 {
@@ -66,14 +69,17 @@ __host__ __device__ constexpr int smem_bytes(int bn, int stages)
 	return stages * stage_bytes(bn) + ALIGN_SLACK + 2 * stages * 8;
 }
 
-template <int BN, int STAGES, int AT, int BT, typename OutT>
+template <int BN, int STAGES, int CL, int AT, int BT, typename OutT>
 __global__ void __launch_bounds__(THREADS, 1)
     tensorwise_kernel(const __grid_constant__ CUtensorMap tmap_a,
                       const __grid_constant__ CUtensorMap tmap_b, const float *a_scale_inv,
                       const float *b_scale_inv, void *d_out, int m, int n, int k)
 {
 #ifdef F8B_GEMM_SM90A
-	constexpr int CONSUMER_WARPS = 8; /* arrivals that free a stage */
+	/* Arrivals that free a stage: every consumer warp of the cluster (a
+	 * stage of B is written into both CTAs by each one's producer). */
+	constexpr int CONSUMER_WARPS = 8 * CL;
+	constexpr uint32_t B_PART = (BN / CL) * BK; /* bytes of B each CTA loads */
 	constexpr int PRODUCER_REGS = 40; /* setmaxnreg: 128 x 40 + 256 x 232 = 64512 <= 65536 */
 	constexpr int CONSUMER_REGS = 232;
 	constexpr uint32_t A_BYTES = BM * BK, STAGE = stage_bytes(BN);
@@ -83,8 +89,11 @@ __global__ void __launch_bounds__(THREADS, 1)
 	const uint32_t bars = base + STAGES * STAGE;
 	/* full[s] at bars + 8 s, empty[s] at bars + 8 (STAGES + s) */
 	const int wg = threadIdx.x / 128;
-	const f8b_gemm_sched sched(m, n, BM, BN);
+	/* A cluster takes CL tile rows of one tile column at a time. */
+	const f8b_gemm_sched sched(m, n, BM * CL, BN);
 	const int kblocks = (k + BK - 1) / BK;
+	const uint32_t rank = CL > 1 ? f8b_cluster_ctarank() : 0;
+	const int cluster = blockIdx.x / CL, clusters = gridDim.x / CL;
 
 	if (threadIdx.x == 0) {
 		for (int s = 0; s < STAGES; s++) {
@@ -93,7 +102,12 @@ __global__ void __launch_bounds__(THREADS, 1)
 		}
 		f8b_fence_barrier_init();
 	}
-	__syncthreads(); /* the last block-wide barrier: roles split below */
+	/* The last block-wide barrier: roles split below.  In a cluster the
+	 * peer's barriers must be initialised before anything lands in them. */
+	if constexpr (CL > 1)
+		f8b_cluster_sync();
+	else
+		__syncthreads();
 
 	if (wg == 0) {
 		f8b_setmaxnreg_dec<PRODUCER_REGS>();
@@ -102,19 +116,35 @@ __global__ void __launch_bounds__(THREADS, 1)
 		f8b_tma_prefetch_desc(&tmap_a);
 		f8b_tma_prefetch_desc(&tmap_b);
 		uint32_t it = 0;
-		for (int t = blockIdx.x; t < sched.tiles; t += gridDim.x) {
-			int tm, tn;
-			sched.tile(t, tm, tn);
+		for (int t = cluster; t < sched.tiles; t += clusters) {
+			int stm, tn;
+			sched.tile(t, stm, tn);
+			const int tm = stm * CL + (int)rank;
 			for (int kb = 0; kb < kblocks; kb++, it++) {
 				const uint32_t s = it % STAGES, phase = (it / STAGES) & 1;
 				const uint32_t full = bars + 8 * s, empty = bars + 8 * (STAGES + s);
 				const uint32_t sa = base + s * STAGE, sb = sa + A_BYTES;
 				f8b_mbarrier_wait(empty, phase ^ 1);
-				/* Whole boxes count, out-of-bounds parts (zeros) included. */
+				/* Whole boxes count, out-of-bounds parts (zeros) included;
+				 * in a cluster all of B lands here, half from the peer. */
 				f8b_mbarrier_arrive_expect_tx(full, STAGE);
 				f8b_tma_load_2d(sa, &tmap_a, full, kb * BK, tm * BM);
-				f8b_tma_load_2d(sb, &tmap_b, full, kb * BK, tn * BN);
+				if constexpr (CL == 1)
+					f8b_tma_load_2d(sb, &tmap_b, full, kb * BK, tn * BN);
+				else
+					f8b_tma_load_2d_multicast(sb + rank * B_PART, &tmap_b, full,
+					                          kb * BK,
+					                          tn * BN + (int)rank * (BN / CL),
+					                          (uint16_t)((1u << CL) - 1));
 			}
+		}
+		if constexpr (CL > 1) {
+			/* Stay until both CTAs' consumers have released every stage:
+			 * the peer still arrives on our barriers and reads what we
+			 * multicast into its memory until then. */
+			for (int j = 0; j < STAGES; j++, it++)
+				f8b_mbarrier_wait(bars + 8 * (STAGES + it % STAGES),
+				                  ((it / STAGES) & 1) ^ 1);
 		}
 		return;
 	}
@@ -130,9 +160,21 @@ __global__ void __launch_bounds__(THREADS, 1)
 #pragma unroll
 	for (int i = 0; i < BN / 2; i++)
 		acc[i] = 0.0f;
-	for (int t = blockIdx.x; t < sched.tiles; t += gridDim.x) {
-		int tm, tn;
-		sched.tile(t, tm, tn);
+	/* Free a stage: one arrival per consumer warp on the stage's empty
+	 * barrier of every CTA of the cluster. */
+	auto release = [&](uint32_t empty) {
+		if (lane != 0)
+			return;
+		if constexpr (CL == 1)
+			f8b_mbarrier_arrive(empty);
+		else
+			for (uint32_t r = 0; r < (uint32_t)CL; r++)
+				f8b_mbarrier_arrive_cluster(f8b_mapa_shared(empty, r));
+	};
+	for (int t = cluster; t < sched.tiles; t += clusters) {
+		int stm, tn;
+		sched.tile(t, stm, tn);
+		const int tm = stm * CL + (int)rank;
 		uint32_t prev_empty = 0;
 		for (int kb = 0; kb < kblocks; kb++, it++) {
 			const uint32_t s = it % STAGES, phase = (it / STAGES) & 1;
@@ -159,8 +201,7 @@ __global__ void __launch_bounds__(THREADS, 1)
 			if (kb > 0) {
 				/* The previous K-block's group is done: its stage is free. */
 				f8b_wgmma_wait_group<1>();
-				if (lane == 0)
-					f8b_mbarrier_arrive(prev_empty);
+				release(prev_empty);
 			}
 			prev_empty = bars + 8 * (STAGES + s);
 		}
@@ -168,8 +209,7 @@ __global__ void __launch_bounds__(THREADS, 1)
 #pragma unroll
 		for (int i = 0; i < BN / 2; i++)
 			f8b_reg_fence(acc[i]);
-		if (lane == 0)
-			f8b_mbarrier_arrive(prev_empty);
+		release(prev_empty);
 
 		/* Epilogue: the m64nBNk32 fragment (ptx/wgmma.cuh), scaled once
 		 * as (sa * sb) * acc, rounded once to the output type. */
@@ -217,32 +257,32 @@ __global__ void __launch_bounds__(THREADS, 1)
 typedef void (*kernel_fn)(const CUtensorMap, const CUtensorMap, const float *, const float *,
                           void *, int, int, int);
 
-template <int BN, int STAGES, typename OutT> kernel_fn pick_ab(int a, int b)
+template <int BN, int STAGES, int CL, typename OutT> kernel_fn pick_ab(int a, int b)
 {
 	if (a == F8B_E4M3 && b == F8B_E4M3)
-		return tensorwise_kernel<BN, STAGES, F8B_WG_E4M3, F8B_WG_E4M3, OutT>;
+		return tensorwise_kernel<BN, STAGES, CL, F8B_WG_E4M3, F8B_WG_E4M3, OutT>;
 	if (a == F8B_E4M3 && b == F8B_E5M2)
-		return tensorwise_kernel<BN, STAGES, F8B_WG_E4M3, F8B_WG_E5M2, OutT>;
+		return tensorwise_kernel<BN, STAGES, CL, F8B_WG_E4M3, F8B_WG_E5M2, OutT>;
 	if (a == F8B_E5M2 && b == F8B_E4M3)
-		return tensorwise_kernel<BN, STAGES, F8B_WG_E5M2, F8B_WG_E4M3, OutT>;
+		return tensorwise_kernel<BN, STAGES, CL, F8B_WG_E5M2, F8B_WG_E4M3, OutT>;
 	return nullptr; /* e5m2 x e5m2: no fp8 GEMM takes it (doc/gemm.md) */
 }
 
-template <int BN, int STAGES> kernel_fn pick_out(int a, int b, int out)
+template <int BN, int STAGES, int CL> kernel_fn pick_out(int a, int b, int out)
 {
 	if (out == F8B_BF16)
-		return pick_ab<BN, STAGES, __nv_bfloat16>(a, b);
+		return pick_ab<BN, STAGES, CL, __nv_bfloat16>(a, b);
 	if (out == F8B_F32)
-		return pick_ab<BN, STAGES, float>(a, b);
+		return pick_ab<BN, STAGES, CL, float>(a, b);
 	return nullptr;
 }
 
 kernel_fn pick(int tile, int a, int b, int out)
 {
 	int i = 0;
-#define F8B_PICK(BN, ST)                                                                           \
+#define F8B_PICK(BN, ST, CL)                                                                       \
 	if (tile == i++)                                                                           \
-		return pick_out<BN, ST>(a, b, out);
+		return pick_out<BN, ST, CL>(a, b, out);
 	F8B_KGEMM_TILE_LIST(F8B_PICK)
 #undef F8B_PICK
 	return nullptr;
@@ -250,7 +290,8 @@ kernel_fn pick(int tile, int a, int b, int out)
 
 } // namespace
 
-#define F8B_TILE_ENTRY(BN, ST) {BM, BN, BK, ST, THREADS, smem_bytes(BN, ST), "128x" #BN "x128"},
+#define F8B_TILE_ENTRY(BN, ST, CL)                                                                 \
+	{BM, BN, BK, ST, THREADS, smem_bytes(BN, ST), CL, "128x" #BN "x128/c" #CL},
 extern "C" const struct f8b_kgemm_tile f8b_kgemm_tiles[] = {F8B_KGEMM_TILE_LIST(F8B_TILE_ENTRY)};
 #undef F8B_TILE_ENTRY
 extern "C" const int f8b_kgemm_ntiles = sizeof f8b_kgemm_tiles / sizeof f8b_kgemm_tiles[0];
@@ -292,6 +333,24 @@ extern "C" int f8b_kgemm_tensorwise(int tile, int a_dtype, int b_dtype, int out_
 	memcpy(&ta, tmap_a, sizeof ta);
 	memcpy(&tb, tmap_b, sizeof tb);
 	void *args[] = {&ta, &tb, &a_scale_inv, &b_scale_inv, &d, &m, &n, &k};
-	return (int)cudaLaunchKernel((const void *)fn, dim3((unsigned)grid), dim3(THREADS), args,
-	                             (size_t)f8b_kgemm_tiles[tile].smem_bytes, stream);
+	const int cl = f8b_kgemm_tiles[tile].cluster;
+	if (cl == 1)
+		return (int)cudaLaunchKernel((const void *)fn, dim3((unsigned)grid), dim3(THREADS),
+		                             args, (size_t)f8b_kgemm_tiles[tile].smem_bytes,
+		                             stream);
+	if (grid % cl)
+		return (int)cudaErrorInvalidValue;
+	cudaLaunchAttribute attr[1];
+	attr[0].id = cudaLaunchAttributeClusterDimension;
+	attr[0].val.clusterDim.x = (unsigned)cl;
+	attr[0].val.clusterDim.y = 1;
+	attr[0].val.clusterDim.z = 1;
+	cudaLaunchConfig_t cfg = {};
+	cfg.gridDim = dim3((unsigned)grid);
+	cfg.blockDim = dim3(THREADS);
+	cfg.dynamicSmemBytes = (size_t)f8b_kgemm_tiles[tile].smem_bytes;
+	cfg.stream = stream;
+	cfg.attrs = attr;
+	cfg.numAttrs = 1;
+	return (int)cudaLaunchKernelExC(&cfg, (const void *)fn, args);
 }

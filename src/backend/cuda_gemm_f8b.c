@@ -42,20 +42,22 @@ struct f8b_kplan {
  * (1 wave of 16384): 128x128. */
 static int pick_tile(int64_t m, int64_t n, int sms)
 {
-	int best = 0;
+	int best = -1;
 	double best_cost = 0;
 	for (int i = 0; i < f8b_kgemm_ntiles; i++) {
 		const struct f8b_kgemm_tile *t = &f8b_kgemm_tiles[i];
+		if (t->cluster != 1)
+			continue; /* cluster tiles: --autotune only, until measured */
 		int64_t tiles = ((m + t->bm - 1) / t->bm) * ((n + t->bn - 1) / t->bn);
 		double waves = (double)((tiles + sms - 1) / sms);
 		double cost = waves * t->bm * t->bn;
-		if (i == 0 || cost < best_cost ||
+		if (best < 0 || cost < best_cost ||
 		    (cost == best_cost && t->bn > f8b_kgemm_tiles[best].bn)) {
 			best = i;
 			best_cost = cost;
 		}
 	}
-	return best;
+	return best < 0 ? 0 : best;
 }
 
 /* Candidate c of a plan: 0 is pick_tile's choice, then the other tiles in
@@ -154,8 +156,12 @@ int f8b_cuda_kgemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, i
 	memset(p, 0, bytes);
 	p->d = *d;
 	p->tile = tile;
-	int64_t tiles = ((d->m + t->bm - 1) / t->bm) * ((d->n + t->bn - 1) / t->bn);
-	p->grid = tiles < sms ? (int)tiles : sms;
+	/* A cluster of t->cluster CTAs takes that many tile rows of one tile
+	 * column at a time; clusters are persistent like single CTAs. */
+	int64_t rows = t->bm * t->cluster;
+	int64_t tiles = ((d->m + rows - 1) / rows) * ((d->n + t->bn - 1) / t->bn);
+	int64_t clusters = sms / t->cluster;
+	p->grid = (int)((tiles < clusters ? tiles : clusters) * t->cluster);
 	int rc = get_encoder(&p->encode);
 	if (rc != F8B_OK) {
 		free(p);
@@ -173,13 +179,14 @@ int f8b_cuda_kgemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, i
 		info->reduction = 0;
 		info->swizzle = 0;
 		info->custom = 0;
-		info->cluster = 2; /* CUBLASLT_CLUSTER_SHAPE_1x1x1 */
+		/* CUBLASLT_CLUSTER_SHAPE_1x1x1 = 2, _2x1x1 = 3 */
+		info->cluster = t->cluster == 2 ? 3 : 2;
 		info->heuristic_rank = candidate;
 		info->candidates = f8b_kgemm_ntiles;
 		info->workspace = 0;
 		snprintf(info->desc, sizeof info->desc,
-		         "f8b sm90 tensorwise tile=%s stages=%d grid=%d persistent", t->name,
-		         t->stages, p->grid);
+		         "f8b sm90 tensorwise tile=%s stages=%d cluster=%d grid=%d persistent",
+		         t->name, t->stages, t->cluster, p->grid);
 	}
 	*out = p;
 	return F8B_OK;
@@ -239,7 +246,7 @@ int f8b_cuda_kgemm(struct f8b_backend *be, struct f8b_kplan *p, const struct f8b
 		p->bound_a = a->a;
 	}
 	if (a->b != p->bound_b) {
-		F8B_TRY(encode(p, &p->tmap_b, a->b, p->d.n, t->bn, "B"));
+		F8B_TRY(encode(p, &p->tmap_b, a->b, p->d.n, t->bn / t->cluster, "B"));
 		p->bound_b = a->b;
 	}
 	F8B_KERNEL_TRY(f8b_kgemm_tensorwise(p->tile, p->d.a_dtype, p->d.b_dtype, p->d.out_dtype,

@@ -34,4 +34,17 @@ __device__ __forceinline__ void f8b_tma_load_2d(uint32_t dst, const void *tmap, 
 	             : "memory");
 }
 
+/* The same load delivered to every CTA of the cluster in cta_mask (bit r =
+ * rank r), at the same shared-memory offset in each, each CTA's mbarrier at
+ * bar's offset completing the bytes it received (".multicast::cluster"). */
+__device__ __forceinline__ void f8b_tma_load_2d_multicast(uint32_t dst, const void *tmap,
+                                                          uint32_t bar, int32_t c0, int32_t c1,
+                                                          uint16_t cta_mask)
+{
+	asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+	             ".multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(dst),
+	             "l"(tmap), "r"(bar), "r"(c0), "r"(c1), "h"(cta_mask)
+	             : "memory");
+}
+
 #endif
