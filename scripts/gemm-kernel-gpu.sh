@@ -10,17 +10,19 @@
 #
 # BUILD_DIR: a build tree of this source (configured there if it has no
 # Makefile yet: bootstrap + configure); the script runs `make` for the two
-# programs it needs.  Order: tests, benchmark, sass, sanitizer - the most
+# programs it needs.  Order: tests, benchmark, tiles, sass, sanitizer - the most
 # telling first, each step under its own time limit, so that the whole run
-# stays within about 8 minutes after the build even when the kernel hangs
+# stays within about 9 minutes after the build even when the kernel hangs
 # (a wait that never ends traps after ~17 s: ptx/mbarrier.cuh).
 # Environment:
 #   SHAPES  the benchmark's --shapes (default: 4096, 8192, 16384 cubed and
-#           the llama3-8b set)
-#   TEST_TIMEOUT (150), BENCH_TIMEOUT (200), SANITIZER_TIMEOUT (60 per
-#   tool): seconds
+#           the four llama3-8b layers at M = 8192; e.g. SHAPES=llama3-8b)
+#   TILE_SHAPES  shapes on which every f8b tile is timed (--autotune)
+#   TEST_TIMEOUT (150), BENCH_TIMEOUT (200), TILES_TIMEOUT (90),
+#   SANITIZER_TIMEOUT (60 per tool): seconds
 # Leaves in OUT_DIR: test_f8b_gemm.log, sanitizer-{memcheck,racecheck,
 # synccheck}.log, sass.txt, resource-usage.txt, gemm-impl.h5 (+ .csv),
+# gemm-f8b-tiles.h5 (+ .csv), tiles.log, table.txt,
 # bench.log, summary.txt.  Every step runs whatever an earlier one did: a
 # wrong kernel is reported as wrong, and the table at the end still comes.
 # Exit status: 0 when every step passed, 1 otherwise.
@@ -30,10 +32,12 @@ out=${2:?usage: scripts/gemm-kernel-gpu.sh BUILD_DIR OUT_DIR}
 mkdir -p "$out" "$build"
 build=$(cd "$build" && pwd)
 out=$(cd "$out" && pwd)
-shapes=${SHAPES:-4096x4096x4096,8192x8192x8192,16384x16384x16384,llama3-8b}
+shapes=${SHAPES:-4096x4096x4096,8192x8192x8192,16384x16384x16384,8192x4096x6144,8192x4096x4096,8192x4096x28672,8192x14336x4096}
 bench_timeout=${BENCH_TIMEOUT:-200}
 test_timeout=${TEST_TIMEOUT:-150}
 san_timeout=${SANITIZER_TIMEOUT:-60}
+tiles_timeout=${TILES_TIMEOUT:-90}
+tile_shapes=${TILE_SHAPES:-8192x8192x8192}
 summary="$out/summary.txt"
 : >"$summary"
 say() { echo "$*" | tee -a "$summary"; }
@@ -129,6 +133,26 @@ if [ -f "$out/gemm-impl.h5" ] && "$f8bench" export "$out/gemm-impl.h5" --table g
 	} >"$out/table.txt"
 else
 	fail "no gemm-impl.h5 table to read"
+fi
+
+# ---- every tile of f8b's table (--autotune: the fastest kept, the host's
+# pick timed beside it), on two shapes: does the cluster tile pay?
+rm -f "$out/gemm-f8b-tiles.h5"
+timeout "$tiles_timeout" "$f8bench" gemm --impl f8b --autotune 8 --shapes "$tile_shapes" \
+	--dtypes e4m3:e4m3 --scaling tensorwise --fast-accum on --max-time 3 \
+	-o "$out/gemm-f8b-tiles.h5" >"$out/tiles.log" 2>&1
+rc=$?
+say "f8bench gemm --impl f8b --autotune 8 --shapes $tile_shapes (exit $rc)"
+[ $rc -eq 0 ] || fail "tile autotune run (exit $rc, see tiles.log)"
+if [ -f "$out/gemm-f8b-tiles.h5" ] &&
+	"$f8bench" export "$out/gemm-f8b-tiles.h5" --table gemm -o "$out/gemm-f8b-tiles.csv" 2>>"$out/tiles.log"; then
+	awk -F, '
+	NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	$c["impl"] == "f8b" {
+		f = 2 * $c["m"] * $c["n"] * $c["k"] / 1e12
+		h = $c["heuristic_time_median_s"]
+		printf "  %sx%sx%s: %s, fastest tile %s stages %s cluster id %s (3 = 2x1x1): %.1f TFLOP/s; host pick %.1f TFLOP/s\n", $c["m"], $c["k"], $c["n"], $c["status"], $c["algo_tile"], $c["algo_stages"], $c["algo_cluster"], $c["tflops"], (h > 0 ? f / h : 0)
+	}' "$out/gemm-f8b-tiles.csv" | tee -a "$summary"
 fi
 
 # ---- what the compiler made of the kernel
