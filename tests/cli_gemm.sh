@@ -14,7 +14,7 @@ ok $? "--help lists gemm"
 ok $? "--version"
 "$F8BENCH" gemm --help >ghelp.txt
 ok $? "gemm --help exits 0"
-for opt in --shapes --scaling --fast-accum --dtypes --backend --output --append --resume --seed --autotune --outliers; do
+for opt in --shapes --scaling --fast-accum --dtypes --backend --output --append --resume --seed --autotune --outliers --impl; do
 	grep -q -- "$opt" ghelp.txt
 	ok $? "gemm --help documents $opt"
 done
@@ -109,6 +109,24 @@ tw=$(grep tensorwise o.csv | cut -d, -f"$sq"); bw=$(grep blockwise o.csv | cut -
 diag "SQNR with outliers: tensorwise $tw dB, blockwise $bw dB"
 awk -v t="$tw" -v b="$bw" 'BEGIN {exit !(b > t)}'
 ok $? "blockwise SQNR beats tensorwise on outlier data"
+
+# --impl: every fp8 case once per implementation, recorded in the impl
+# column; the host backend runs its reference for cublaslt and refuses f8b
+# (doc/gemm-kernels.md), so an f8b row never claims a kernel that did not run.
+"$F8BENCH" gemm $Q --shapes 256x256x256 --scaling tensorwise --fast-accum on --impl cublaslt,f8b \
+	-o i.h5 >/dev/null 2>ierr.txt
+ok $? "--impl cublaslt,f8b sweep exits 0 on the host backend"
+"$F8BENCH" export i.h5 --table gemm >i.csv
+icol=$(head -1 i.csv | tr ',' '\n' | grep -nx impl | cut -d: -f1)
+ok "$([ -n "$icol" ] && echo 0 || echo 1)" "the gemm table has an impl column"
+got=$(tail -n +2 i.csv | awk -F, -v i="$icol" -v s="$st" '{printf "%s:%s ", $i, $s}')
+ok "$([ "$got" = "cublaslt:ok cublaslt:ok f8b:unsupported " ] && echo 0 || echo 1)" \
+	"rows: bf16 baseline, cublaslt, f8b refused on host (got: $got)"
+grep -q "impl=f8b: unsupported: gemm: impl f8b is a CUDA sm_90a kernel; the host backend runs its reference GEMM only" ierr.txt
+ok $? "the f8b row says why it did not run"
+"$F8BENCH" gemm $Q --shapes 256x256x256 --impl cublas -o bad.h5 >/dev/null 2>berr.txt
+[ $? != 0 ] && grep -q "unknown GEMM implementation 'cublas' (accepted: cublaslt, f8b)" berr.txt
+ok $? "--impl with an unknown name is refused, naming the accepted ones"
 
 # The default output name never collides.
 "$F8BENCH" gemm $Q --shapes 256x256x256 --scaling axiswise --fast-accum on 2>/dev/null

@@ -221,4 +221,27 @@ ok $? "--ceilings FILE without a ceilings table: names the file"
 "$F8BENCH" report r.h5 -o x --bogus >/dev/null 2>e6.txt
 rc=$?
 ok "$([ $rc = 2 ] && echo 0 || echo 1)" "unknown option: exit 2 (got $rc)"
+
+# --impl cublaslt,f8b rows (crafted: the host backend refuses f8b) get a
+# section of their own: each f8b case beside cuBLASLt's, with the ratio.
+fake=$(dirname "$F8BENCH")/tests/fake_results
+if [ -x "$fake" ]; then
+	printf '%s\n' "4096 4096 4096 none 0 ok 0.3 0.001 99 0.001" \
+		"4096 4096 4096 tensorwise 1 ok 0.2 0.001 30 0.002" \
+		"4096 4096 4096 tensorwise 1 ok 0.25 0.001 30 0.003 f8b" \
+		"4096 4096 4096 axiswise 1 unsupported 0 0 0 0 f8b" |
+		"$fake" impl.h5 "NVIDIA H100 80GB HBM3" 0x2330
+	GNUPLOT=/nonexistent "$F8BENCH" report impl.h5 -o imp >/dev/null 2>imp.err
+	rc=$?
+	ok "$([ $rc = 1 ] && echo 0 || echo 1)" "report of a file with f8b and cublaslt rows (1: no gnuplot asked for; got $rc)"
+	grep -q "^## f8b against cuBLASLt" imp/report.md
+	ok $? "report.md has the f8b against cuBLASLt section"
+	line=$(grep "^| 4096x4096x4096 .* tensorwise | on |" imp/report.md | head -1)
+	echo "$line" | grep -q "| 687.2 | 549.8 | 0.800 | - | 2.00e-03 / 3.00e-03 |"
+	ok $? "the f8b line: cuBLASLt 687.2, f8b 549.8 TFLOP/s, ratio 0.800, both errors ($line)"
+	grep -q "e4m3 x e4m3 \[f8b\]" imp/report.md
+	ok $? "f8b rows form a series of their own"
+else
+	for i in 1 2 3 4; do skip "no tests/fake_results"; done
+fi
 done_testing

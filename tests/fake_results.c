@@ -6,7 +6,8 @@
  *   tests/fake_results OUT.h5 GPU_NAME PCI_ID [--append] < rows
  *
  * One row per line, '#' comments:
- *   M K N SCALING FAST_ACCUM STATUS TIME_MS NOISE SQNR_DB REL_ERROR
+ *   M K N SCALING FAST_ACCUM STATUS TIME_MS NOISE SQNR_DB REL_ERROR [IMPL]
+ * (IMPL: the impl column, cublaslt when left out)
  * SCALING "none" is the bf16 case, others e4m3 x e4m3; TIME_MS and NOISE
  * (relative standard error of the median) are ignored unless STATUS is ok.
  * Not a test itself: it is built by `make check` and not run by it. */
@@ -28,11 +29,12 @@ static int parse(const char *line, const char *gpu, struct f8b_gemm_row *r)
 {
 	long long m, k, n;
 	int fa;
-	char sc[16], st[16]; /* the widths of the scaling and status columns */
+	char sc[16], st[16], im[16] = "cublaslt"; /* the widths of those columns */
 	double t_ms, noise, sqnr, rel;
 
-	if (sscanf(line, "%lld %lld %lld %15s %d %15s %lf %lf %lf %lf", &m, &k, &n, sc, &fa, st,
-	           &t_ms, &noise, &sqnr, &rel) != 10)
+	int got = sscanf(line, "%lld %lld %lld %15s %d %15s %lf %lf %lf %lf %15s", &m, &k, &n, sc,
+	                 &fa, st, &t_ms, &noise, &sqnr, &rel, im);
+	if (got != 10 && got != 11)
 		return -1;
 	bool bf16 = !strcmp(sc, "none"), ok = !strcmp(st, F8B_ROW_OK);
 	memset(r, 0, sizeof *r);
@@ -48,6 +50,7 @@ static int parse(const char *line, const char *gpu, struct f8b_gemm_row *r)
 	setstr(r->b_dtype, sizeof r->b_dtype, bf16 ? "bf16" : "e4m3");
 	setstr(r->out_dtype, sizeof r->out_dtype, "bf16");
 	setstr(r->backend, sizeof r->backend, "cuda");
+	setstr(r->impl, sizeof r->impl, im);
 	setstr(r->status, sizeof r->status, st);
 	r->time_median_s = r->time_min_s = r->time_max_s = ok ? t_ms * 1e-3 : NAN;
 	r->time_noise = ok ? noise : NAN;

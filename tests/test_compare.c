@@ -625,8 +625,8 @@ static void test_bad_input(void)
 	static const struct f8b_field other_fields[] = {
 	    {"x", F8B_FT_I32, offsetof(struct other_row, x), sizeof(int32_t), ""},
 	};
-	static const struct f8b_table_schema other = {"other", "another table",
-	                                              sizeof(struct other_row), other_fields, 1};
+	static const struct f8b_table_schema other = {
+	    "other", "another table", sizeof(struct other_row), other_fields, 1, NULL};
 	rc = f8b_results_open(in_dir("ceilings.h5"), false, &other, &p, &r, &id);
 	if (rc == F8B_OK)
 		rc = f8b_results_close(r);

@@ -100,6 +100,7 @@ static void fill_row(struct f8b_gemm_row *r, int i)
 	snprintf(r->b_dtype, sizeof r->b_dtype, "e4m3");
 	snprintf(r->out_dtype, sizeof r->out_dtype, "bf16");
 	snprintf(r->backend, sizeof r->backend, "host");
+	snprintf(r->impl, sizeof r->impl, i & 1 ? "f8b" : "cublaslt");
 	snprintf(r->status, sizeof r->status, i == 1 ? F8B_ROW_WRONG : F8B_ROW_OK);
 	r->time_median_s = 1.0 / 3.0 + i;
 	r->time_min_s = 0.1 + i;
@@ -227,6 +228,7 @@ static const struct {
     MEMBER(b_dtype),
     MEMBER(out_dtype),
     MEMBER(backend),
+    MEMBER(impl),
     MEMBER(status),
     MEMBER(time_median_s),
     MEMBER(time_min_s),
@@ -463,7 +465,7 @@ static void test_layout(const char *path)
 	herr_t e = H5LTget_attribute_int(f, "/", "schema_version", &v);
 	tap_ok(e >= 0 && v == F8B_SCHEMA_VERSION, "layout: root attribute schema_version = %d", v);
 	e = H5TBget_table_info(f, "gemm", &nfields, &nrec);
-	tap_ok(e >= 0 && nfields == 52 && nrec == 3,
+	tap_ok(e >= 0 && nfields == 53 && nrec == 3,
 	       "layout: H5TB sees table gemm: %llu fields, %llu records",
 	       (unsigned long long)nfields, (unsigned long long)nrec);
 	d = H5Dopen2(f, "gemm", H5P_DEFAULT);
@@ -476,8 +478,8 @@ static void test_layout(const char *path)
 	tap_ok(H5Sget_simple_extent_dims(sp, dims, maxdims) == 1 && maxdims[0] == H5S_UNLIMITED,
 	       "layout: extendible (unlimited max rows)");
 	t = H5Dget_type(d);
-	tap_ok(H5Tget_class(t) == H5T_COMPOUND && H5Tget_nmembers(t) == 52,
-	       "layout: compound of 52 members");
+	tap_ok(H5Tget_class(t) == H5T_COMPOUND && H5Tget_nmembers(t) == 53,
+	       "layout: compound of 53 members");
 	st = H5Tget_member_type(t, 3); /* label */
 	tap_ok(H5Tget_class(st) == H5T_STRING && H5Tget_size(st) == 48 &&
 	           H5Tget_strpad(st) == H5T_STR_NULLTERM && H5Tis_variable_str(st) == 0,
@@ -763,31 +765,31 @@ static const struct f8b_field tiny_fields[] = {
     {"x", F8B_FT_F64, offsetof(struct tiny, x), 8, "s"},
     {"tag", F8B_FT_STR, offsetof(struct tiny, tag), 8, ""},
 };
-static const struct f8b_table_schema tiny = {"tiny", "tiny test table", sizeof(struct tiny),
-                                             tiny_fields, 3};
+static const struct f8b_table_schema tiny = {
+    "tiny", "tiny test table", sizeof(struct tiny), tiny_fields, 3, NULL};
 static const struct f8b_field tiny_rev_fields[] = {
     {"x", F8B_FT_F64, offsetof(struct tiny_rev, x), 8, "s"},
     {"tag", F8B_FT_STR, offsetof(struct tiny_rev, tag), 12, ""},
     {"id", F8B_FT_I64, offsetof(struct tiny_rev, id), 8, ""},
 };
-static const struct f8b_table_schema tiny_rev = {"tiny", "tiny", sizeof(struct tiny_rev),
-                                                 tiny_rev_fields, 3};
+static const struct f8b_table_schema tiny_rev = {"tiny",          "tiny", sizeof(struct tiny_rev),
+                                                 tiny_rev_fields, 3,      NULL};
 static const struct f8b_field tiny_renamed_fields[] = {
     {"id", F8B_FT_I64, offsetof(struct tiny, id), 8, ""},
     {"y", F8B_FT_F64, offsetof(struct tiny, x), 8, "s"},
     {"tag", F8B_FT_STR, offsetof(struct tiny, tag), 8, ""},
 };
-static const struct f8b_table_schema tiny_renamed = {"tiny", "tiny", sizeof(struct tiny),
-                                                     tiny_renamed_fields, 3};
-static const struct f8b_table_schema tiny_short = {"tiny", "tiny", sizeof(struct tiny), tiny_fields,
-                                                   2};
+static const struct f8b_table_schema tiny_renamed = {
+    "tiny", "tiny", sizeof(struct tiny), tiny_renamed_fields, 3, NULL};
+static const struct f8b_table_schema tiny_short = {"tiny",      "tiny", sizeof(struct tiny),
+                                                   tiny_fields, 2,      NULL};
 static const struct f8b_field tiny_retyped_fields[] = {
     {"id", F8B_FT_I64, offsetof(struct tiny, id), 8, ""},
     {"x", F8B_FT_F64, offsetof(struct tiny, x), 8, "s"},
     {"tag", F8B_FT_STR, offsetof(struct tiny, tag), 4, ""},
 };
-static const struct f8b_table_schema tiny_retyped = {"tiny", "tiny", sizeof(struct tiny),
-                                                     tiny_retyped_fields, 3};
+static const struct f8b_table_schema tiny_retyped = {
+    "tiny", "tiny", sizeof(struct tiny), tiny_retyped_fields, 3, NULL};
 
 static void test_columns(const char *path)
 {
@@ -893,12 +895,12 @@ static void test_csv(const char *path)
 	while (out && fgets(line, sizeof line, out)) {
 		nf = csv_split(line, fields, 64);
 		if (lines == 0) {
-			header_ok = nf == 52;
-			for (int i = 0; i < nf && i < 52; i++)
+			header_ok = nf == 53;
+			for (int i = 0; i < nf && i < 53; i++)
 				header_ok = header_ok &&
 				            strcmp(fields[i], f8b_gemm_schema.fields[i].name) == 0;
 		} else {
-			rows_ok = rows_ok && nf == 52;
+			rows_ok = rows_ok && nf == 53;
 		}
 		if (lines == 1) {
 			tap_ok(strcmp(fields[0], "1024") == 0 &&
@@ -924,8 +926,8 @@ static void test_csv(const char *path)
 	}
 	if (out)
 		fclose(out);
-	tap_ok(header_ok, "csv: header lists the 52 column names in order");
-	tap_ok(lines == 6 && rows_ok, "csv: header + 5 rows of 52 fields (%d lines)", lines);
+	tap_ok(header_ok, "csv: header lists the 53 column names in order");
+	tap_ok(lines == 6 && rows_ok, "csv: header + 5 rows of 53 fields (%d lines)", lines);
 
 	out = fopen(csv, "w");
 	rc = f8b_results_export_csv(path, NULL, out);

@@ -1,7 +1,9 @@
 /* backend.c - backend lookup by name and the tensor helpers drivers use. */
+#define _POSIX_C_SOURCE 200809L
 #include "backend/backend.h"
 
 #include <string.h>
+#include <strings.h>
 
 int f8b_backend_find(const char *name, const struct f8b_backend_ops **ops)
 {
@@ -197,6 +199,26 @@ int f8b_check_gemm_desc(const struct f8b_gemm_desc *d, const char *cfg)
 		               "axiswise, block128x128, block1x128)",
 		               sep, c, f8b_granularity_name(d->b_gran));
 	return F8B_OK;
+}
+
+const char *f8b_gemm_impl_name(enum f8b_gemm_impl impl)
+{
+	switch (impl) {
+	case F8B_GEMM_IMPL_CUBLASLT: return "cublaslt";
+	case F8B_GEMM_IMPL_F8B: return "f8b";
+	default: return "?";
+	}
+}
+
+int f8b_gemm_impl_parse(const char *s, enum f8b_gemm_impl *impl)
+{
+	for (int i = 0; i < F8B_GEMM_IMPL_COUNT; i++)
+		if (s && !strcasecmp(s, f8b_gemm_impl_name((enum f8b_gemm_impl)i))) {
+			*impl = (enum f8b_gemm_impl)i;
+			return F8B_OK;
+		}
+	return F8B_ERR(F8B_EINVAL, "unknown GEMM implementation '%s' (accepted: cublaslt, f8b)",
+	               s ? s : "");
 }
 
 int f8b_check_bw(const void *a, const void *b, bool two, size_t bytes, int passes, size_t align,

@@ -74,6 +74,15 @@ struct f8b_algo_info {
 	char desc[96];      /* human-readable "tile=... stages=..." or "host-blocked" */
 };
 
+/* Which GEMM implementation a plan runs (f8bench gemm --impl, recorded in
+ * every row): cuBLASLt, or f8bench's own sm_90a kernel (kernels/gemm/,
+ * doc/gemm-kernels.md), which so far takes fp8 tensorwise x tensorwise with
+ * fast accumulation only.  The host backend has one GEMM, the reference:
+ * it runs it for F8B_GEMM_IMPL_CUBLASLT (the default, as before the
+ * choice existed) and refuses F8B_GEMM_IMPL_F8B (F8B_EUNSUPPORTED), so a
+ * row never claims a kernel that did not run. */
+enum f8b_gemm_impl { F8B_GEMM_IMPL_CUBLASLT = 0, F8B_GEMM_IMPL_F8B = 1, F8B_GEMM_IMPL_COUNT };
+
 struct f8b_gemm_desc {
 	int64_t m, n, k;
 	enum f8b_dtype a_dtype, b_dtype, out_dtype; /* bf16/bf16/bf16 = baseline */
@@ -85,6 +94,7 @@ struct f8b_gemm_desc {
 	 * GEMMs take K-major operands only (Hopper's fp8 tensor cores): a
 	 * transposed fp8 copy is made by cast_transpose. */
 	bool a_t, b_t;
+	enum f8b_gemm_impl impl; /* 0 (zero-initialised) = cuBLASLt */
 };
 
 struct f8b_gemm_args {
@@ -392,6 +402,11 @@ int f8b_check_cast(const struct f8b_tensor *x, enum f8b_granularity g, const flo
  * block1x128, B tensorwise, axiswise or block128x128.  `cfg` (may be NULL)
  * describes the configuration in messages. */
 int f8b_check_gemm_desc(const struct f8b_gemm_desc *d, const char *cfg);
+/* "cublaslt" / "f8b"; "?" out of range. */
+const char *f8b_gemm_impl_name(enum f8b_gemm_impl impl);
+/* The name back to the value (case-insensitive); F8B_EINVAL with a message
+ * naming the accepted values. */
+int f8b_gemm_impl_parse(const char *s, enum f8b_gemm_impl *impl);
 /* transpose_fp8's arguments (backend.h), the same message on every backend. */
 int f8b_check_transpose_fp8(const struct f8b_tensor *x, const struct f8b_tensor *out);
 /* Bandwidth ops: a (and b when two) present and `align`-byte aligned,

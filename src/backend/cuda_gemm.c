@@ -31,6 +31,9 @@ struct f8b_gemm_plan {
 	 * as torchao expands a tensorwise scale for torch._scaled_mm. */
 	float *bcast;
 	bool bcast_a; /* our A's scale is broadcast (else our B's) */
+	/* --impl f8b: f8bench's own kernel runs instead (cuda_gemm_f8b.c), and
+	 * none of the cuBLASLt fields above is made. */
+	struct f8b_kplan *own;
 };
 
 static cudaDataType_t cuda_dtype(enum f8b_dtype t)
@@ -99,6 +102,7 @@ void f8b_cuda_gemm_plan_free(struct f8b_backend *be, struct f8b_gemm_plan *p)
 		(void)cublasLtMatmulDescDestroy(p->op);
 	if (p->bcast)
 		(void)cudaFree(p->bcast);
+	f8b_cuda_kgemm_free(p->own);
 	free(p);
 }
 
@@ -239,12 +243,25 @@ int f8b_cuda_gemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, in
 	if (candidate < 0)
 		return F8B_ERR(F8B_EINVAL, "gemm %s: algorithm candidate %d (must be >= 0)", cfg,
 		               candidate);
+	if (d->impl != F8B_GEMM_IMPL_CUBLASLT && d->impl != F8B_GEMM_IMPL_F8B)
+		return F8B_ERR(F8B_EINVAL,
+		               "gemm %s: GEMM implementation %d (accepted: cublaslt, f8b)", cfg,
+		               (int)d->impl);
 
 	p = calloc(1, sizeof *p);
 	if (!p)
 		return F8B_ERR(F8B_ENOMEM, "gemm plan: cannot allocate %zu bytes", sizeof *p);
 	p->d = *d;
 	p->fp8 = f8b_dtype_is_fp8(d->a_dtype);
+	if (d->impl == F8B_GEMM_IMPL_F8B) {
+		rc = f8b_cuda_kgemm_plan(be, d, candidate, cfg, &p->own, info);
+		if (rc != F8B_OK) {
+			f8b_cuda_gemm_plan_free(be, p);
+			return rc;
+		}
+		*out = p;
+		return F8B_OK;
+	}
 	memset(res, 0, sizeof res);
 	rc = F8B_OK;
 	if (p->fp8 && ((d->a_gran == F8B_GRAN_AXISWISE && d->b_gran == F8B_GRAN_TENSORWISE) ||
@@ -300,6 +317,8 @@ int f8b_cuda_gemm(struct f8b_backend *be, struct f8b_gemm_plan *p, const struct 
 		return F8B_ERR(F8B_EINVAL, "gemm: no plan or no arguments");
 	if (!a->a || !a->b || !a->d)
 		return F8B_ERR(F8B_EINVAL, "gemm: missing A, B or D buffer");
+	if (p->own)
+		return f8b_cuda_kgemm(be, p->own, a);
 	if (p->fp8) {
 		if (!a->a_scale_inv || !a->b_scale_inv)
 			return F8B_ERR(F8B_EINVAL,

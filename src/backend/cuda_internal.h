@@ -8,6 +8,7 @@
  *   cuda_device.c   how many usable GPUs, why none, what the device is (f8b_device_info)
  *   cuda_gemm.c     cuBLASLt plans (descriptors, layouts, scale modes, heuristic) and the launch
  *   cuda_algo.c     the algorithm a plan runs, in numbers and words (f8b_algo_info)
+ *   cuda_gemm_f8b.c plans and launches of f8bench's own sm_90a GEMM (--impl f8b)
  *   cuda_gate.c     the stream gate of collective samples
  *   cuda_stream.c   second queues (stream_create/use/wait), the fp8 byte transpose
  */
@@ -83,6 +84,19 @@ int f8b_cuda_gemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, in
                        struct f8b_gemm_plan **out, struct f8b_algo_info *info);
 int f8b_cuda_gemm(struct f8b_backend *be, struct f8b_gemm_plan *p, const struct f8b_gemm_args *a);
 void f8b_cuda_gemm_plan_free(struct f8b_backend *be, struct f8b_gemm_plan *p);
+
+/* cuda_gemm_f8b.c: the F8B_GEMM_IMPL_F8B side of those three ops, called
+ * by cuda_gemm.c after the checks every implementation shares; cfg names
+ * the configuration in messages. */
+struct f8b_kplan;
+int f8b_cuda_kgemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, int candidate,
+                        const char *cfg, struct f8b_kplan **out, struct f8b_algo_info *info);
+int f8b_cuda_kgemm(struct f8b_backend *be, struct f8b_kplan *p, const struct f8b_gemm_args *a);
+void f8b_cuda_kgemm_free(struct f8b_kplan *p);
+/* The tensor map the kernel reads an fp8 operand [rows, k] (backend memory)
+ * with, box {128, box_rows}, into map (a CUtensorMap: 128 bytes, 128-byte
+ * aligned), for the layer tests of tests/gpu/test_f8b_gemm.c. */
+int f8b_cuda_kgemm_encode(const void *ptr, int64_t rows, int64_t k, int box_rows, void *map);
 
 /* cuda_stream.c: the stream ops and transpose_fp8; streams_free ends the
  * second queues at close (after syncing them), streams_sync waits for

@@ -69,6 +69,13 @@ int f8b_host_gemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, in
 	if (!d)
 		return F8B_ERR(F8B_EINVAL, "gemm: no problem description");
 	F8B_TRY(f8b_check_gemm_desc(d, NULL));
+	/* backend.h, enum f8b_gemm_impl: the reference stands in for the
+	 * library, never for f8bench's own kernel. */
+	if (d->impl != F8B_GEMM_IMPL_CUBLASLT)
+		return F8B_ERR(F8B_EUNSUPPORTED,
+		               "gemm: impl %s is a CUDA sm_90a kernel; the host backend runs its "
+		               "reference GEMM only",
+		               f8b_gemm_impl_name(d->impl));
 	if (candidate != 0)
 		return F8B_ERR(F8B_EUNSUPPORTED,
 		               "gemm: algorithm candidate %d (the host backend has one: 0)",

@@ -106,10 +106,20 @@ static bool schema_has(const struct f8b_table_schema *s, const char *name)
 	return false;
 }
 
+static bool late_column(const struct f8b_table_schema *s, const char *name)
+{
+	for (const char *const *l = s->late_columns; l && *l; l++)
+		if (!strcmp(*l, name))
+			return true;
+	return false;
+}
+
 /* The file's table must have exactly the schema's columns: the merged file
  * is written with the schema, so any other column would be lost or made
- * up.  (Files from before a column joined the schema: merge them with the
- * f8bench that wrote them.) */
+ * up.  The one exception is a column the schema lists as late (results.h):
+ * a file from before it reads it with its documented default.  (Files from
+ * before any other column joined the schema: merge them with the f8bench
+ * that wrote them.) */
 int f8b_merge_check_columns(hid_t f, const char *path, const struct f8b_table_schema *s)
 {
 	hid_t d = H5Dopen2(f, s->name, H5P_DEFAULT), t = d >= 0 ? H5Dget_type(d) : -1;
@@ -130,7 +140,8 @@ int f8b_merge_check_columns(hid_t f, const char *path, const struct f8b_table_sc
 	}
 	if (rc == F8B_OK && matched != s->nfields) {
 		for (size_t i = 0; i < s->nfields; i++)
-			if (H5Tget_member_index(t, s->fields[i].name) < 0) {
+			if (H5Tget_member_index(t, s->fields[i].name) < 0 &&
+			    !late_column(s, s->fields[i].name)) {
 				rc = F8B_ERR(
 				    F8B_EINVAL,
 				    "'%s' has another schema: its %s table lacks column '%s'", path,

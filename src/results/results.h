@@ -39,6 +39,11 @@ struct f8b_table_schema {
 	size_t row_size;
 	const struct f8b_field *fields;
 	size_t nfields;
+	/* Columns that joined the table after files of it were committed
+	 * (NULL-terminated; may be NULL): a file lacking one of these reads
+	 * it as 0 / "" / NaN, whose meaning doc/results.md states, and merge
+	 * accepts such a file.  Any other missing column is another schema. */
+	const char *const *late_columns;
 };
 
 struct f8b_kv {

@@ -57,6 +57,7 @@
 	X(S, b_dtype, STR, "")                                                                     \
 	X(S, out_dtype, STR, "")                                                                   \
 	X(S, backend, STR, "")                                                                     \
+	X(S, impl, STR, "")                                                                        \
 	X(S, status, STR, "")                                                                      \
 	X(S, time_median_s, F64, "s")                                                              \
 	X(S, time_min_s, F64, "s")                                                                 \
@@ -110,6 +111,9 @@ _Static_assert(sizeof(struct f8b_gemm_row_mirror) == sizeof(struct f8b_gemm_row)
                "struct f8b_gemm_row has a member that F8B_GEMM_COLUMNS does not list");
 
 static const struct f8b_field gemm_fields[] = {F8B_GEMM_COLUMNS(F8B_FIELD, struct f8b_gemm_row)};
+/* impl: "" in files from before --impl, which all ran cuBLASLt (or the
+ * host reference): doc/results.md. */
+static const char *const gemm_late[] = {"impl", NULL};
 
 const struct f8b_table_schema f8b_gemm_schema = {
     .name = "gemm",
@@ -117,6 +121,7 @@ const struct f8b_table_schema f8b_gemm_schema = {
     .row_size = sizeof(struct f8b_gemm_row),
     .fields = gemm_fields,
     .nfields = sizeof gemm_fields / sizeof gemm_fields[0],
+    .late_columns = gemm_late,
 };
 
 /* ---- ceilings ---------------------------------------------------------- */

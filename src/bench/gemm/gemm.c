@@ -314,7 +314,8 @@ static int setup(struct f8b_run *run, size_t i, void *vrow, void **state)
 	                                 .out_dtype = fp8 ? c->out_dtype : F8B_BF16,
 	                                 .a_gran = ga,
 	                                 .b_gran = gb,
-	                                 .fast_accum = s->gc.fast_accum};
+	                                 .fast_accum = s->gc.fast_accum,
+	                                 .impl = s->gc.impl};
 
 	F8B_TRY(make_inputs(s, fp8, ga, gb));
 
@@ -462,8 +463,8 @@ static int64_t case_bytes(const void *cfg, size_t i)
 
 /* What case_key fills and same_case / describe read. */
 static const char *const gemm_key_columns[] = {
-    "m",      "k",          "n",       "label",   "scaling",   "a_gran",
-    "b_gran", "fast_accum", "a_dtype", "b_dtype", "out_dtype", NULL,
+    "m",          "k",       "n",       "label",     "scaling", "a_gran", "b_gran",
+    "fast_accum", "a_dtype", "b_dtype", "out_dtype", "impl",    NULL,
 };
 /* The accuracy compare gates: SQNR against the high-precision inputs (the
  * recipe), and the relative error against the dequantized reference (the
@@ -477,8 +478,9 @@ static const struct f8b_gate_column gemm_accuracy[] = {
 const struct f8b_bench f8b_bench_gemm = {
     .name = "gemm",
     .summary = "fp8 GEMM sweep: shapes x granularity x fast_accum x dtypes, beside bf16\n"
-               "Runs cuBLASLt's fp8 GEMMs on a GPU (the host reference elsewhere), each case\n"
-               "beside the bf16 GEMM of its shape, and checks every case before timing it.",
+               "Runs cuBLASLt's fp8 GEMMs on a GPU (the host reference elsewhere), and with\n"
+               "--impl f8b f8bench's own sm_90a kernel beside them, each case beside the\n"
+               "bf16 GEMM of its shape, and checks every case before timing it.",
     .schema = &f8b_gemm_schema,
     .options = f8b_gemm_options,
     .cfg_new = f8b_gemm_cfg_new,

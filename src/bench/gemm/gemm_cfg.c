@@ -32,6 +32,7 @@ enum {
 	OPT_OUTLIERS,
 	OPT_AUTOTUNE,
 	OPT_CEILINGS,
+	OPT_IMPL,
 };
 
 const struct f8b_option f8b_gemm_options[] = {
@@ -45,6 +46,10 @@ const struct f8b_option f8b_gemm_options[] = {
     {"dtypes", OPT_DTYPES, 0, "LIST",
      "A:B fp8 pairs from e4m3:e4m3, e4m3:e5m2, e5m2:e4m3\n(default e4m3:e4m3)"},
     {"out-dtype", OPT_OUT_DTYPE, 0, "T", "bf16 or f32 (default bf16)"},
+    {"impl", OPT_IMPL, 0, "LIST",
+     "fp8 GEMM implementations, each case run with each: cublaslt,\n"
+     "f8b (f8bench's own sm_90a kernel: tensorwise, fast_accum on;\n"
+     "the host backend refuses it) (default cublaslt)"},
     {"outliers", OPT_OUTLIERS, 0, "FRAC[:SCALE]",
      "multiply a fraction of inputs by SCALE (default 100) to\nstress scaling (default none)"},
     {"ceilings", OPT_CEILINGS, 0, "FILE",
@@ -65,6 +70,7 @@ int f8b_gemm_cfg_new(void **cfg)
 	c->scaling_spec = "tensorwise,axiswise,blockwise";
 	c->fa_spec = "on,off";
 	c->dtypes_spec = "e4m3:e4m3";
+	c->impl_spec = "cublaslt";
 	c->out_dtype = F8B_BF16;
 	c->outlier_scale = 100.0f;
 	c->autotune = 1;
@@ -90,6 +96,7 @@ int f8b_gemm_cfg_option(void *cfg, int key, const char *arg)
 	case OPT_SCALING: c->scaling_spec = arg; return F8B_OK;
 	case OPT_FAST_ACCUM: c->fa_spec = arg; return F8B_OK;
 	case OPT_DTYPES: c->dtypes_spec = arg; return F8B_OK;
+	case OPT_IMPL: c->impl_spec = arg; return F8B_OK;
 	case OPT_OUT_DTYPE:
 		if (f8b_dtype_parse(arg, &c->out_dtype) != F8B_OK ||
 		    (c->out_dtype != F8B_BF16 && c->out_dtype != F8B_F32))
@@ -146,6 +153,11 @@ static int parse_onoff(const char *s, void *out)
 	return F8B_ERR(F8B_EINVAL, "fast_accum value '%s' (accepted: on, off)", s);
 }
 
+static int parse_impl(const char *s, void *out)
+{
+	return f8b_gemm_impl_parse(s, out);
+}
+
 static int parse_pair(const char *s, void *out)
 {
 	struct dtype_pair *p = out;
@@ -175,7 +187,8 @@ int f8b_gemm_cfg_finalize(void *cfg, size_t *ncases)
 	enum scaling_kind *sc = NULL;
 	bool *fa = NULL;
 	struct dtype_pair *dt = NULL;
-	size_t nsc = 0, nfa = 0, ndt = 0;
+	enum f8b_gemm_impl *im = NULL;
+	size_t nsc = 0, nfa = 0, ndt = 0, nim = 0;
 	int rc = f8b_shapes_parse(c->shapes_spec, &c->shapes);
 	if (rc == F8B_OK)
 		rc = f8b_parse_list(c->scaling_spec, "--scaling", sizeof *sc, parse_scaling,
@@ -186,6 +199,9 @@ int f8b_gemm_cfg_finalize(void *cfg, size_t *ncases)
 	if (rc == F8B_OK)
 		rc = f8b_parse_list(c->dtypes_spec, "--dtypes", sizeof *dt, parse_pair,
 		                    (void **)&dt, &ndt);
+	if (rc == F8B_OK)
+		rc = f8b_parse_list(c->impl_spec, "--impl", sizeof *im, parse_impl, (void **)&im,
+		                    &nim);
 	/* A ceilings file is bad input if it cannot be read: say so now,
 	 * before any results file exists. */
 	if (rc == F8B_OK && c->ceilings_path) {
@@ -195,8 +211,9 @@ int f8b_gemm_cfg_finalize(void *cfg, size_t *ncases)
 			rc = F8B_ERR(F8B_EINVAL, "--ceilings '%s': %s", c->ceilings_path,
 			             f8b_last_error());
 	}
-	/* Per shape: the bf16 baseline case, then every fp8 combination. */
-	size_t per = 1 + nsc * nfa * ndt;
+	/* Per shape: the bf16 baseline case, then every fp8 combination, each
+	 * with every implementation in turn (side by side in one process). */
+	size_t per = 1 + nsc * nfa * ndt * nim;
 	if (rc == F8B_OK && !(c->cases = calloc(c->shapes.n * per, sizeof *c->cases)))
 		rc = F8B_ERR(F8B_ENOMEM, "%zu cases", c->shapes.n * per);
 	if (rc == F8B_OK && !(c->base = calloc(c->shapes.n, sizeof *c->base)))
@@ -204,18 +221,20 @@ int f8b_gemm_cfg_finalize(void *cfg, size_t *ncases)
 	for (size_t s = 0; rc == F8B_OK && s < c->shapes.n; s++) {
 		c->cases[c->ncases++] =
 		    (struct gemm_case){.shape = s, .sc = SC_NONE, .dt = {F8B_BF16, F8B_BF16}};
-		size_t dims[3] = {nsc, nfa, ndt}, idx[3];
-		for (size_t j = 0; j < nsc * nfa * ndt; j++) {
-			f8b_cross_index(j, dims, 3, idx);
+		size_t dims[4] = {nsc, nfa, ndt, nim}, idx[4];
+		for (size_t j = 0; j < nsc * nfa * ndt * nim; j++) {
+			f8b_cross_index(j, dims, 4, idx);
 			c->cases[c->ncases++] = (struct gemm_case){.shape = s,
 			                                           .sc = sc[idx[0]],
 			                                           .fast_accum = fa[idx[1]],
-			                                           .dt = dt[idx[2]]};
+			                                           .dt = dt[idx[2]],
+			                                           .impl = im[idx[3]]};
 		}
 	}
 	free(sc);
 	free(fa);
 	free(dt);
+	free(im);
 	*ncases = c->ncases;
 	return rc;
 }
@@ -262,6 +281,14 @@ void f8b_gemm_case_key(const void *cfg, size_t i, void *vrow)
 	f8b_gemm_setstr(row->b_dtype, sizeof row->b_dtype, f8b_dtype_name(gc->dt.b));
 	f8b_gemm_setstr(row->out_dtype, sizeof row->out_dtype,
 	                f8b_dtype_name(gc->sc == SC_NONE ? F8B_BF16 : c->out_dtype));
+	f8b_gemm_setstr(row->impl, sizeof row->impl, f8b_gemm_impl_name(gc->impl));
+}
+
+/* A row's implementation; files written before the column existed read
+ * "" there, which is what they ran: cuBLASLt (or the host reference). */
+static const char *row_impl(const struct f8b_gemm_row *r)
+{
+	return r->impl[0] ? r->impl : "cublaslt";
 }
 
 bool f8b_gemm_same_case(const void *va, const void *vb)
@@ -269,7 +296,8 @@ bool f8b_gemm_same_case(const void *va, const void *vb)
 	const struct f8b_gemm_row *a = va, *b = vb;
 	return a->m == b->m && a->k == b->k && a->n == b->n && a->fast_accum == b->fast_accum &&
 	       !strcmp(a->scaling, b->scaling) && !strcmp(a->a_dtype, b->a_dtype) &&
-	       !strcmp(a->b_dtype, b->b_dtype) && !strcmp(a->out_dtype, b->out_dtype);
+	       !strcmp(a->b_dtype, b->b_dtype) && !strcmp(a->out_dtype, b->out_dtype) &&
+	       !strncmp(row_impl(a), row_impl(b), sizeof a->impl);
 }
 
 void f8b_gemm_describe(const void *vrow, char *buf, size_t n)
@@ -279,9 +307,10 @@ void f8b_gemm_describe(const void *vrow, char *buf, size_t n)
 		snprintf(buf, n, "%lldx%lldx%lld bf16", (long long)r->m, (long long)r->k,
 		         (long long)r->n);
 	else
-		snprintf(buf, n, "%lldx%lldx%lld %s fast_accum=%s %s:%s", (long long)r->m,
+		snprintf(buf, n, "%lldx%lldx%lld %s fast_accum=%s %s:%s%s%.16s", (long long)r->m,
 		         (long long)r->k, (long long)r->n, r->scaling, r->fast_accum ? "on" : "off",
-		         r->a_dtype, r->b_dtype);
+		         r->a_dtype, r->b_dtype, strcmp(row_impl(r), "cublaslt") ? " impl=" : "",
+		         strcmp(row_impl(r), "cublaslt") ? row_impl(r) : "");
 }
 
 void f8b_gemm_summarize(const void *vrow, char *buf, size_t n)

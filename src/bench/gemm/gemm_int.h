@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/cases.h"
+#include "backend/backend.h"
 #include "core/options.h"
 #include "model/peaks.h"
 #include "model/roofline.h"
@@ -25,6 +26,7 @@ struct gemm_case {
 	enum scaling_kind sc;
 	bool fast_accum;
 	struct dtype_pair dt;
+	enum f8b_gemm_impl impl; /* the bf16 baseline: always cuBLASLt */
 };
 
 /* bf16 baseline times measured by this process, one per shape. */
@@ -34,7 +36,7 @@ struct baseline {
 };
 
 struct gemm_cfg {
-	const char *shapes_spec, *scaling_spec, *fa_spec, *dtypes_spec;
+	const char *shapes_spec, *scaling_spec, *fa_spec, *dtypes_spec, *impl_spec;
 	enum f8b_dtype out_dtype;
 	float outlier_frac, outlier_scale;
 	int autotune;

@@ -28,12 +28,17 @@ bool f8b_grpt_row_is_fp8(const struct f8b_gemm_row *r)
 	       (f8b_dtype_parse(r->b_dtype, &b) == F8B_OK && f8b_dtype_is_fp8(b));
 }
 
+/* The series of a row: its dtypes, and its implementation when that is
+ * not cuBLASLt's (--impl f8b rows plot as series of their own). */
 static void row_pair(const struct f8b_gemm_row *r, bool with_out, char *buf, size_t n)
 {
+	char impl[F8B_STR + 4] = "";
+	if (r->impl[0] && strncmp(r->impl, "cublaslt", sizeof r->impl))
+		snprintf(impl, sizeof impl, " [%.*s]", (int)sizeof r->impl, r->impl);
 	if (with_out)
-		snprintf(buf, n, "%s x %s -> %s", r->a_dtype, r->b_dtype, r->out_dtype);
+		snprintf(buf, n, "%s x %s -> %s%s", r->a_dtype, r->b_dtype, r->out_dtype, impl);
 	else
-		snprintf(buf, n, "%s x %s", r->a_dtype, r->b_dtype);
+		snprintf(buf, n, "%s x %s%s", r->a_dtype, r->b_dtype, impl);
 }
 
 static int find_series(struct rpt *R, const char *gran, int fast, const char *pair)

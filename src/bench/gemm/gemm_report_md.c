@@ -178,12 +178,79 @@ static int write_best_csv(const struct rpt *R, const struct best *b)
 
 /* ---------------------------------------------------------------- report.md */
 
+/* A row's implementation ("" in files from before the column: cublaslt). */
+static const char *impl_of(const struct f8b_gemm_row *r)
+{
+	return r->impl[0] ? r->impl : "cublaslt";
+}
+
+/* The same case (shape, recipe, dtypes) as `a`, run by another implementation. */
+static bool same_case_other_impl(const struct f8b_gemm_row *a, const struct f8b_gemm_row *b)
+{
+	return a->m == b->m && a->k == b->k && a->n == b->n && !strcmp(a->scaling, b->scaling) &&
+	       !strcmp(a->a_gran, b->a_gran) && !strcmp(a->b_gran, b->b_gran) &&
+	       a->fast_accum == b->fast_accum && !strcmp(a->a_dtype, b->a_dtype) &&
+	       !strcmp(a->b_dtype, b->b_dtype) && !strcmp(a->out_dtype, b->out_dtype) &&
+	       strncmp(impl_of(a), impl_of(b), sizeof a->impl) != 0;
+}
+
+/* f8bench's own kernel (--impl f8b) beside cuBLASLt: one line per f8b
+ * point with the cuBLASLt point of the same case (of the same file when
+ * there is one, else the first found), times compared directly (same
+ * shape: the time ratio is the TFLOP/s ratio).  Nothing when no f8b row
+ * is ok. */
+static void md_impl_ratio(FILE *f, const struct rpt *R)
+{
+	bool any = false;
+	for (size_t i = 0; i < R->npts && !any; i++)
+		any = !strcmp(impl_of(R->pts[i].r), "f8b");
+	if (!any)
+		return;
+	fprintf(f, "\n## f8b against cuBLASLt\n\n"
+	           "f8bench's own sm_90a GEMM (`--impl f8b`, doc/gemm-kernels.md) and cuBLASLt on "
+	           "the same case; ratio = cuBLASLt time / f8b time (above 1: f8b is faster).\n\n"
+	           "| shape | labels | scaling | fast_accum | dtypes | cuBLASLt TFLOP/s | f8b "
+	           "TFLOP/s | f8b / cuBLASLt | f8b tile | rel_error cuBLASLt / f8b |\n"
+	           "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+	for (size_t i = 0; i < R->npts; i++) {
+		const struct rpt_point *p = &R->pts[i], *q = NULL;
+		if (strcmp(impl_of(p->r), "f8b"))
+			continue;
+		for (size_t j = 0; j < R->npts; j++) {
+			const struct rpt_point *c = &R->pts[j];
+			if (!strcmp(impl_of(c->r), "cublaslt") &&
+			    same_case_other_impl(p->r, c->r) &&
+			    (!q || (c->file == p->file && q->file != p->file)))
+				q = c;
+		}
+		const struct f8b_gemm_row *a = p->r;
+		double flops = 2.0 * (double)a->m * (double)a->n * (double)a->k;
+		fprintf(f, "| %s | ", R->shapes[p->shape].name);
+		f8b_rpt_md_str(f, a->label);
+		fprintf(f, " | %s | %s | %s:%s -> %s | ", a->scaling, a->fast_accum ? "on" : "off",
+		        a->a_dtype, a->b_dtype, a->out_dtype);
+		f8b_rpt_md_num(f, "%.1f", q ? flops / q->r->time_median_s / 1e12 : NAN);
+		fprintf(f, " | ");
+		f8b_rpt_md_num(f, "%.1f", flops / a->time_median_s / 1e12);
+		fprintf(f, " | ");
+		f8b_rpt_md_num(f, "%.3f", q ? q->r->time_median_s / a->time_median_s : NAN);
+		fprintf(f, " | %s | ",
+		        a->algo_tile == 23   ? "128x256"
+		        : a->algo_tile == 20 ? "128x128"
+		                             : "-");
+		f8b_rpt_md_num(f, "%.2e", q ? q->r->rel_error : NAN);
+		fprintf(f, " / ");
+		f8b_rpt_md_num(f, "%.2e", a->rel_error);
+		fprintf(f, " |\n");
+	}
+}
+
 static bool same_kind(const struct f8b_gemm_row *a, const struct f8b_gemm_row *b)
 {
 	return !strcmp(a->status, b->status) && !strcmp(a->scaling, b->scaling) &&
 	       !strcmp(a->a_gran, b->a_gran) && !strcmp(a->b_gran, b->b_gran) &&
 	       a->fast_accum == b->fast_accum && !strcmp(a->a_dtype, b->a_dtype) &&
-	       !strcmp(a->b_dtype, b->b_dtype);
+	       !strcmp(a->b_dtype, b->b_dtype) && !strncmp(a->impl, b->impl, sizeof a->impl);
 }
 
 /* One line per kind of row that is not ok (status, recipe, dtypes) with
@@ -342,6 +409,8 @@ int f8b_grpt_markdown(void *state, FILE *f, bool drawn)
 		}
 		fputc('\n', f);
 	}
+
+	md_impl_ratio(f, R);
 
 	/* ---- SQNR */
 	fprintf(f, "\n## SQNR by granularity and fast_accum\n\n");

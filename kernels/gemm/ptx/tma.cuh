@@ -1,0 +1,50 @@
+/* ptx/tma.cuh - the Tensor Memory Accelerator load the GEMM's producer
+ * issues (PTX ISA, "Data Movement and Conversion Instructions:
+ * cp.async.bulk.tensor"; the tensor map: "Tensor Maps" / CUDA driver API
+ * cuTensorMapEncodeTiled).
+ *
+ * The tensor map (CUtensorMap, 128 bytes) is encoded on the host with the
+ * driver's cuTensorMapEncodeTiled (src/backend/cuda_gemm_f8b.c) and passed
+ * as a __grid_constant__ kernel parameter, whose generic address is what
+ * the instruction takes.  Coordinates are in elements, innermost first;
+ * a box that reaches past the tensor's bounds is filled with zeros (the
+ * map's OOB fill NONE), and still counts its full size in bytes against
+ * the mbarrier's tx-count.
+ */
+#ifndef F8B_GEMM_PTX_TMA_CUH
+#define F8B_GEMM_PTX_TMA_CUH
+
+#include <stdint.h>
+
+/* prefetch.tensormap: bring the descriptor into the constant cache ahead of
+ * the first copy ("prefetch, prefetchu": prefetch.tensormap). */
+__device__ __forceinline__ void f8b_tma_prefetch_desc(const void *tmap)
+{
+	asm volatile("prefetch.tensormap [%0];\n" ::"l"(tmap) : "memory");
+}
+
+/* A 2-D box at (c0, c1) of the tensor into shared memory at dst, completing
+ * `bytes` transactions on mbarrier bar when it lands. */
+__device__ __forceinline__ void f8b_tma_load_2d(uint32_t dst, const void *tmap, uint32_t bar,
+                                                int32_t c0, int32_t c1)
+{
+	asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+	             " [%0], [%1, {%3, %4}], [%2];\n" ::"r"(dst),
+	             "l"(tmap), "r"(bar), "r"(c0), "r"(c1)
+	             : "memory");
+}
+
+/* The same load delivered to every CTA of the cluster in cta_mask (bit r =
+ * rank r), at the same shared-memory offset in each, each CTA's mbarrier at
+ * bar's offset completing the bytes it received (".multicast::cluster"). */
+__device__ __forceinline__ void f8b_tma_load_2d_multicast(uint32_t dst, const void *tmap,
+                                                          uint32_t bar, int32_t c0, int32_t c1,
+                                                          uint16_t cta_mask)
+{
+	asm volatile("cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes"
+	             ".multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(dst),
+	             "l"(tmap), "r"(bar), "r"(c0), "r"(c1), "h"(cta_mask)
+	             : "memory");
+}
+
+#endif

@@ -1,0 +1,201 @@
+/* ptx_selftest.cu - each layer of the sm_90a GEMM on its own, for
+ * tests/gpu/test_f8b_gemm.c (STYLE.md: every inline-PTX wrapper tested on
+ * its own), so that a wrong GEMM can be traced to the layer that is wrong:
+ *
+ *   tma:   one TMA box (128-byte swizzle) through an mbarrier into shared
+ *          memory, copied out byte for byte: the tensor map, the
+ *          expect_tx / complete_tx handshake and the swizzle pattern
+ *          common/smem.cuh assumes (chunk c of row r at c ^ (r % 8));
+ *   wgmma: one wgmma.mma_async m64nNk32 (N = 128 or 256) on boxes loaded
+ *          that way, its K step `kstep` of four, the accumulators written
+ *          out by the fragment layout ptx/wgmma.cuh states: the smem
+ *          descriptors, the K advance inside a swizzled row, the fragment;
+ *   ring:  the producer / consumer parity protocol of the GEMM's ring over
+ *          many wraps, with no TMA: the producer writes a stage's word and
+ *          arrives, the consumers check it and release it.
+ * One CTA each; bodies only in the sm_90a image, like the GEMM.
+ */
+#include "../kernels_internal.cuh"
+#include "gemm.h"
+#include "common/smem.cuh"
+#include "ptx/mbarrier.cuh"
+#include "ptx/tma.cuh"
+#include "ptx/wgmma.cuh"
+
+#include <cuda.h>
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define F8B_SELFTEST_SM90A 1
+#endif
+
+namespace
+{
+
+constexpr int ALIGN = 1024;
+
+__global__ void tma_kernel(const __grid_constant__ CUtensorMap tmap, uint8_t *out, int box_rows,
+                           int c0, int c1)
+{
+#ifdef F8B_SELFTEST_SM90A
+	extern __shared__ uint8_t smem_raw[];
+	const uint32_t base = (f8b_smem_u32(smem_raw) + (ALIGN - 1)) & ~(uint32_t)(ALIGN - 1);
+	uint8_t *tile = smem_raw + (base - f8b_smem_u32(smem_raw));
+	const uint32_t bar = base + (uint32_t)box_rows * 128;
+	if (threadIdx.x == 0) {
+		f8b_mbarrier_init(bar, 1);
+		f8b_fence_barrier_init();
+	}
+	__syncthreads();
+	if (threadIdx.x == 0) {
+		f8b_mbarrier_arrive_expect_tx(bar, (uint32_t)box_rows * 128);
+		f8b_tma_load_2d(base, &tmap, bar, c0, c1);
+	}
+	f8b_mbarrier_wait(bar, 0);
+	for (int i = threadIdx.x; i < box_rows * 128; i += blockDim.x)
+		out[i] = tile[i];
+#else
+	(void)tmap;
+	(void)out;
+	(void)box_rows;
+	(void)c0;
+	(void)c1;
+#endif
+}
+
+template <int N>
+__global__ void wgmma_kernel(const __grid_constant__ CUtensorMap tmap_a,
+                             const __grid_constant__ CUtensorMap tmap_b, float *out, int kstep)
+{
+#ifdef F8B_SELFTEST_SM90A
+	extern __shared__ uint8_t smem_raw[];
+	const uint32_t base = (f8b_smem_u32(smem_raw) + (ALIGN - 1)) & ~(uint32_t)(ALIGN - 1);
+	const uint32_t sa = base, sb = base + 128 * 128, bar = sb + N * 128;
+	if (threadIdx.x == 0) {
+		f8b_mbarrier_init(bar, 1);
+		f8b_fence_barrier_init();
+	}
+	__syncthreads();
+	if (threadIdx.x == 0) {
+		f8b_mbarrier_arrive_expect_tx(bar, (uint32_t)(128 + N) * 128);
+		f8b_tma_load_2d(sa, &tmap_a, bar, 0, 0);
+		f8b_tma_load_2d(sb, &tmap_b, bar, 0, 0);
+	}
+	f8b_mbarrier_wait(bar, 0);
+	float acc[N / 2];
+#pragma unroll
+	for (int i = 0; i < N / 2; i++)
+		acc[i] = 0.0f;
+#pragma unroll
+	for (int i = 0; i < N / 2; i++)
+		f8b_reg_fence(acc[i]);
+	f8b_wgmma_fence();
+	f8b_wgmma<N, F8B_WG_E4M3, F8B_WG_E4M3>::mma(acc, f8b_desc_sw128_kmajor(sa) + 2 * kstep,
+	                                            f8b_desc_sw128_kmajor(sb) + 2 * kstep, 0u);
+	f8b_wgmma_commit_group();
+	f8b_wgmma_wait_group<0>();
+#pragma unroll
+	for (int i = 0; i < N / 2; i++)
+		f8b_reg_fence(acc[i]);
+	const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+#pragma unroll
+	for (int i = 0; i < N / 2; i++) {
+		int j = i / 4, r = 16 * warp + lane / 4 + 8 * ((i % 4) / 2);
+		int c = 8 * j + 2 * (lane % 4) + (i % 2);
+		out[r * N + c] = acc[i];
+	}
+#else
+	(void)tmap_a;
+	(void)tmap_b;
+	(void)out;
+	(void)kstep;
+#endif
+}
+
+/* The GEMM's ring, STAGES stages, `rounds` uses of each: the producer
+ * (thread 0) waits for a free stage (empty, parity ph ^ 1), writes the use
+ * number into the stage's word and arrives on full; 8 consumer warps wait
+ * on full (parity ph), check the word, and one lane each arrives on empty.
+ * errors[0] counts words a consumer found wrong. */
+template <int STAGES> __global__ void ring_kernel(int uses, unsigned *errors)
+{
+#ifdef F8B_SELFTEST_SM90A
+	__shared__ __align__(8) uint64_t bars[2 * STAGES];
+	__shared__ volatile int word[STAGES];
+	const uint32_t b0 = f8b_smem_u32(bars);
+	if (threadIdx.x == 0) {
+		for (int s = 0; s < STAGES; s++) {
+			f8b_mbarrier_init(b0 + 8 * s, 1);
+			f8b_mbarrier_init(b0 + 8 * (STAGES + s), 8);
+		}
+		f8b_fence_barrier_init();
+	}
+	__syncthreads();
+	if (threadIdx.x < 128) {
+		if (threadIdx.x != 0)
+			return;
+		for (int it = 0; it < uses; it++) {
+			uint32_t s = it % STAGES, ph = (it / STAGES) & 1;
+			f8b_mbarrier_wait(b0 + 8 * (STAGES + s), ph ^ 1);
+			word[s] = it;
+			__threadfence_block();
+			f8b_mbarrier_arrive(b0 + 8 * s);
+		}
+		return;
+	}
+	for (int it = 0; it < uses; it++) {
+		uint32_t s = it % STAGES, ph = (it / STAGES) & 1;
+		f8b_mbarrier_wait(b0 + 8 * s, ph);
+		if (word[s] != it)
+			atomicAdd(errors, 1u);
+		__syncwarp();
+		if (threadIdx.x % 32 == 0)
+			f8b_mbarrier_arrive(b0 + 8 * (STAGES + s));
+	}
+#else
+	(void)uses;
+	(void)errors;
+#endif
+}
+
+} // namespace
+
+extern "C" int f8b_kgemm_selftest_tma(const void *tmap, void *out, int box_rows, int c0, int c1,
+                                      cudaStream_t stream)
+{
+	CUtensorMap m;
+	memcpy(&m, tmap, sizeof m);
+	int smem = box_rows * 128 + ALIGN + 8;
+	cudaError_t e = cudaFuncSetAttribute((const void *)tma_kernel,
+	                                     cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+	if (e != cudaSuccess)
+		return (int)e;
+	uint8_t *o = static_cast<uint8_t *>(out);
+	void *args[] = {&m, &o, &box_rows, &c0, &c1};
+	return (int)cudaLaunchKernel((const void *)tma_kernel, dim3(1), dim3(128), args,
+	                             (size_t)smem, stream);
+}
+
+extern "C" int f8b_kgemm_selftest_wgmma(const void *tmap_a, const void *tmap_b, float *out, int n,
+                                        int kstep, cudaStream_t stream)
+{
+	CUtensorMap a, b;
+	memcpy(&a, tmap_a, sizeof a);
+	memcpy(&b, tmap_b, sizeof b);
+	const void *fn =
+	    n == 256 ? (const void *)wgmma_kernel<256> : (const void *)wgmma_kernel<128>;
+	if (n != 128 && n != 256)
+		return (int)cudaErrorInvalidValue;
+	int smem = (128 + n) * 128 + ALIGN + 8;
+	cudaError_t e = cudaFuncSetAttribute(fn, cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+	if (e != cudaSuccess)
+		return (int)e;
+	void *args[] = {&a, &b, &out, &kstep};
+	return (int)cudaLaunchKernel(fn, dim3(1), dim3(128), args, (size_t)smem, stream);
+}
+
+extern "C" int f8b_kgemm_selftest_ring(int uses, unsigned *errors, cudaStream_t stream)
+{
+	void *args[] = {&uses, &errors};
+	return (int)cudaLaunchKernel((const void *)ring_kernel<4>, dim3(1), dim3(384), args, 0,
+	                             stream);
+}

@@ -1,0 +1,257 @@
+/* cuda_gemm_f8b.c - the "cuda" backend's plans and launches of f8bench's
+ * own sm_90a fp8 GEMM (kernels/gemm/, doc/gemm-kernels.md), the
+ * F8B_GEMM_IMPL_F8B side of cuda_gemm.c.
+ *
+ * A plan checks what the kernel takes, picks a tile from the table
+ * (f8b_kgemm_tiles[]) and raises the kernels' shared-memory limit; a launch
+ * encodes the two TMA tensor maps (only when the operand pointers differ
+ * from the last call's: a host-side computation, no device call) and
+ * enqueues the persistent kernel.  cuTensorMapEncodeTiled is a driver API
+ * function: it is taken from the driver through the runtime's
+ * cudaGetDriverEntryPointByVersion, so libcuda stays unlinked (DESIGN.md:
+ * libcuda is loaded at run time).
+ */
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cudaTypedefs.h> /* PFN_cuTensorMapEncodeTiled: types only */
+
+#include "backend/cuda_internal.h"
+#include "kernels/gemm/gemm.h"
+
+/* The ABI version of cuTensorMapEncodeTiled asked for (CUDA 12.0's, the
+ * one its PFN typedef names). */
+#define ENCODE_ABI 12000
+
+struct f8b_kplan {
+	CUtensorMap tmap_a, tmap_b; /* 128-byte aligned (the struct is allocated so) */
+	const void *bound_a, *bound_b;
+	struct f8b_gemm_desc d;
+	int tile, grid;
+	PFN_cuTensorMapEncodeTiled_v12000 encode;
+};
+
+/* The tile for a problem: the fewest waves of tiles over the SMs, each
+ * wave counted by its work (BM x BN), with the wider tile (half the B
+ * traffic per flop for A) winning ties.  E.g. 8192^2 on 132 SMs: 128x256
+ * gives 2048 tiles = 16 waves of 32768, 128x128 gives 4096 = 32 waves of
+ * 16384: a tie, so 128x256; 1024^2: 32 tiles (1 wave of 32768) against 64
+ * (1 wave of 16384): 128x128. */
+static int pick_tile(int64_t m, int64_t n, int sms)
+{
+	int best = -1;
+	double best_cost = 0;
+	for (int i = 0; i < f8b_kgemm_ntiles; i++) {
+		const struct f8b_kgemm_tile *t = &f8b_kgemm_tiles[i];
+		if (t->cluster != 1)
+			continue; /* cluster tiles: --autotune only, until measured */
+		int64_t tiles = ((m + t->bm - 1) / t->bm) * ((n + t->bn - 1) / t->bn);
+		double waves = (double)((tiles + sms - 1) / sms);
+		double cost = waves * t->bm * t->bn;
+		if (best < 0 || cost < best_cost ||
+		    (cost == best_cost && t->bn > f8b_kgemm_tiles[best].bn)) {
+			best = i;
+			best_cost = cost;
+		}
+	}
+	return best < 0 ? 0 : best;
+}
+
+/* Candidate c of a plan: 0 is pick_tile's choice, then the other tiles in
+ * table order (so --autotune times every tile). */
+static int candidate_tile(int picked, int c)
+{
+	if (c == 0)
+		return picked;
+	return c <= picked ? c - 1 : c;
+}
+
+static int get_encoder(PFN_cuTensorMapEncodeTiled_v12000 *fn)
+{
+	enum cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+	void *p = NULL;
+	F8B_CUDA_TRY(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, ENCODE_ABI,
+	                                              cudaEnableDefault, &q));
+	if (q != cudaDriverEntryPointSuccess || !p)
+		return F8B_ERR(F8B_EUNSUPPORTED,
+		               "gemm impl f8b: the driver has no cuTensorMapEncodeTiled (%s); TMA "
+		               "needs a CUDA 12 or newer driver",
+		               q == cudaDriverEntryPointVersionNotSufficent ? "version too old"
+		                                                            : "symbol not found");
+	*fn = (PFN_cuTensorMapEncodeTiled_v12000)p;
+	return F8B_OK;
+}
+
+int f8b_cuda_kgemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, int candidate,
+                        const char *cfg, struct f8b_kplan **out, struct f8b_algo_info *info)
+{
+	*out = NULL;
+	if (info) {
+		memset(info, 0, sizeof *info);
+		info->candidates = f8b_kgemm_ntiles;
+	}
+	if (be->cc_major != 9 || be->cc_minor != 0)
+		return F8B_ERR(F8B_EUNSUPPORTED,
+		               "gemm %s, impl f8b: the kernel is for sm_90a (Hopper, H100/H200); "
+		               "this GPU is sm_%d%d",
+		               cfg, be->cc_major, be->cc_minor);
+	if (!f8b_dtype_is_fp8(d->a_dtype) || !f8b_dtype_is_fp8(d->b_dtype))
+		return F8B_ERR(F8B_EUNSUPPORTED,
+		               "gemm %s, impl f8b: an fp8 GEMM only (bf16 GEMMs run on cuBLASLt)",
+		               cfg);
+	if (d->a_gran != F8B_GRAN_TENSORWISE || d->b_gran != F8B_GRAN_TENSORWISE)
+		return F8B_ERR(F8B_EUNSUPPORTED,
+		               "gemm %s, impl f8b: tensorwise x tensorwise scales only so far "
+		               "(axiswise and blockwise are steps 2 and 3 of issue 23)",
+		               cfg);
+	if (!d->fast_accum)
+		return F8B_ERR(F8B_EUNSUPPORTED,
+		               "gemm %s, impl f8b: fast_accum on only so far (fast_accum off, "
+		               "promotion into fp32 every 128 of K, is step 2 of issue 23)",
+		               cfg);
+	/* TMA: every global stride but the innermost a multiple of 16 bytes
+	 * (the rows of A and B are K bytes), dims below 2^31 for the kernel's
+	 * int coordinates. */
+	if (d->k % 16)
+		return F8B_ERR(F8B_EINVAL,
+		               "gemm %s, impl f8b: K=%lld is not a multiple of 16 (TMA needs the "
+		               "rows of A and B, K bytes each, 16-byte aligned)",
+		               cfg, (long long)d->k);
+	if (d->m > INT_MAX || d->n > INT_MAX || d->k > INT_MAX ||
+	    (double)d->m * (double)d->n > 9e18)
+		return F8B_ERR(F8B_EINVAL, "gemm %s, impl f8b: dimensions above 2^31-1", cfg);
+
+	int sms = 0;
+	F8B_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, be->device));
+	if (sms < 1)
+		return F8B_ERR(F8B_EDEVICE, "gemm impl f8b: the device reports %d SMs", sms);
+	int picked = pick_tile(d->m, d->n, sms);
+	if (candidate < 0 || candidate >= f8b_kgemm_ntiles)
+		return F8B_ERR(F8B_EUNSUPPORTED,
+		               "gemm %s, impl f8b: algorithm candidate %d does not exist (the tile "
+		               "table has %d: 0..%d)",
+		               cfg, candidate, f8b_kgemm_ntiles, f8b_kgemm_ntiles - 1);
+	int tile = candidate_tile(picked, candidate);
+	const struct f8b_kgemm_tile *t = &f8b_kgemm_tiles[tile];
+	int ptx = 0;
+	F8B_KERNEL_TRY(f8b_kgemm_prepare(tile, &ptx));
+	/* ptxVersion is the virtual architecture the loaded code came from:
+	 * 89 when the driver compiled the build's compute_89 PTX (whose bodies
+	 * are empty) because no sm_90a image is there.  0 would mean "not
+	 * known": the sm_90a image is then assumed, and the tests say whether
+	 * it ran. */
+	if (ptx > 0 && ptx < 90)
+		return F8B_ERR(F8B_EUNSUPPORTED,
+		               "gemm %s, impl f8b: this build holds no sm_90a code for the kernel "
+		               "(compute_%d; configure --with-cuda-arch=sm_90a)",
+		               cfg, ptx);
+
+	size_t bytes = (sizeof(struct f8b_kplan) + 127) / 128 * 128;
+	struct f8b_kplan *p = aligned_alloc(128, bytes);
+	if (!p)
+		return F8B_ERR(F8B_ENOMEM, "gemm plan: cannot allocate %zu bytes", bytes);
+	memset(p, 0, bytes);
+	p->d = *d;
+	p->tile = tile;
+	/* A cluster of t->cluster CTAs takes that many tile rows of one tile
+	 * column at a time; clusters are persistent like single CTAs. */
+	int64_t rows = t->bm * t->cluster;
+	int64_t tiles = ((d->m + rows - 1) / rows) * ((d->n + t->bn - 1) / t->bn);
+	int64_t clusters = sms / t->cluster;
+	p->grid = (int)((tiles < clusters ? tiles : clusters) * t->cluster);
+	int rc = get_encoder(&p->encode);
+	if (rc != F8B_OK) {
+		free(p);
+		return rc;
+	}
+	if (info) {
+		/* The cuBLASLt enums of the same shapes (cublasLt.h), so a row's
+		 * algo_tile / algo_stages read alike for both implementations:
+		 * CUBLASLT_MATMUL_TILE_128x128 = 20, _128x256 = 23; stages
+		 * "128xS" (K width 128, S stages) = 18 + S. */
+		info->algo_id = -1; /* not a cuBLASLt algorithm */
+		info->tile = t->bn == 256 ? 23 : 20;
+		info->stages = 18 + t->stages;
+		info->splitk = 1;
+		info->reduction = 0;
+		info->swizzle = 0;
+		info->custom = 0;
+		/* CUBLASLT_CLUSTER_SHAPE_1x1x1 = 2, _2x1x1 = 3 */
+		info->cluster = t->cluster == 2 ? 3 : 2;
+		info->heuristic_rank = candidate;
+		info->candidates = f8b_kgemm_ntiles;
+		info->workspace = 0;
+		snprintf(info->desc, sizeof info->desc,
+		         "f8b sm90 tensorwise tile=%s stages=%d cluster=%d grid=%d persistent",
+		         t->name, t->stages, t->cluster, p->grid);
+	}
+	*out = p;
+	return F8B_OK;
+}
+
+void f8b_cuda_kgemm_free(struct f8b_kplan *p)
+{
+	free(p);
+}
+
+/* A [rows, K] fp8 operand as a 2-D TMA tensor: dims {K, rows} (innermost
+ * first), row stride K bytes, box {128, box_rows}, 128-byte swizzle (the
+ * layout common/smem.cuh describes), zeros outside. */
+static int encode_with(PFN_cuTensorMapEncodeTiled_v12000 fn, CUtensorMap *map, const void *ptr,
+                       int64_t rows, int64_t k, int box_rows, const char *what)
+{
+	cuuint64_t dims[2] = {(cuuint64_t)k, (cuuint64_t)rows};
+	cuuint64_t strides[1] = {(cuuint64_t)k};
+	cuuint32_t box[2] = {128, (cuuint32_t)box_rows};
+	cuuint32_t estr[2] = {1, 1};
+	CUresult r = fn(map, CU_TENSOR_MAP_DATA_TYPE_UINT8, 2, (void *)ptr, dims, strides, box,
+	                estr, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+	                CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+	if (r != CUDA_SUCCESS)
+		return F8B_ERR(F8B_EDEVICE,
+		               "gemm impl f8b: cuTensorMapEncodeTiled for %s [%lld, %lld] failed "
+		               "(CUresult %d)",
+		               what, (long long)rows, (long long)k, (int)r);
+	return F8B_OK;
+}
+
+static int encode(struct f8b_kplan *p, CUtensorMap *map, const void *ptr, int64_t rows,
+                  int box_rows, const char *what)
+{
+	return encode_with(p->encode, map, ptr, rows, p->d.k, box_rows, what);
+}
+
+int f8b_cuda_kgemm_encode(const void *ptr, int64_t rows, int64_t k, int box_rows, void *map)
+{
+	PFN_cuTensorMapEncodeTiled_v12000 fn = NULL;
+	F8B_TRY(get_encoder(&fn));
+	return encode_with(fn, (CUtensorMap *)map, ptr, rows, k, box_rows, "a test operand");
+}
+
+int f8b_cuda_kgemm(struct f8b_backend *be, struct f8b_kplan *p, const struct f8b_gemm_args *a)
+{
+	const struct f8b_kgemm_tile *t = &f8b_kgemm_tiles[p->tile];
+
+	if (!a->a_scale_inv || !a->b_scale_inv)
+		return F8B_ERR(F8B_EINVAL, "gemm: fp8 operands need both scale_inv tensors");
+	/* TMA's global address must be 16-byte aligned (alloc() gives 256). */
+	if ((uintptr_t)a->a % 16 || (uintptr_t)a->b % 16 || (uintptr_t)a->d % 16)
+		return F8B_ERR(F8B_EINVAL,
+		               "gemm impl f8b: A, B and D must be 16-byte aligned (TMA)");
+	if (a->a != p->bound_a) {
+		F8B_TRY(encode(p, &p->tmap_a, a->a, p->d.m, t->bm, "A"));
+		p->bound_a = a->a;
+	}
+	if (a->b != p->bound_b) {
+		F8B_TRY(encode(p, &p->tmap_b, a->b, p->d.n, t->bn / t->cluster, "B"));
+		p->bound_b = a->b;
+	}
+	F8B_KERNEL_TRY(f8b_kgemm_tensorwise(p->tile, p->d.a_dtype, p->d.b_dtype, p->d.out_dtype,
+	                                    &p->tmap_a, &p->tmap_b, a->a_scale_inv, a->b_scale_inv,
+	                                    a->d, (int)p->d.m, (int)p->d.n, (int)p->d.k, p->grid,
+	                                    be->stream));
+	return F8B_OK;
+}
