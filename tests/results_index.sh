@@ -12,8 +12,14 @@ index=$top/results/README.md
 cd "$tmp" || exit 1
 
 # The files: git's list in a checkout, else what is on disk (make distcheck).
+# git's list is of the tree on disk, not of HEAD: tracked and untracked
+# files that .gitignore lets in, less those deleted (a copy of a tree that
+# travelled with an older .git, as on the project's GPU machines, would
+# otherwise be checked against that older commit).
 if git -C "$top" rev-parse --is-inside-work-tree >/dev/null 2>&1 &&
-	git -C "$top" ls-files results >files.txt 2>/dev/null && [ -s files.txt ]; then
+	git -C "$top" ls-files --cached --others --exclude-standard results >all.txt 2>/dev/null &&
+	[ -s all.txt ]; then
+	(cd "$top" && while IFS= read -r p; do [ -f "$p" ] && echo "$p"; done) <all.txt | sort -u >files.txt
 	from="git ls-files"
 else
 	(cd "$top" && find results -type f) >files.txt
