@@ -40,11 +40,6 @@ extern const int f8b_kgemm_ntiles;
  * compute_89 PTX, whose bodies are empty: this build cannot run them). */
 int f8b_kgemm_prepare(int tile, int *ptx_version);
 
-/* How many clusters of `tile` (cluster > 1) can be resident at once on
- * this device (cudaOccupancyMaxActiveClusters; f8b_kgemm_prepare first):
- * the persistent grid's size in clusters. */
-int f8b_kgemm_max_clusters(int tile, int *clusters);
-
 /* Tensorwise scaling, fast accumulation (the wgmma accumulator throughout):
  *   D[m,n] = (a_scale_inv[0] * b_scale_inv[0]) * sum_k A[m,k] B[n,k]
  * a_dtype, b_dtype: F8B_E4M3 / F8B_E5M2 (not both e5m2); out_dtype F8B_BF16

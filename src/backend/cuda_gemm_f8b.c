@@ -149,25 +149,6 @@ int f8b_cuda_kgemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, i
 		               "(compute_%d; configure --with-cuda-arch=sm_90a)",
 		               cfg, ptx);
 
-	/* A cluster of t->cluster CTAs takes that many tile rows of one tile
-	 * column at a time; clusters are persistent like single CTAs. */
-	int64_t rows = t->bm * t->cluster;
-	int64_t tiles = ((d->m + rows - 1) / rows) * ((d->n + t->bn - 1) / t->bn);
-	int64_t clusters = sms / t->cluster;
-	if (t->cluster > 1) {
-		/* Clusters are placed within a GPC: fewer than sms / cluster
-		 * may fit at once, and a persistent grid must not ask for more. */
-		int fit = 0;
-		F8B_KERNEL_TRY(f8b_kgemm_max_clusters(tile, &fit));
-		if (fit < 1)
-			return F8B_ERR(F8B_EUNSUPPORTED,
-			               "gemm %s, impl f8b: no cluster of %d CTAs of tile %s fits "
-			               "on this GPU",
-			               cfg, t->cluster, t->name);
-		if (fit < clusters)
-			clusters = fit;
-	}
-
 	size_t bytes = (sizeof(struct f8b_kplan) + 127) / 128 * 128;
 	struct f8b_kplan *p = aligned_alloc(128, bytes);
 	if (!p)
@@ -175,6 +156,11 @@ int f8b_cuda_kgemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, i
 	memset(p, 0, bytes);
 	p->d = *d;
 	p->tile = tile;
+	/* A cluster of t->cluster CTAs takes that many tile rows of one tile
+	 * column at a time; clusters are persistent like single CTAs. */
+	int64_t rows = t->bm * t->cluster;
+	int64_t tiles = ((d->m + rows - 1) / rows) * ((d->n + t->bn - 1) / t->bn);
+	int64_t clusters = sms / t->cluster;
 	p->grid = (int)((tiles < clusters ? tiles : clusters) * t->cluster);
 	int rc = get_encoder(&p->encode);
 	if (rc != F8B_OK) {
