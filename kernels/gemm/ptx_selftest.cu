@@ -12,7 +12,8 @@
  *          descriptors, the K advance inside a swizzled row, the fragment;
  *   ring:  the producer / consumer parity protocol of the GEMM's ring over
  *          many wraps, with no TMA: the producer writes a stage's word and
- *          arrives, the consumers check it and release it.
+ *          arrives, the consumers check it and release it (every consumer
+ *          thread arriving, see ring_kernel).
  * One CTA each; bodies only in the sm_90a image, like the GEMM.
  */
 #include "../kernels_internal.cuh"
@@ -111,11 +112,19 @@ __global__ void wgmma_kernel(const __grid_constant__ CUtensorMap tmap_a,
 #endif
 }
 
-/* The GEMM's ring, STAGES stages, `rounds` uses of each: the producer
- * (thread 0) waits for a free stage (empty, parity ph ^ 1), writes the use
- * number into the stage's word and arrives on full; 8 consumer warps wait
- * on full (parity ph), check the word, and one lane each arrives on empty.
- * errors[0] counts words a consumer found wrong. */
+/* The GEMM's ring, STAGES stages, `uses` passes: the producer (thread 0)
+ * waits for a free stage (empty, parity ph ^ 1), writes the use number
+ * into the stage's word and arrives on full; 256 consumer threads wait on
+ * full (parity ph), check the word, and each arrives on empty.
+ * errors[0] counts words a consumer found wrong.
+ *
+ * Unlike the GEMM, whose tiles are written by TMA and read by wgmma (the
+ * async proxy), the word here is written and read by threads, so every
+ * reader arrives itself: mbarrier.arrive releases only the arriving
+ * thread's own accesses (compute-sanitizer racecheck, which orders shared
+ * accesses through each thread's own arrive and wait, reported the reads
+ * of lanes 1-31 as racing the next write when only lane 0 arrived after a
+ * __syncwarp). */
 template <int STAGES> __global__ void ring_kernel(int uses, unsigned *errors)
 {
 #ifdef F8B_SELFTEST_SM90A
@@ -125,7 +134,7 @@ template <int STAGES> __global__ void ring_kernel(int uses, unsigned *errors)
 	if (threadIdx.x == 0) {
 		for (int s = 0; s < STAGES; s++) {
 			f8b_mbarrier_init(b0 + 8 * s, 1);
-			f8b_mbarrier_init(b0 + 8 * (STAGES + s), 8);
+			f8b_mbarrier_init(b0 + 8 * (STAGES + s), 256);
 		}
 		f8b_fence_barrier_init();
 	}
@@ -147,9 +156,7 @@ template <int STAGES> __global__ void ring_kernel(int uses, unsigned *errors)
 		f8b_mbarrier_wait(b0 + 8 * s, ph);
 		if (word[s] != it)
 			atomicAdd(errors, 1u);
-		__syncwarp();
-		if (threadIdx.x % 32 == 0)
-			f8b_mbarrier_arrive(b0 + 8 * (STAGES + s));
+		f8b_mbarrier_arrive(b0 + 8 * (STAGES + s));
 	}
 #else
 	(void)uses;

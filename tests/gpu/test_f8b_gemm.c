@@ -508,7 +508,7 @@ static void test_ring(void)
 	if (rc == F8B_OK)
 		rc = ops->download(be, &errors, derr, sizeof errors);
 	tap_ok(rc == F8B_OK && errors == 0,
-	       "layer ring: 4003 uses of a 4-stage full/empty mbarrier ring, 8 consumer warps: "
+	       "layer ring: 4003 uses of a 4-stage full/empty mbarrier ring, 256 consumer threads: "
 	       "%u stale words%s%s",
 	       errors, rc ? ": " : "", rc ? f8b_last_error() : "");
 	ops->free(be, derr);
