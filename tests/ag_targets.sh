@@ -8,9 +8,9 @@
 . "${srcdir:-.}/tests/tap.sh"
 top=$(cd "${srcdir:-.}" && pwd)
 cd "$tmp" || exit 1
-d=$top/results/h100x2
-[ -f "$d/allgather-ab.h5" ] && [ -f "$d/collectives.h5" ] || skip_all "no results/h100x2 A/B files"
-F8BENCH="$F8BENCH" sh "$top/scripts/ag-targets.sh" "$d/allgather-ab.h5" "$d/collectives.h5" \
+d=$top/results/h100x2/experiments/nccl-buffers
+[ -f "$d/allgather-ab.h5" ] && [ -f "$top/results/h100x2/collectives.h5" ] || skip_all "no results/h100x2 A/B files"
+F8BENCH="$F8BENCH" sh "$top/scripts/ag-targets.sh" "$d/allgather-ab.h5" "$top/results/h100x2/collectives.h5" \
 	"$d/nccl-tests.txt" "$d/report-allgather" >t.md 2>t.err
 ok $? "ag-targets.sh runs on results/h100x2"
 ! grep -q "missing column" t.err
