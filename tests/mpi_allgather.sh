@@ -69,6 +69,22 @@ for n in 1 2 3 4; do
 	"$F8BENCH" export z$n.h5 --csv --table allgather >z$n.csv 2>/dev/null
 	got="$(col z$n.csv status fp8-allgather 32)/$(col z$n.csv nccl_buffers fp8-allgather 32)/$(col z$n.csv cta_policy fp8-allgather 32)"
 	ok "$([ "$got" = ok/symmetric/zero ] && echo 0 || echo 1)" "$n ranks: symmetric, zero CTAs recorded ($got)"
+	# the reduce-scatter on a communicator of its own, a high-priority
+	# communication stream: recorded, checked, and the same numbers
+	$MPIEXEC $extra -n $n "$F8BENCH" $A --weights $w --tokens 32 --modes fp8-allgather \
+		--nccl-buffers symmetric --nccl-cta-policy zero --rs-nccl-buffers registered \
+		--rs-max-ctas 8 --comm-priority high -o t$n.h5 >t$n.txt 2>&1
+	ok $? "mpiexec -n $n allgather --rs-nccl-buffers registered --rs-max-ctas 8 --comm-priority high"
+	"$F8BENCH" export t$n.h5 --csv --table allgather >t$n.csv 2>/dev/null
+	got="$(col t$n.csv status fp8-allgather 32)/$(col t$n.csv rs_nccl_buffers fp8-allgather 32)/$(col t$n.csv rs_max_ctas fp8-allgather 32)/$(col t$n.csv comm_priority fp8-allgather 32)/$(col t$n.csv nccl_buffers fp8-allgather 32)"
+	ok "$([ "$got" = ok/registered/8/high/symmetric ] && echo 0 || echo 1)" \
+		"$n ranks: the reduce-scatter's communicator and the stream priority recorded ($got)"
+	a=$(col t$n.csv sqnr_grad_w_db fp8-allgather 32) b=$(col r$n.csv sqnr_grad_w_db fp8-allgather 32)
+	ok "$([ -n "$a" ] && [ "$a" = "$b" ] && echo 0 || echo 1)" \
+		"$n ranks: the same grad_weight SQNR on two communicators ($a, $b)"
+	got="$(col z$n.csv rs_nccl_buffers fp8-allgather 32)/$(col z$n.csv rs_max_ctas fp8-allgather 32)/$(col z$n.csv comm_priority fp8-allgather 32)"
+	ok "$([ "$got" = symmetric/0/default ] && echo 0 || echo 1)" \
+		"$n ranks: by default the reduce-scatter shares the all-gather's communicator ($got)"
 	$MPIEXEC $extra -n $n "$F8BENCH" $A --weights $w --tokens 32 --in-place off --nccl-buffers plain \
 		-o o$n.h5 >o$n.txt 2>&1
 	ok $? "mpiexec -n $n allgather --in-place off --nccl-buffers plain"
@@ -105,6 +121,10 @@ bad "accepted: plain, registered, symmetric" --nccl-buffers shiny
 bad "accepted: default, efficiency, zero" --nccl-cta-policy most
 bad "needs --nccl-buffers symmetric" --nccl-buffers plain --nccl-cta-policy zero
 bad "--in-place" --in-place maybe
+bad "accepted: default, high" --comm-priority urgent
+bad "accepted: plain, registered, symmetric" --rs-nccl-buffers pinned
+bad "--rs-max-ctas" --rs-max-ctas 65
+bad "--rs-max-ctas" --rs-max-ctas -1
 $MPIEXEC $extra -n 3 "$F8BENCH" $A --weights 64x48 -o bad.h5 >bad.txt 2>&1
 ok "$([ $? = 2 ] && grep -q "on 3 ranks" bad.txt && echo 0 || echo 1)" "64 rows over 3 ranks: refused"
 # Ranks given different arguments.

@@ -340,8 +340,11 @@ struct f8b_backend_ops {
 	 * queued before `ev` was recorded (on any queue).  Events recorded on
 	 * different queues may be compared by event_elapsed.  sync() waits
 	 * for every queue.  The host backend runs each op when it is called,
-	 * so its queues are in name only and the waits are no-ops. */
-	int (*stream_create)(struct f8b_backend *be, struct f8b_stream **s);
+	 * so its queues are in name only and the waits are no-ops.
+	 * high_priority: the queue's work goes first where both have work
+	 * ready (cuda: the device's greatest stream priority; host: no
+	 * effect). */
+	int (*stream_create)(struct f8b_backend *be, bool high_priority, struct f8b_stream **s);
 	void (*stream_destroy)(struct f8b_backend *be, struct f8b_stream *s);
 	int (*stream_use)(struct f8b_backend *be, struct f8b_stream *s);
 	int (*stream_wait)(struct f8b_backend *be, struct f8b_event *ev);

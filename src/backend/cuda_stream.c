@@ -17,7 +17,7 @@ struct f8b_stream {
 	int slot;
 };
 
-int f8b_cuda_stream_create(struct f8b_backend *be, struct f8b_stream **out)
+int f8b_cuda_stream_create(struct f8b_backend *be, bool high_priority, struct f8b_stream **out)
 {
 	*out = NULL;
 	int slot = 0;
@@ -29,7 +29,13 @@ int f8b_cuda_stream_create(struct f8b_backend *be, struct f8b_stream **out)
 	struct f8b_stream *s = calloc(1, sizeof *s);
 	if (!s)
 		return F8B_ERR(F8B_ENOMEM, "stream_create: %zu bytes", sizeof *s);
-	int rc = F8B_CUDA_CHECK(cudaStreamCreateWithFlags(&be->side[slot], cudaStreamNonBlocking));
+	/* Lower numbers are higher priorities; 0 is the default. */
+	int least = 0, greatest = 0;
+	int rc = high_priority ? F8B_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest))
+	                       : F8B_OK;
+	if (rc == F8B_OK)
+		rc = F8B_CUDA_CHECK(cudaStreamCreateWithPriority(
+		    &be->side[slot], cudaStreamNonBlocking, high_priority ? greatest : 0));
 	if (rc != F8B_OK) {
 		be->side[slot] = NULL;
 		free(s);

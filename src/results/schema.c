@@ -323,6 +323,9 @@ const struct f8b_table_schema f8b_lls_kernel_schema = {
 	X(S, nccl_buffers, STR, "")                                                                \
 	X(S, cta_policy, STR, "")                                                                  \
 	X(S, in_place, I32, "")                                                                    \
+	X(S, comm_priority, STR, "")                                                               \
+	X(S, rs_nccl_buffers, STR, "")                                                             \
+	X(S, rs_max_ctas, I32, "")                                                                 \
 	X(S, backend, STR, "")                                                                     \
 	X(S, library, STR, "")                                                                     \
 	X(S, transport, STR, "")                                                                   \

@@ -177,12 +177,15 @@ struct f8b_allgather_row {
 	char label[48]; /* the weight's name in its shape set, or "" */
 	int64_t tokens_per_rank;
 	int32_t ranks;
-	int32_t nodes;              /* hosts the ranks ran on */
-	int32_t prefetch;           /* all-gathers in flight ahead of the layer computing */
-	char rs_dtype[F8B_STR];     /* reduce-scatter element type: bf16 or f32 */
-	char nccl_buffers[F8B_STR]; /* plain|registered|symmetric ("" in older files: plain) */
-	char cta_policy[F8B_STR];   /* default|efficiency|zero ("" in older files: default) */
-	int32_t in_place;           /* 1: gathers in place (FSDP); 0 out of place, older files */
+	int32_t nodes;                 /* hosts the ranks ran on */
+	int32_t prefetch;              /* all-gathers in flight ahead of the layer computing */
+	char rs_dtype[F8B_STR];        /* reduce-scatter element type: bf16 or f32 */
+	char nccl_buffers[F8B_STR];    /* plain|registered|symmetric ("" in older files: plain) */
+	char cta_policy[F8B_STR];      /* default|efficiency|zero ("" in older files: default) */
+	int32_t in_place;              /* 1: gathers in place (FSDP); 0 out of place, older files */
+	char comm_priority[F8B_STR];   /* the communication stream's: default|high ("": default) */
+	char rs_nccl_buffers[F8B_STR]; /* the reduce-scatter's ("": nccl_buffers') */
+	int32_t rs_max_ctas;           /* the reduce-scatter's CTA bound; 0: NCCL's choice */
 	char backend[F8B_STR];
 	char library[32];   /* the collectives' library: "NCCL 2.28.3" or "MPI" */
 	char transport[48]; /* the path the collectives took (doc/allgather.md) */

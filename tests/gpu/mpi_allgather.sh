@@ -3,7 +3,10 @@
 # per GPU (up to 2), every mode, the exact checks passing (every row ok,
 # with its checks counted), NCCL named, fp8 gathers moving half the bytes;
 # with 2 GPUs once more over NCCL's socket transport (P2P and SHM off, the
-# path between nodes).  Skips without a GPU.
+# path between nodes), and once with the gathers on symmetric windows and
+# the copy engines, the reduce-scatter on a registered communicator of its
+# own with at most 16 CTAs, and a high-priority communication stream.
+# Skips without a GPU.
 . "${srcdir:-.}/tests/tap.sh"
 [ -n "$MPIEXEC" ] || skip_all "no mpiexec found by configure"
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
@@ -21,7 +24,7 @@ col() {
 run() { # $1 name, rest: env
 	name=$1
 	shift
-	env "$@" $MPIEXEC $extra -n $n "$F8BENCH" $A -o "$name.h5" >"$name.txt" 2>&1
+	env "$@" $MPIEXEC $extra -n $n "$F8BENCH" $A $X -o "$name.h5" >"$name.txt" 2>&1
 	rc=$?
 	ok $rc "mpiexec -n $n f8bench allgather ($name)"
 	[ $rc = 0 ] || diag "$(tail -8 "$name.txt")"
@@ -43,7 +46,13 @@ run() { # $1 name, rest: env
 	bw=$(col "$name.csv" ag_busbw_gbps bf16 2048)
 	diag "$name: fp8-allgather at 2048 tokens/rank: ${sp}x bf16, exposed comm ${ex}%, bf16 all-gather busbw $bw GB/s"
 }
+X=
 run nccl
+X="--nccl-buffers symmetric --nccl-cta-policy zero --rs-nccl-buffers registered --rs-max-ctas 16 --comm-priority high"
+run twocomm
+got="$(col twocomm.csv rs_nccl_buffers bf16 512)/$(col twocomm.csv rs_max_ctas bf16 512)/$(col twocomm.csv comm_priority bf16 512)"
+ok "$([ "$got" = registered/16/high ] && echo 0 || echo 1)" "twocomm: rows record the reduce-scatter's communicator ($got)"
+X=
 if [ $n -ge 2 ]; then
 	run net NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1
 	tr=$(col net.csv transport bf16 512)

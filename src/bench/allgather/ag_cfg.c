@@ -46,6 +46,9 @@ enum {
 	OPT_NCCL_BUFFERS,
 	OPT_NCCL_CTA,
 	OPT_IN_PLACE,
+	OPT_COMM_PRIORITY,
+	OPT_RS_BUFFERS,
+	OPT_RS_MAX_CTAS,
 };
 
 const struct f8b_option f8b_ag_options[] = {
@@ -74,6 +77,17 @@ const struct f8b_option f8b_ag_options[] = {
     {"in-place", OPT_IN_PLACE, 0, "on|off",
      "gather in place: each rank casts (fp8) or copies (bf16) its\n"
      "shard into its part of the gathered buffer, as FSDP does\n(default " AG_DEFAULT_IN_PLACE ")"},
+    {"comm-priority", OPT_COMM_PRIORITY, 0, "default|high",
+     "the communication stream's priority: high runs its kernels\n"
+     "ahead of the GEMMs' where both are ready (default default)"},
+    {"rs-nccl-buffers", OPT_RS_BUFFERS, 0, "MODE",
+     "the reduce-scatter's buffers (plain, registered, symmetric);\n"
+     "other than --nccl-buffers: its own communicator (default: the\n"
+     "same as --nccl-buffers)"},
+    {"rs-max-ctas", OPT_RS_MAX_CTAS, 0, "N",
+     "at most N CTAs (SMs) for the reduce-scatter, 1..64, on its own\n"
+     "communicator with NCCL's CTA policy (default 0: NCCL's choice,\n"
+     "on the all-gather's communicator)"},
     {"timeout", OPT_TIMEOUT, 0, "SEC",
      "a collective or MPI wait that takes longer ends the job on\nevery rank with an error (a "
      "dead or stuck rank) (default 120)"},
@@ -95,6 +109,7 @@ int f8b_ag_cfg_new(void **cfg)
 	    f8b_coll_name_index(f8b_coll_buffers_names, F8B_COLL_BUF_N, AG_DEFAULT_BUFFERS);
 	c->cta = f8b_coll_name_index(f8b_coll_cta_names, F8B_COLL_CTA_N, AG_DEFAULT_CTA);
 	c->in_place = !strcmp(AG_DEFAULT_IN_PLACE, "on");
+	c->rs_buffers = -1; /* the all-gather's */
 	*cfg = c;
 	return F8B_OK;
 }
@@ -104,6 +119,7 @@ void f8b_ag_cfg_free(void *cfg)
 	struct ag_cfg *c = cfg;
 	if (!c)
 		return;
+	f8b_coll_close(c->rs_coll);
 	f8b_coll_close(c->coll);
 	if (c->hb)
 		f8b_backend_host.close(c->hb);
@@ -179,6 +195,20 @@ int f8b_ag_cfg_option(void *cfg, int key, const char *arg)
 		c->in_place = v2 == 1;
 		return F8B_OK;
 	}
+	case OPT_COMM_PRIORITY: {
+		static const char *const prio[] = {"default", "high"};
+		int v2 = 0;
+		F8B_TRY(pick(arg, "comm-priority", prio, 2, &v2));
+		c->comm_high = v2 == 1;
+		return F8B_OK;
+	}
+	case OPT_RS_BUFFERS:
+		return pick(arg, "rs-nccl-buffers", f8b_coll_buffers_names, F8B_COLL_BUF_N,
+		            &c->rs_buffers);
+	case OPT_RS_MAX_CTAS:
+		F8B_TRY(parse_int(arg, "rs-max-ctas", 0, AG_MAX_RS_CTAS, &v));
+		c->rs_max_ctas = (int)v;
+		return F8B_OK;
 	}
 	return F8B_ERR(F8B_EINTERNAL, "allgather option %d", key);
 }
@@ -312,6 +342,12 @@ int f8b_ag_cfg_finalize(void *cfg, size_t *ncases)
 		    "--nccl-cta-policy zero (copy-engine collectives) needs --nccl-buffers "
 		    "symmetric (given: %s)",
 		    f8b_coll_buffers_names[c->buffers]);
+	/* The reduce-scatter's own communicator, when its buffers or its CTA
+	 * bound differ from the all-gather's (doc/allgather.md, "Two
+	 * communicators"). */
+	if (c->rs_buffers < 0)
+		c->rs_buffers = c->buffers;
+	c->rs_own_comm = c->rs_buffers != c->buffers || c->rs_max_ctas > 0;
 	/* Bound every MPI wait from here on: a rank that died before the
 	 * first collective must not leave the others waiting. */
 	f8b_comm_set_timeout(c->timeout_s);
@@ -363,6 +399,10 @@ void f8b_ag_case_key(const void *cfg, size_t i, void *vrow)
 	f8b_setstr(r->nccl_buffers, sizeof r->nccl_buffers, f8b_coll_buffers_names[c->buffers]);
 	f8b_setstr(r->cta_policy, sizeof r->cta_policy, f8b_coll_cta_names[c->cta]);
 	r->in_place = c->in_place;
+	f8b_setstr(r->comm_priority, sizeof r->comm_priority, c->comm_high ? "high" : "default");
+	f8b_setstr(r->rs_nccl_buffers, sizeof r->rs_nccl_buffers,
+	           f8b_coll_buffers_names[c->rs_buffers]);
+	r->rs_max_ctas = c->rs_max_ctas;
 	/* Not measured (yet): NaN, never a time of zero. */
 	double *nan_cols[] = {
 	    &r->time_median_s,       &r->time_min_s,
@@ -389,6 +429,37 @@ void f8b_ag_case_key(const void *cfg, size_t i, void *vrow)
 		*nan_cols[j] = NAN;
 }
 
+static const char *rs_buffers_of(const struct f8b_allgather_row *r)
+{
+	return *r->rs_nccl_buffers ? r->rs_nccl_buffers
+	       : *r->nccl_buffers  ? r->nccl_buffers
+	                           : "plain";
+}
+
+static bool high_priority(const struct f8b_allgather_row *r)
+{
+	return !strcmp(r->comm_priority, "high");
+}
+
+bool f8b_ag_same_rs_comm(const struct f8b_allgather_row *a, const struct f8b_allgather_row *b)
+{
+	return high_priority(a) == high_priority(b) &&
+	       !strcmp(rs_buffers_of(a), rs_buffers_of(b)) && a->rs_max_ctas == b->rs_max_ctas;
+}
+
+void f8b_ag_comm_extra(const struct f8b_allgather_row *r, char *buf, size_t n)
+{
+	const char *ag = *r->nccl_buffers ? r->nccl_buffers : "plain", *rs = rs_buffers_of(r);
+	size_t k = 0;
+	buf[0] = 0;
+	if (strcmp(ag, rs) || r->rs_max_ctas > 0)
+		k += (size_t)snprintf(buf, n, ", RS on %.16s buffers", rs);
+	if (r->rs_max_ctas > 0 && k < n)
+		k += (size_t)snprintf(buf + k, n - k, ", <= %d CTAs", (int)r->rs_max_ctas);
+	if (high_priority(r) && k < n)
+		snprintf(buf + k, n - k, ", high-priority comm stream");
+}
+
 bool f8b_ag_same_case(const void *va, const void *vb)
 {
 	const struct f8b_allgather_row *a = va, *b = vb;
@@ -401,7 +472,7 @@ bool f8b_ag_same_case(const void *va, const void *vb)
 	       a->layers == b->layers && a->tokens_per_rank == b->tokens_per_rank &&
 	       a->ranks == b->ranks && a->prefetch == b->prefetch &&
 	       !strcmp(a->rs_dtype, b->rs_dtype) && !strcmp(ba, bb) && !strcmp(pa, pb) &&
-	       a->in_place == b->in_place;
+	       a->in_place == b->in_place && f8b_ag_same_rs_comm(a, b);
 }
 
 void f8b_ag_describe(const void *vrow, char *buf, size_t n)

@@ -232,7 +232,7 @@ static int check_rs(struct ag_state *s, char *why, size_t nwhy, int *checks)
 	if (rc == F8B_OK)
 		rc = ops->upload(be, s->gw[0].data, h, nk * es);
 	if (rc == F8B_OK)
-		rc = f8b_coll_call(s->c->coll, F8B_COLL_REDUCE_SCATTER,
+		rc = f8b_coll_call(f8b_ag_rs_coll(s->c), F8B_COLL_REDUCE_SCATTER,
 		                   f32 ? F8B_COLL_F32 : F8B_COLL_BF16, F8B_COLL_SUM, s->gw[0].data,
 		                   s->gw_shard[0].data, shard);
 	if (rc == F8B_OK)

@@ -30,13 +30,15 @@
 #define AG_MAX_PREFETCH 4
 #define AG_MAX_USES     (2 * AG_MAX_LAYERS) /* gathers per step */
 /* What a tuned FSDP runs: the fastest step of the A/B on an H100 pair
- * (results/h100x2/allgather-ab.h5, doc/allgather.md "NCCL buffers and CTA
+ * (results/h100x2/experiments/nccl-buffers/allgather-ab.h5, doc/allgather.md "NCCL buffers and CTA
  * policy"): registered buffers, NCCL's own CTA policy, gathers in place.
  * Symmetric windows on the copy engines gather fastest alone, but their
  * reduce-scatter (the same communicator's) ran 18% slower. */
 #define AG_DEFAULT_BUFFERS  "registered"
 #define AG_DEFAULT_CTA      "default"
 #define AG_DEFAULT_IN_PLACE "on"
+/* --rs-max-ctas's bound: NCCL's channels (MAXCHANNELS) on sm_90. */
+#define AG_MAX_RS_CTAS 64
 /* Buffers f8b_coll_alloc made for one case, freed in reverse order. */
 #define AG_MAX_CBUFS (8 * AG_MAX_LAYERS + 4 * AG_MAX_PREFETCH + 16)
 
@@ -90,10 +92,15 @@ struct ag_cfg {
 	double timeout_s;
 	int buffers, cta; /* enum f8b_coll_buffers, f8b_coll_cta */
 	bool cta_set, in_place;
+	bool comm_high;   /* --comm-priority high */
+	int rs_buffers;   /* --rs-nccl-buffers (-1 until finalize: the all-gather's) */
+	int rs_max_ctas;  /* --rs-max-ctas; 0: NCCL's choice */
+	bool rs_own_comm; /* the reduce-scatter runs on rs_coll */
 	struct ag_case *cases;
 	size_t ncases;
 	/* Filled at the first setup. */
 	struct f8b_coll *coll;
+	struct f8b_coll *rs_coll; /* rs_own_comm: the reduce-scatter's */
 	int coll_rc;
 	bool coll_tried;
 	char transport[48];
@@ -111,6 +118,13 @@ int f8b_ag_cfg_finalize(void *cfg, size_t *ncases);
 void f8b_ag_cfg_free(void *cfg);
 void f8b_ag_case_key(const void *cfg, size_t i, void *row);
 bool f8b_ag_same_case(const void *a, const void *b);
+/* The same communication stream priority and reduce-scatter communicator
+ * ("" and 0 in older files: default priority, the all-gather's buffers,
+ * NCCL's CTAs). */
+bool f8b_ag_same_rs_comm(const struct f8b_allgather_row *a, const struct f8b_allgather_row *b);
+/* ", RS on registered buffers, <= 8 CTAs, high-priority comm stream": what
+ * differs from one communicator at the default priority ("" if nothing). */
+void f8b_ag_comm_extra(const struct f8b_allgather_row *r, char *buf, size_t n);
 void f8b_ag_describe(const void *row, char *buf, size_t n);
 void f8b_ag_summarize(const void *row, char *buf, size_t n);
 /* The exposed communication's share for a person to read: "12.3%", or
@@ -135,7 +149,8 @@ struct ag_state {
 	int64_t maxn, maxk, maxrows; /* over layers: maxn = maxk = max(d_out, d_in) */
 	enum f8b_dtype gw_dtype;     /* of dW and its reduce-scatter */
 
-	void **cbuf[AG_MAX_CBUFS]; /* where each f8b_coll_alloc pointer is kept */
+	void **cbuf[AG_MAX_CBUFS];                /* where each f8b_coll_alloc pointer is kept */
+	struct f8b_coll *cbuf_coll[AG_MAX_CBUFS]; /* and the communicator it came from */
 	int ncbuf;
 	struct f8b_tensor w[AG_MAX_LAYERS];          /* bf16 shards [rows, k] */
 	struct f8b_tensor wq_shard;                  /* fp8 shard cast before a gather */
@@ -202,6 +217,13 @@ int f8b_ag_use_layer(const struct ag_state *s, int u, bool *fwd);
 /* Bytes of the gather of use u (output, every rank's) and of dW_l. */
 double f8b_ag_gather_bytes(const struct ag_state *s, int u);
 double f8b_ag_rs_bytes(const struct ag_state *s, int l);
+
+/* The reduce-scatter's communicator: its own (--rs-nccl-buffers other than
+ * --nccl-buffers, or --rs-max-ctas), else the all-gather's. */
+static inline struct f8b_coll *f8b_ag_rs_coll(const struct ag_cfg *c)
+{
+	return c->rs_coll ? c->rs_coll : c->coll;
+}
 
 /* ag_check.c */
 int f8b_ag_check(struct ag_state *s, struct f8b_allgather_row *row, bool *ok);

@@ -26,13 +26,21 @@ static int variant_key(const struct f8b_allgather_row *r)
 	                            or_dflt(r->nccl_buffers, "plain"));
 	int p = f8b_coll_name_index(f8b_coll_cta_names, F8B_COLL_CTA_N,
 	                            or_dflt(r->cta_policy, "default"));
-	return ((b + 1) * 8 + (p + 1)) * 2 + (r->in_place != 0);
+	int rb =
+	    f8b_coll_name_index(f8b_coll_buffers_names, F8B_COLL_BUF_N,
+	                        or_dflt(r->rs_nccl_buffers, or_dflt(r->nccl_buffers, "plain")));
+	int key = ((b + 1) * 8 + (p + 1)) * 2 + (r->in_place != 0);
+	return ((key * 4 + (rb + 1)) * (AG_MAX_RS_CTAS + 1) + r->rs_max_ctas) * 2 +
+	       !strcmp(r->comm_priority, "high");
 }
 
 void f8b_arpt_variant(const struct f8b_allgather_row *r, char *buf, size_t n)
 {
-	snprintf(buf, n, "%s, %s CTAs, %s", or_dflt(r->nccl_buffers, "plain"),
-	         or_dflt(r->cta_policy, "default"), r->in_place ? "in place" : "out of place");
+	char extra[96];
+	f8b_ag_comm_extra(r, extra, sizeof extra);
+	snprintf(buf, n, "%s, %s CTAs, %s%s", or_dflt(r->nccl_buffers, "plain"),
+	         or_dflt(r->cta_policy, "default"), r->in_place ? "in place" : "out of place",
+	         extra);
 }
 
 /* Rows of one setting (weight, layers, prefetch, rs dtype, ranks, and how

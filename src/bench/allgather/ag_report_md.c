@@ -30,7 +30,7 @@ int f8b_arpt_write_csv(struct arpt *A)
 			if (!p->ok || (pass == 1 && !p->from_ranks))
 				continue;
 			double pred = pass ? p->cross : p->at_measured, q = pred / r->time_median_s;
-			char v[80];
+			char v[192];
 			f8b_arpt_variant(r, v, sizeof v);
 			csv_key(o.f, r);
 			fprintf(o.f, "%.9g,%.9g,%.4f,%d,%s,%d,", r->time_median_s, pred, q,
@@ -170,7 +170,7 @@ static void projection_tables(const struct arpt *A, FILE *md)
 			if (!p->ok || !p->from_ranks)
 				continue;
 			double q = p->cross / r->time_median_s;
-			char v[80];
+			char v[192];
 			f8b_arpt_variant(r, v, sizeof v);
 			inx += q >= 0.85 && q <= 1.15;
 			fprintf(md, "| %d | %d | %s | %s | %lld | %.3f | %.3f | %.3f%s |\n",

@@ -69,21 +69,35 @@ static int floats(struct ag_state *s, int64_t n, float **p)
  * run's buffer mode (--nccl-buffers); every rank allocates the same sizes
  * in the same order (registration is collective), and f8b_ag_free gives
  * them back in reverse. */
-static int cbytes(struct ag_state *s, size_t bytes, void **p)
+static int cbytes_on(struct ag_state *s, bool rs, size_t bytes, void **p)
 {
 	if (s->ncbuf >= AG_MAX_CBUFS)
 		return F8B_ERR(F8B_EINTERNAL, "allgather: more than %d collective buffers",
 		               AG_MAX_CBUFS);
-	F8B_TRY(f8b_coll_alloc(s->c->coll, s->c->buffers, bytes, p));
+	struct f8b_coll *coll = rs ? f8b_ag_rs_coll(s->c) : s->c->coll;
+	F8B_TRY(f8b_coll_alloc(coll, rs ? s->c->rs_buffers : s->c->buffers, bytes, p));
+	s->cbuf_coll[s->ncbuf] = coll;
 	s->cbuf[s->ncbuf++] = p;
 	s->allocated += (int64_t)bytes;
 	return F8B_OK;
+}
+
+static int cbytes(struct ag_state *s, size_t bytes, void **p)
+{
+	return cbytes_on(s, false, bytes, p);
 }
 
 static int ctens(struct ag_state *s, struct f8b_tensor *t, enum f8b_dtype dt, int64_t r, int64_t c)
 {
 	*t = view(NULL, dt, r, c);
 	return cbytes(s, f8b_tensor_bytes(t), &t->data);
+}
+
+/* A reduce-scatter's input or output: from its communicator, in its mode. */
+static int rstens(struct ag_state *s, struct f8b_tensor *t, enum f8b_dtype dt, int64_t r, int64_t c)
+{
+	*t = view(NULL, dt, r, c);
+	return cbytes_on(s, true, f8b_tensor_bytes(t), &t->data);
 }
 
 static int cfloats(struct ag_state *s, int64_t n, float **p)
@@ -136,7 +150,7 @@ static int events(struct ag_state *s)
 			F8B_TRY(ops->event_create(be, &s->t_gemm[j][e]));
 	for (int i = 0; i < TM_N; i++)
 		F8B_TRY(ops->event_create(be, &s->t_mark[i]));
-	return ops->stream_create(be, &s->cs);
+	return ops->stream_create(be, s->c->comm_high, &s->cs);
 }
 
 struct f8b_fill_spec f8b_ag_weight_fill(const struct ag_state *s, int l, bool shard)
@@ -177,7 +191,7 @@ int f8b_ag_alloc(struct ag_state *s)
 			F8B_TRY(tens(s, &s->w[l], F8B_BF16, s->rows[l], s->k[l]));
 		else
 			F8B_TRY(ctens(s, &s->w[l], F8B_BF16, s->rows[l], s->k[l]));
-		F8B_TRY(ctens(s, &s->gw_shard[l], s->gw_dtype, s->rows[l], s->k[l]));
+		F8B_TRY(rstens(s, &s->gw_shard[l], s->gw_dtype, s->rows[l], s->k[l]));
 	}
 	int64_t slot_bytes = mn * mk * (s->mode == AG_FP8_AG ? 1 : 2);
 	for (int i = 0; i <= P; i++) {
@@ -208,7 +222,7 @@ int f8b_ag_alloc(struct ag_state *s)
 	F8B_TRY(tens(s, &s->dy, F8B_BF16, T, s->n[L - 1]));
 	for (int i = 0; i < 2; i++) {
 		F8B_TRY(tens(s, &s->g[i], F8B_BF16, T, mn));
-		F8B_TRY(ctens(s, &s->gw[i], s->gw_dtype, mn, mk));
+		F8B_TRY(rstens(s, &s->gw[i], s->gw_dtype, mn, mk));
 	}
 	if (fp8) {
 		F8B_TRY(tens(s, &s->wq_t, F8B_E4M3, mk, mn));
@@ -251,7 +265,7 @@ void f8b_ag_free(struct ag_state *s)
 	if (s->cs)
 		ops->stream_destroy(be, s->cs);
 	for (int i = s->ncbuf; i-- > 0;) {
-		f8b_coll_free(s->c->coll, *s->cbuf[i]);
+		f8b_coll_free(s->cbuf_coll[i], *s->cbuf[i]);
 		*s->cbuf[i] = NULL;
 	}
 	s->ncbuf = 0;
@@ -587,10 +601,11 @@ int f8b_ag_step(void *state)
 		F8B_TRY(issue_gather(s, u + P + 1));
 		F8B_TRY(ops->stream_wait(be, s->ev_gw[l]));
 		F8B_TRY(mark(s, s->t_rs[l][0]));
-		F8B_TRY(coll(s, F8B_COLL_REDUCE_SCATTER,
-		             s->gw_dtype == F8B_F32 ? F8B_COLL_F32 : F8B_COLL_BF16, F8B_COLL_SUM,
-		             s->gw[l % 2].data, s->gw_shard[l].data,
-		             (size_t)(s->rows[l] * s->k[l])));
+		if (!s->no_coll)
+			F8B_TRY(f8b_coll_call(f8b_ag_rs_coll(s->c), F8B_COLL_REDUCE_SCATTER,
+			                      s->gw_dtype == F8B_F32 ? F8B_COLL_F32 : F8B_COLL_BF16,
+			                      F8B_COLL_SUM, s->gw[l % 2].data, s->gw_shard[l].data,
+			                      (size_t)(s->rows[l] * s->k[l])));
 		F8B_TRY(mark(s, s->t_rs[l][1]));
 		F8B_TRY(ops->event_record(be, s->ev_rs[l]));
 		F8B_TRY(ops->stream_use(be, NULL));
@@ -627,7 +642,7 @@ int f8b_ag_solo(void *state)
 		                     bytes);
 	}
 	case 1:
-		return f8b_coll_call(c, F8B_COLL_REDUCE_SCATTER,
+		return f8b_coll_call(f8b_ag_rs_coll(s->c), F8B_COLL_REDUCE_SCATTER,
 		                     s->gw_dtype == F8B_F32 ? F8B_COLL_F32 : F8B_COLL_BF16,
 		                     F8B_COLL_SUM, s->gw[0].data, s->gw_shard[l].data, shard);
 	default:

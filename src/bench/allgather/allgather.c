@@ -41,6 +41,16 @@ static int open_comm(struct f8b_run *run, struct ag_cfg *c)
 	c->coll_rc = f8b_coll_open(run->ops, run->be, c->timeout_s, &o, &c->coll);
 	if (c->coll_rc != F8B_OK)
 		return c->coll_rc;
+	/* The reduce-scatter's own: NCCL's CTA policy (a reduction needs SMs),
+	 * at most --rs-max-ctas of them, its own buffers. */
+	if (c->rs_own_comm) {
+		struct f8b_coll_opts ro = {.cta_policy = F8B_COLL_CTA_DEFAULT,
+		                           .max_ctas = c->rs_max_ctas,
+		                           .blocking = c->rs_buffers == F8B_COLL_BUF_SYMMETRIC};
+		c->coll_rc = f8b_coll_open(run->ops, run->be, c->timeout_s, &ro, &c->rs_coll);
+		if (c->coll_rc != F8B_OK)
+			return c->coll_rc;
+	}
 	char host[64] = {0}, *all = calloc((size_t)run->nranks, sizeof host);
 	if (!all)
 		return F8B_ERR(F8B_ENOMEM, "host names");
@@ -167,6 +177,8 @@ static int setup(struct f8b_run *run, size_t i, void *vrow, void **state)
 		return F8B_ERR(c->coll_rc, "no collectives: opening the communicator failed (the "
 		                           "first row says why)");
 	F8B_TRY(f8b_coll_status(c->coll));
+	if (c->rs_coll)
+		F8B_TRY(f8b_coll_status(c->rs_coll));
 	f8b_setstr(row->library, sizeof row->library, f8b_coll_library(c->coll));
 	f8b_setstr(row->transport, sizeof row->transport, c->transport);
 	row->nodes = c->nodes;
