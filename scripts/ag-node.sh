@@ -21,6 +21,14 @@
 #                (default policy) -> OUTDIR/collectives.h5
 #   ab           f8bench allgather at D=8192 L=8, 2048 and 8192 tokens per
 #                rank, every mode, in four configurations -> OUTDIR/allgather-ab.h5
+#   ab2          the same at D=8192 L=8, 2048 and 8192 tokens per rank,
+#                bf16 and fp8-allgather, for the two-communicator and
+#                stream-priority options: registered (the default), with a
+#                high-priority stream, with the reduce-scatter bounded to
+#                16 CTAs on its own communicator, and gathers on symmetric
+#                windows and the copy engines with the reduce-scatter on
+#                registered buffers (with and without the priority and the
+#                bound) -> OUTDIR/allgather-ab2.h5
 #   sweep        the allgather sweep in its default configuration (the
 #                gpu-sweep.sh part allgather) -> OUTDIR/allgather-sweep.h5,
 #                and the llama shapes appended
@@ -120,6 +128,31 @@ part_ab() {
 	grep -E '^\[' "$logs/allgather-ab.log" | sed 's/.*| //' | tee -a "$summary"
 }
 
+# The columns named, from the allgather table of an HDF5 file, one row a line.
+table() { # FILE COLUMN...
+	local f=$1
+	shift
+	"$f8b" export "$f" --csv --table allgather 2>/dev/null | awk -F, -v want="$*" '
+		NR == 1 { n = split(want, w, " "); for (i = 1; i <= NF; i++) ix[$i] = i
+			  for (j = 1; j <= n; j++) printf "%s%s", w[j], j < n ? " " : "\n"; next }
+		{ for (j = 1; j <= n; j++) printf "%s%s", $(ix[w[j]]), j < n ? " " : "\n" }'
+}
+
+part_ab2() {
+	local f="$out/allgather-ab2.h5" app= z="--nccl-buffers symmetric --nccl-cta-policy zero --rs-nccl-buffers registered"
+	for cfg in "--nccl-buffers registered" "--nccl-buffers registered --comm-priority high" \
+		"--nccl-buffers registered --rs-max-ctas 16" "$z" "$z --comm-priority high" \
+		"$z --rs-max-ctas 16 --comm-priority high"; do
+		echo "+ mpiexec -n $ngpu f8bench allgather --modes fp8-allgather --tokens 2048,8192 --min-time 0.2 --max-time ${AG_MAX_TIME:-2} $cfg -o allgather-ab2.h5 $app" | tee -a "$summary"
+		mpi "$f8b" allgather --modes fp8-allgather --tokens 2048,8192 --min-time 0.2 \
+			--max-time "${AG_MAX_TIME:-2}" $cfg -o "$f" $app >>"$logs/allgather-ab2.log" 2>&1 || status=1
+		app=--append
+	done
+	table "$f" mode tokens_per_rank nccl_buffers cta_policy rs_nccl_buffers rs_max_ctas comm_priority \
+		time_median_s speedup_vs_bf16 exposed_pct ag_busbw_gbps ag_busbw_kept_pct rs_busbw_gbps \
+		rs_overlap_busbw_gbps gemm_kept_pct status | column -t | tee -a "$summary"
+}
+
 part_sweep() {
 	"$src/scripts/gpu-sweep.sh" "$f8b" "$out" allgather >"$logs/sweep.log" 2>&1 || status=1
 	grep -E '^\+|^\[' "$logs/sweep.log" | sed 's/elapsed.*| //' | tee -a "$summary"
@@ -138,6 +171,7 @@ for p in $parts; do
 	nccl-tests) part_nccl_tests || status=1 ;;
 	collectives) part_collectives ;;
 	ab) part_ab ;;
+	ab2) part_ab2 ;;
 	sweep) part_sweep ;;
 	net) part_net ;;
 	*) say "ag-node.sh: unknown part '$p'"; status=2 ;;

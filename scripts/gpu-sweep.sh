@@ -27,8 +27,11 @@
 # allgather: f8bench allgather over every GPU of the node (mpiexec -n
 #        <GPUs>): D=8192, L=8, 512..16384 tokens per rank, every mode ->
 #        OUTDIR/allgather-sweep.h5, then D=16384 (L=4, 4096 tokens: gathers
-#        of 256 and 512 MiB) appended; the collectives part (NCCL's own
-#        all-gather, the busbw reference) belongs in the same job
+#        of 256 and 512 MiB) appended, then the llama3-8b and llama2-70b
+#        layer shapes (L=2, 4096 tokens) appended; the collectives part
+#        (NCCL's own all-gather, the busbw reference) belongs in the same
+#        job.  AG_ARGS (default empty) is added to every allgather command,
+#        AG_MAX_TIME (default 3) is each case's --max-time
 # allgather-net: the same at 2048 and 8192 tokens with NCCL's P2P and SHM
 #        transports off (the network path) -> OUTDIR/allgather-net.h5
 # extra:    repeat, autotune and outliers
@@ -95,16 +98,21 @@ allgather | allgather-net)
 	ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
 	env=() file=allgather-sweep.h5 tok=512,1024,2048,4096,8192,16384
 	[ $part = allgather-net ] && env=(NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1) file=allgather-net.h5 tok=2048,8192
-	echo "+ ${env[*]} mpiexec -n $ngpu f8bench allgather --tokens $tok --min-time 0.2 --max-time 3"
+	mt=${AG_MAX_TIME:-3} ag=${AG_ARGS:-}
+	echo "+ ${env[*]} mpiexec -n $ngpu f8bench allgather --tokens $tok --min-time 0.2 --max-time $mt $ag"
 	env NCCL_NVLS_ENABLE=0 "${env[@]}" mpiexec -n "$ngpu" --bind-to none "$f8b" allgather \
-		--tokens $tok --min-time 0.2 --max-time 3 -o "$out/$file" || status=1
+		--tokens $tok --min-time 0.2 --max-time $mt $ag -o "$out/$file" || status=1
 	# Gathers of 256 MiB and more (D=16384: 512 MiB in bf16, 256 in fp8),
 	# for the busbw against NCCL's own plain call (the collectives part).
 	if [ $part = allgather ]; then
-		echo "+ mpiexec -n $ngpu f8bench allgather --weights 16384 --layers 4 --tokens 4096 --append"
+		echo "+ mpiexec -n $ngpu f8bench allgather --weights 16384 --layers 4 --tokens 4096 --min-time 0.2 --max-time $mt $ag --append"
 		env NCCL_NVLS_ENABLE=0 mpiexec -n "$ngpu" --bind-to none "$f8b" allgather \
-			--weights 16384 --layers 4 --tokens 4096 --min-time 0.2 --max-time 3 \
+			--weights 16384 --layers 4 --tokens 4096 --min-time 0.2 --max-time $mt $ag \
 			-o "$out/$file" --append || status=1
+		echo "+ mpiexec -n $ngpu f8bench allgather --weights llama3-8b,llama2-70b --layers 2 --tokens 4096 --min-time 0.2 --max-time $mt $ag --append"
+		env NCCL_NVLS_ENABLE=0 mpiexec -n "$ngpu" --bind-to none "$f8b" allgather \
+			--weights llama3-8b,llama2-70b --layers 2 --tokens 4096 --min-time 0.2 \
+			--max-time $mt $ag -o "$out/$file" --append || status=1
 	fi
 	;;
 repeat | autotune | outliers) $part ;;
