@@ -57,12 +57,14 @@ ok "$([ "$(col f32.csv rs_dtype fp8-allgather 64)" = f32 ] && [ "$(col f32.csv s
 
 # NCCL buffers, CTA policy and placement: recorded in every row (MPI
 # takes host memory whatever is asked), checked the same in place or not,
-# on 1 to 4 ranks; the default is symmetric, zero CTAs, in place.
+# on 1 to 4 ranks; the default is symmetric, zero CTAs, in place, with the
+# reduce-scatter on registered buffers (a communicator of its own).
 for n in 1 2 3 4; do
 	w=96x48
 	[ $n = 4 ] && w=64x48
-	ok "$([ "$(col r$n.csv nccl_buffers bf16 32)/$(col r$n.csv cta_policy bf16 32)/$(col r$n.csv in_place bf16 32)" = registered/default/1 ] && echo 0 || echo 1)" \
-		"$n ranks: default rows record registered buffers, NCCL's CTA policy, in place"
+	got="$(col r$n.csv nccl_buffers bf16 32)/$(col r$n.csv cta_policy bf16 32)/$(col r$n.csv in_place bf16 32)/$(col r$n.csv rs_nccl_buffers bf16 32)"
+	ok "$([ "$got" = symmetric/zero/1/registered ] && echo 0 || echo 1)" \
+		"$n ranks: default rows record symmetric buffers, zero CTAs, in place, the reduce-scatter on registered buffers ($got)"
 	$MPIEXEC $extra -n $n "$F8BENCH" $A --weights $w --tokens 32 --modes fp8-allgather \
 		--nccl-buffers symmetric --nccl-cta-policy zero -o z$n.h5 >z$n.txt 2>&1
 	ok $? "mpiexec -n $n allgather --nccl-buffers symmetric --nccl-cta-policy zero"
@@ -73,22 +75,24 @@ for n in 1 2 3 4; do
 	# communication stream: recorded, checked, and the same numbers
 	$MPIEXEC $extra -n $n "$F8BENCH" $A --weights $w --tokens 32 --modes fp8-allgather \
 		--nccl-buffers symmetric --nccl-cta-policy zero --rs-nccl-buffers registered \
-		--rs-max-ctas 8 --comm-priority high -o t$n.h5 >t$n.txt 2>&1
-	ok $? "mpiexec -n $n allgather --rs-nccl-buffers registered --rs-max-ctas 8 --comm-priority high"
+		--rs-max-ctas 8 --comm-priority high --gemm-sm-margin 4 -o t$n.h5 >t$n.txt 2>&1
+	ok $? "mpiexec -n $n allgather --rs-nccl-buffers registered --rs-max-ctas 8 --comm-priority high --gemm-sm-margin 4"
 	"$F8BENCH" export t$n.h5 --csv --table allgather >t$n.csv 2>/dev/null
-	got="$(col t$n.csv status fp8-allgather 32)/$(col t$n.csv rs_nccl_buffers fp8-allgather 32)/$(col t$n.csv rs_max_ctas fp8-allgather 32)/$(col t$n.csv comm_priority fp8-allgather 32)/$(col t$n.csv nccl_buffers fp8-allgather 32)"
-	ok "$([ "$got" = ok/registered/8/high/symmetric ] && echo 0 || echo 1)" \
+	got="$(col t$n.csv status fp8-allgather 32)/$(col t$n.csv rs_nccl_buffers fp8-allgather 32)/$(col t$n.csv rs_max_ctas fp8-allgather 32)/$(col t$n.csv comm_priority fp8-allgather 32)/$(col t$n.csv nccl_buffers fp8-allgather 32)/$(col t$n.csv gemm_sm_margin fp8-allgather 32)"
+	ok "$([ "$got" = ok/registered/8/high/symmetric/4 ] && echo 0 || echo 1)" \
 		"$n ranks: the reduce-scatter's communicator and the stream priority recorded ($got)"
 	a=$(col t$n.csv sqnr_grad_w_db fp8-allgather 32) b=$(col r$n.csv sqnr_grad_w_db fp8-allgather 32)
 	ok "$([ -n "$a" ] && [ "$a" = "$b" ] && echo 0 || echo 1)" \
 		"$n ranks: the same grad_weight SQNR on two communicators ($a, $b)"
 	got="$(col z$n.csv rs_nccl_buffers fp8-allgather 32)/$(col z$n.csv rs_max_ctas fp8-allgather 32)/$(col z$n.csv comm_priority fp8-allgather 32)"
-	ok "$([ "$got" = symmetric/0/default ] && echo 0 || echo 1)" \
-		"$n ranks: by default the reduce-scatter shares the all-gather's communicator ($got)"
+	ok "$([ "$got" = registered/0/default ] && echo 0 || echo 1)" \
+		"$n ranks: on symmetric gathers the reduce-scatter takes registered buffers by default ($got)"
 	$MPIEXEC $extra -n $n "$F8BENCH" $A --weights $w --tokens 32 --in-place off --nccl-buffers plain \
 		-o o$n.h5 >o$n.txt 2>&1
 	ok $? "mpiexec -n $n allgather --in-place off --nccl-buffers plain"
 	"$F8BENCH" export o$n.h5 --csv --table allgather >o$n.csv 2>/dev/null
+	got=$(col o$n.csv rs_nccl_buffers fp8-allgather 32)
+	ok "$([ "$got" = plain ] && echo 0 || echo 1)" "$n ranks: with plain gathers the reduce-scatter's buffers are plain too ($got)"
 	for m in $MODES; do
 		got="$(col o$n.csv status $m 32)/$(col o$n.csv nccl_buffers $m 32)/$(col o$n.csv cta_policy $m 32)/$(col o$n.csv in_place $m 32)"
 		ok "$([ "$got" = ok/plain/default/0 ] && echo 0 || echo 1)" \
@@ -125,6 +129,7 @@ bad "accepted: default, high" --comm-priority urgent
 bad "accepted: plain, registered, symmetric" --rs-nccl-buffers pinned
 bad "--rs-max-ctas" --rs-max-ctas 65
 bad "--rs-max-ctas" --rs-max-ctas -1
+bad "--gemm-sm-margin" --gemm-sm-margin 33
 $MPIEXEC $extra -n 3 "$F8BENCH" $A --weights 64x48 -o bad.h5 >bad.txt 2>&1
 ok "$([ $? = 2 ] && grep -q "on 3 ranks" bad.txt && echo 0 || echo 1)" "64 rows over 3 ranks: refused"
 # Ranks given different arguments.

@@ -95,6 +95,11 @@ struct f8b_gemm_desc {
 	 * transposed fp8 copy is made by cast_transpose. */
 	bool a_t, b_t;
 	enum f8b_gemm_impl impl; /* 0 (zero-initialised) = cuBLASLt */
+	/* SMs left to a concurrent queue (NCCL's kernels while a gather
+	 * overlaps): cuBLASLt plans for the device's SMs minus this many
+	 * (CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET), so a persistent kernel's
+	 * grid does not take them all.  0: every SM.  The host ignores it. */
+	int sm_margin;
 };
 
 struct f8b_gemm_args {

@@ -125,6 +125,17 @@ static int build_descriptors(struct f8b_backend *be, struct f8b_gemm_plan *p)
 	    cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSA, &op_a, sizeof op_a));
 	F8B_LT_TRY(
 	    cublasLtMatmulDescSetAttribute(p->op, CUBLASLT_MATMUL_DESC_TRANSB, &op_b, sizeof op_b));
+	if (d->sm_margin > 0) {
+		int sms = 0;
+		F8B_CUDA_TRY(
+		    cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, be->device));
+		if (d->sm_margin >= sms)
+			return F8B_ERR(F8B_EINVAL, "a GEMM leaving %d of this GPU's %d SMs idle",
+			               d->sm_margin, sms);
+		int32_t target = sms - d->sm_margin;
+		F8B_LT_TRY(cublasLtMatmulDescSetAttribute(
+		    p->op, CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET, &target, sizeof target));
+	}
 	if (p->fp8) {
 		int8_t fast = d->fast_accum ? 1 : 0;
 		enum f8b_granularity ga = p->bcast && p->bcast_a ? F8B_GRAN_AXISWISE : d->a_gran;
@@ -254,7 +265,9 @@ int f8b_cuda_gemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, in
 	p->d = *d;
 	p->fp8 = f8b_dtype_is_fp8(d->a_dtype);
 	if (d->impl == F8B_GEMM_IMPL_F8B) {
-		rc = f8b_cuda_kgemm_plan(be, d, candidate, cfg, &p->own, info);
+		rc = d->sm_margin > 0
+		         ? F8B_ERR(F8B_EUNSUPPORTED, "impl f8b takes every SM (no SM margin yet)")
+		         : f8b_cuda_kgemm_plan(be, d, candidate, cfg, &p->own, info);
 		if (rc != F8B_OK) {
 			f8b_cuda_gemm_plan_free(be, p);
 			return rc;

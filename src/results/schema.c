@@ -326,6 +326,7 @@ const struct f8b_table_schema f8b_lls_kernel_schema = {
 	X(S, comm_priority, STR, "")                                                               \
 	X(S, rs_nccl_buffers, STR, "")                                                             \
 	X(S, rs_max_ctas, I32, "")                                                                 \
+	X(S, gemm_sm_margin, I32, "")                                                              \
 	X(S, backend, STR, "")                                                                     \
 	X(S, library, STR, "")                                                                     \
 	X(S, transport, STR, "")                                                                   \

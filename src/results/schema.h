@@ -186,6 +186,7 @@ struct f8b_allgather_row {
 	char comm_priority[F8B_STR];   /* the communication stream's: default|high ("": default) */
 	char rs_nccl_buffers[F8B_STR]; /* the reduce-scatter's ("": nccl_buffers') */
 	int32_t rs_max_ctas;           /* the reduce-scatter's CTA bound; 0: NCCL's choice */
+	int32_t gemm_sm_margin;        /* SMs the GEMMs leave to NCCL (--gemm-sm-margin) */
 	char backend[F8B_STR];
 	char library[32];   /* the collectives' library: "NCCL 2.28.3" or "MPI" */
 	char transport[48]; /* the path the collectives took (doc/allgather.md) */

@@ -5,7 +5,8 @@
 # with 2 GPUs once more over NCCL's socket transport (P2P and SHM off, the
 # path between nodes), and once with the gathers on symmetric windows and
 # the copy engines, the reduce-scatter on a registered communicator of its
-# own with at most 16 CTAs, and a high-priority communication stream.
+# own with at most 16 CTAs, a high-priority communication stream, and
+# GEMMs that leave 8 SMs free.
 # Skips without a GPU.
 . "${srcdir:-.}/tests/tap.sh"
 [ -n "$MPIEXEC" ] || skip_all "no mpiexec found by configure"
@@ -48,10 +49,10 @@ run() { # $1 name, rest: env
 }
 X=
 run nccl
-X="--nccl-buffers symmetric --nccl-cta-policy zero --rs-nccl-buffers registered --rs-max-ctas 16 --comm-priority high"
+X="--nccl-buffers symmetric --nccl-cta-policy zero --rs-nccl-buffers registered --rs-max-ctas 16 --comm-priority high --gemm-sm-margin 8"
 run twocomm
-got="$(col twocomm.csv rs_nccl_buffers bf16 512)/$(col twocomm.csv rs_max_ctas bf16 512)/$(col twocomm.csv comm_priority bf16 512)"
-ok "$([ "$got" = registered/16/high ] && echo 0 || echo 1)" "twocomm: rows record the reduce-scatter's communicator ($got)"
+got="$(col twocomm.csv rs_nccl_buffers bf16 512)/$(col twocomm.csv rs_max_ctas bf16 512)/$(col twocomm.csv comm_priority bf16 512)/$(col twocomm.csv gemm_sm_margin bf16 512)"
+ok "$([ "$got" = registered/16/high/8 ] && echo 0 || echo 1)" "twocomm: rows record the reduce-scatter's communicator ($got)"
 X=
 if [ $n -ge 2 ]; then
 	run net NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1

@@ -49,6 +49,7 @@ enum {
 	OPT_COMM_PRIORITY,
 	OPT_RS_BUFFERS,
 	OPT_RS_MAX_CTAS,
+	OPT_GEMM_SM_MARGIN,
 };
 
 const struct f8b_option f8b_ag_options[] = {
@@ -83,11 +84,15 @@ const struct f8b_option f8b_ag_options[] = {
     {"rs-nccl-buffers", OPT_RS_BUFFERS, 0, "MODE",
      "the reduce-scatter's buffers (plain, registered, symmetric);\n"
      "other than --nccl-buffers: its own communicator (default: the\n"
-     "same as --nccl-buffers)"},
+     "same as --nccl-buffers; " AG_DEFAULT_RS_BUFFERS_OF_SYMMETRIC " where those are symmetric)"},
     {"rs-max-ctas", OPT_RS_MAX_CTAS, 0, "N",
      "at most N CTAs (SMs) for the reduce-scatter, 1..64, on its own\n"
      "communicator with NCCL's CTA policy (default 0: NCCL's choice,\n"
      "on the all-gather's communicator)"},
+    {"gemm-sm-margin", OPT_GEMM_SM_MARGIN, 0, "N",
+     "the step's GEMMs plan for N SMs fewer than the GPU has\n"
+     "(cuBLASLt's SM count target), leaving them to NCCL's kernels,\n"
+     "0..32 (default 0)"},
     {"timeout", OPT_TIMEOUT, 0, "SEC",
      "a collective or MPI wait that takes longer ends the job on\nevery rank with an error (a "
      "dead or stuck rank) (default 120)"},
@@ -205,6 +210,10 @@ int f8b_ag_cfg_option(void *cfg, int key, const char *arg)
 	case OPT_RS_BUFFERS:
 		return pick(arg, "rs-nccl-buffers", f8b_coll_buffers_names, F8B_COLL_BUF_N,
 		            &c->rs_buffers);
+	case OPT_GEMM_SM_MARGIN:
+		F8B_TRY(parse_int(arg, "gemm-sm-margin", 0, AG_MAX_SM_MARGIN, &v));
+		c->sm_margin = (int)v;
+		return F8B_OK;
 	case OPT_RS_MAX_CTAS:
 		F8B_TRY(parse_int(arg, "rs-max-ctas", 0, AG_MAX_RS_CTAS, &v));
 		c->rs_max_ctas = (int)v;
@@ -346,7 +355,10 @@ int f8b_ag_cfg_finalize(void *cfg, size_t *ncases)
 	 * bound differ from the all-gather's (doc/allgather.md, "Two
 	 * communicators"). */
 	if (c->rs_buffers < 0)
-		c->rs_buffers = c->buffers;
+		c->rs_buffers = c->buffers != F8B_COLL_BUF_SYMMETRIC
+		                    ? c->buffers
+		                    : f8b_coll_name_index(f8b_coll_buffers_names, F8B_COLL_BUF_N,
+		                                          AG_DEFAULT_RS_BUFFERS_OF_SYMMETRIC);
 	c->rs_own_comm = c->rs_buffers != c->buffers || c->rs_max_ctas > 0;
 	/* Bound every MPI wait from here on: a rank that died before the
 	 * first collective must not leave the others waiting. */
@@ -403,6 +415,7 @@ void f8b_ag_case_key(const void *cfg, size_t i, void *vrow)
 	f8b_setstr(r->rs_nccl_buffers, sizeof r->rs_nccl_buffers,
 	           f8b_coll_buffers_names[c->rs_buffers]);
 	r->rs_max_ctas = c->rs_max_ctas;
+	r->gemm_sm_margin = c->sm_margin;
 	/* Not measured (yet): NaN, never a time of zero. */
 	double *nan_cols[] = {
 	    &r->time_median_s,       &r->time_min_s,
@@ -444,7 +457,8 @@ static bool high_priority(const struct f8b_allgather_row *r)
 bool f8b_ag_same_rs_comm(const struct f8b_allgather_row *a, const struct f8b_allgather_row *b)
 {
 	return high_priority(a) == high_priority(b) &&
-	       !strcmp(rs_buffers_of(a), rs_buffers_of(b)) && a->rs_max_ctas == b->rs_max_ctas;
+	       !strcmp(rs_buffers_of(a), rs_buffers_of(b)) && a->rs_max_ctas == b->rs_max_ctas &&
+	       a->gemm_sm_margin == b->gemm_sm_margin;
 }
 
 void f8b_ag_comm_extra(const struct f8b_allgather_row *r, char *buf, size_t n)
@@ -457,7 +471,9 @@ void f8b_ag_comm_extra(const struct f8b_allgather_row *r, char *buf, size_t n)
 	if (r->rs_max_ctas > 0 && k < n)
 		k += (size_t)snprintf(buf + k, n - k, ", <= %d CTAs", (int)r->rs_max_ctas);
 	if (high_priority(r) && k < n)
-		snprintf(buf + k, n - k, ", high-priority comm stream");
+		k += (size_t)snprintf(buf + k, n - k, ", high-priority comm stream");
+	if (r->gemm_sm_margin > 0 && k < n)
+		snprintf(buf + k, n - k, ", GEMMs leave %d SMs", (int)r->gemm_sm_margin);
 }
 
 bool f8b_ag_same_case(const void *va, const void *vb)

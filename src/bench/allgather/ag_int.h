@@ -29,16 +29,23 @@
 #define AG_MAX_LAYERS   64
 #define AG_MAX_PREFETCH 4
 #define AG_MAX_USES     (2 * AG_MAX_LAYERS) /* gathers per step */
-/* What a tuned FSDP runs: the fastest step of the A/B on an H100 pair
- * (results/h100x2/experiments/nccl-buffers/allgather-ab.h5, doc/allgather.md "NCCL buffers and CTA
- * policy"): registered buffers, NCCL's own CTA policy, gathers in place.
- * Symmetric windows on the copy engines gather fastest alone, but their
- * reduce-scatter (the same communicator's) ran 18% slower. */
-#define AG_DEFAULT_BUFFERS  "registered"
-#define AG_DEFAULT_CTA      "default"
-#define AG_DEFAULT_IN_PLACE "on"
+/* What a tuned FSDP runs (doc/allgather.md, "Two communicators"): gathers
+ * in place on symmetric windows and the copy engines, which leave the SMs
+ * to the GEMMs, and the reduce-scatter on registered buffers on a
+ * communicator of its own (on the gathers' symmetric windows it ran 18%
+ * slower: results/h100x2/experiments/nccl-buffers/).  In one job on 2x
+ * H200 this cut the exposed communication at 2048 tokens/rank from 20.6%
+ * to 11.4% of the step (results/h200x2/experiments/two-comms/). */
+#define AG_DEFAULT_BUFFERS "symmetric"
+#define AG_DEFAULT_CTA     "zero"
+/* The reduce-scatter's buffers when --rs-nccl-buffers is not given and
+ * the gathers' are symmetric; other modes are shared by both. */
+#define AG_DEFAULT_RS_BUFFERS_OF_SYMMETRIC "registered"
+#define AG_DEFAULT_IN_PLACE                "on"
 /* --rs-max-ctas's bound: NCCL's channels (MAXCHANNELS) on sm_90. */
 #define AG_MAX_RS_CTAS 64
+/* --gemm-sm-margin's bound. */
+#define AG_MAX_SM_MARGIN 32
 /* Buffers f8b_coll_alloc made for one case, freed in reverse order. */
 #define AG_MAX_CBUFS (8 * AG_MAX_LAYERS + 4 * AG_MAX_PREFETCH + 16)
 
@@ -96,6 +103,7 @@ struct ag_cfg {
 	int rs_buffers;   /* --rs-nccl-buffers (-1 until finalize: the all-gather's) */
 	int rs_max_ctas;  /* --rs-max-ctas; 0: NCCL's choice */
 	bool rs_own_comm; /* the reduce-scatter runs on rs_coll */
+	int sm_margin;    /* --gemm-sm-margin */
 	struct ag_case *cases;
 	size_t ncases;
 	/* Filled at the first setup. */
@@ -118,12 +126,14 @@ int f8b_ag_cfg_finalize(void *cfg, size_t *ncases);
 void f8b_ag_cfg_free(void *cfg);
 void f8b_ag_case_key(const void *cfg, size_t i, void *row);
 bool f8b_ag_same_case(const void *a, const void *b);
-/* The same communication stream priority and reduce-scatter communicator
+/* The same communication stream priority, reduce-scatter communicator and
+ * GEMM SM margin
  * ("" and 0 in older files: default priority, the all-gather's buffers,
  * NCCL's CTAs). */
 bool f8b_ag_same_rs_comm(const struct f8b_allgather_row *a, const struct f8b_allgather_row *b);
 /* ", RS on registered buffers, <= 8 CTAs, high-priority comm stream": what
- * differs from one communicator at the default priority ("" if nothing). */
+ * differs from one communicator at the default priority, and the GEMMs'
+ * SM margin ("" if nothing). */
 void f8b_ag_comm_extra(const struct f8b_allgather_row *r, char *buf, size_t n);
 void f8b_ag_describe(const void *row, char *buf, size_t n);
 void f8b_ag_summarize(const void *row, char *buf, size_t n);

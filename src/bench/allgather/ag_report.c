@@ -30,8 +30,9 @@ static int variant_key(const struct f8b_allgather_row *r)
 	    f8b_coll_name_index(f8b_coll_buffers_names, F8B_COLL_BUF_N,
 	                        or_dflt(r->rs_nccl_buffers, or_dflt(r->nccl_buffers, "plain")));
 	int key = ((b + 1) * 8 + (p + 1)) * 2 + (r->in_place != 0);
-	return ((key * 4 + (rb + 1)) * (AG_MAX_RS_CTAS + 1) + r->rs_max_ctas) * 2 +
-	       !strcmp(r->comm_priority, "high");
+	key = (key * 4 + (rb + 1)) * (AG_MAX_RS_CTAS + 1) + r->rs_max_ctas;
+	return (key * 2 + !strcmp(r->comm_priority, "high")) * (AG_MAX_SM_MARGIN + 1) +
+	       r->gemm_sm_margin;
 }
 
 void f8b_arpt_variant(const struct f8b_allgather_row *r, char *buf, size_t n)
