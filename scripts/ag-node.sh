@@ -150,7 +150,7 @@ part_ab2() {
 	done
 	table "$f" mode tokens_per_rank nccl_buffers cta_policy rs_nccl_buffers rs_max_ctas comm_priority \
 		time_median_s speedup_vs_bf16 exposed_pct ag_busbw_gbps ag_busbw_kept_pct rs_busbw_gbps \
-		rs_overlap_busbw_gbps gemm_kept_pct status | column -t | tee -a "$summary"
+		rs_overlap_busbw_gbps gemm_kept_pct status | tee -a "$summary"
 }
 
 part_sweep() {
