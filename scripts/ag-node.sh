@@ -29,6 +29,12 @@
 #                windows and the copy engines with the reduce-scatter on
 #                registered buffers (with and without the priority and the
 #                bound) -> OUTDIR/allgather-ab2.h5
+#   ab3          the same two sizes and modes: one registered communicator
+#                (the old default), the default (two communicators), and the
+#                default with --gemm-sm-margin 8 and 16 -> OUTDIR/allgather-ab3.h5
+#   r1           the allgather step on one rank (D=8192, L=8, 2048 and 8192
+#                tokens, every mode), what the report predicts the node's
+#                rows from -> OUTDIR/allgather-r1.h5
 #   sweep        the allgather sweep in its default configuration (the
 #                gpu-sweep.sh part allgather) -> OUTDIR/allgather-sweep.h5,
 #                and the llama shapes appended
@@ -138,19 +144,38 @@ table() { # FILE COLUMN...
 		{ for (j = 1; j <= n; j++) printf "%s%s", $(ix[w[j]]), j < n ? " " : "\n" }'
 }
 
-part_ab2() {
-	local f="$out/allgather-ab2.h5" app= z="--nccl-buffers symmetric --nccl-cta-policy zero --rs-nccl-buffers registered"
-	for cfg in "--nccl-buffers registered" "--nccl-buffers registered --comm-priority high" \
-		"--nccl-buffers registered --rs-max-ctas 16" "$z" "$z --comm-priority high" \
-		"$z --rs-max-ctas 16 --comm-priority high"; do
-		echo "+ mpiexec -n $ngpu f8bench allgather --modes fp8-allgather --tokens 2048,8192 --min-time 0.2 --max-time ${AG_MAX_TIME:-2} $cfg -o allgather-ab2.h5 $app" | tee -a "$summary"
+# One A/B: the configurations given, each a command appended to FILE.
+ab_runs() { # FILE LOG CONFIG...
+	local f=$1 log=$2 app=
+	shift 2
+	for cfg in "$@"; do
+		echo "+ mpiexec -n $ngpu f8bench allgather --modes fp8-allgather --tokens 2048,8192 --min-time 0.2 --max-time ${AG_MAX_TIME:-2} $cfg -o $(basename "$f") $app" | tee -a "$summary"
 		mpi "$f8b" allgather --modes fp8-allgather --tokens 2048,8192 --min-time 0.2 \
-			--max-time "${AG_MAX_TIME:-2}" $cfg -o "$f" $app >>"$logs/allgather-ab2.log" 2>&1 || status=1
+			--max-time "${AG_MAX_TIME:-2}" $cfg -o "$f" $app >>"$log" 2>&1 || status=1
 		app=--append
 	done
 	table "$f" mode tokens_per_rank nccl_buffers cta_policy rs_nccl_buffers rs_max_ctas comm_priority \
-		time_median_s speedup_vs_bf16 exposed_pct ag_busbw_gbps ag_busbw_kept_pct rs_busbw_gbps \
-		rs_overlap_busbw_gbps gemm_kept_pct status | tee -a "$summary"
+		gemm_sm_margin time_median_s speedup_vs_bf16 exposed_pct ag_busbw_gbps ag_busbw_kept_pct \
+		rs_busbw_gbps gemm_tflops gemm_kept_pct status | tee -a "$summary"
+}
+
+part_ab2() {
+	local z="--nccl-buffers symmetric --nccl-cta-policy zero --rs-nccl-buffers registered"
+	ab_runs "$out/allgather-ab2.h5" "$logs/allgather-ab2.log" "--nccl-buffers registered" \
+		"--nccl-buffers registered --comm-priority high" "--nccl-buffers registered --rs-max-ctas 16" \
+		"$z" "$z --comm-priority high" "$z --rs-max-ctas 16 --comm-priority high"
+}
+
+part_ab3() {
+	ab_runs "$out/allgather-ab3.h5" "$logs/allgather-ab3.log" "--nccl-buffers registered" "" \
+		"--gemm-sm-margin 8" "--gemm-sm-margin 16"
+}
+
+part_r1() {
+	echo "+ mpiexec -n 1 f8bench allgather --tokens 2048,8192 --min-time 0.2 --max-time ${AG_MAX_TIME:-2} -o allgather-r1.h5" | tee -a "$summary"
+	mpiexec -n 1 --bind-to none "$f8b" allgather --tokens 2048,8192 --min-time 0.2 \
+		--max-time "${AG_MAX_TIME:-2}" -o "$out/allgather-r1.h5" >"$logs/allgather-r1.log" 2>&1 || status=1
+	grep -E '^\[' "$logs/allgather-r1.log" | sed 's/.*| //' | tee -a "$summary"
 }
 
 part_sweep() {
@@ -172,6 +197,8 @@ for p in $parts; do
 	collectives) part_collectives ;;
 	ab) part_ab ;;
 	ab2) part_ab2 ;;
+	ab3) part_ab3 ;;
+	r1) part_r1 ;;
 	sweep) part_sweep ;;
 	net) part_net ;;
 	*) say "ag-node.sh: unknown part '$p'"; status=2 ;;
