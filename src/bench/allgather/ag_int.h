@@ -1,5 +1,6 @@
 /* ag_int.h - what the allgather benchmark's files share (doc/allgather.md):
- * configuration and cases (ag_cfg.c), the emulated FSDP step (ag_step.c),
+ * configuration and cases (ag_cfg.c), the step's buffers (ag_buf.c), the
+ * emulated FSDP step (ag_step.c),
  * the exact checks (ag_check.c) and the driver (allgather.c).
  *
  * A stack of L linear layers; layer l's weight is [n_l, k_l] with
@@ -182,12 +183,16 @@ struct ag_state {
 	int64_t weight_bytes;
 };
 
-/* ag_step.c */
+/* ag_buf.c */
+/* A tensor header over data (no allocation). */
+struct f8b_tensor f8b_ag_view(void *data, enum f8b_dtype dt, int64_t r, int64_t c);
 /* The seeded fill of layer l's weight: the whole W_l, or (shard) this
  * rank's rows of it, which are the whole tensor's elements from an offset. */
 struct f8b_fill_spec f8b_ag_weight_fill(const struct ag_state *s, int l, bool shard);
 int f8b_ag_alloc(struct ag_state *s);
 void f8b_ag_free(struct ag_state *s);
+
+/* ag_step.c */
 /* The scales of fp8-allgather: every shard's amax, the one all-reduce,
  * the scales (on the current queue). */
 int f8b_ag_prologue(struct ag_state *s);
