@@ -22,6 +22,13 @@ struct f8b_tensor f8b_ag_view(void *data, enum f8b_dtype dt, int64_t r, int64_t 
 
 /* ---- buffers ---------------------------------------------------------- */
 
+int f8b_ag_bytes(struct ag_state *s, size_t bytes, void **p)
+{
+	F8B_TRY(s->run->ops->alloc(s->run->be, bytes, p));
+	s->allocated += (int64_t)bytes;
+	return F8B_OK;
+}
+
 static int tens(struct ag_state *s, struct f8b_tensor *t, enum f8b_dtype dt, int64_t r, int64_t c)
 {
 	F8B_TRY(f8b_tensor_alloc(s->run->ops, s->run->be, t, dt, r, c));
@@ -40,7 +47,7 @@ static int floats(struct ag_state *s, int64_t n, float **p)
  * run's buffer mode (--nccl-buffers); every rank allocates the same sizes
  * in the same order (registration is collective), and f8b_ag_free gives
  * them back in reverse. */
-static int cbytes(struct ag_state *s, size_t bytes, void **p)
+int f8b_ag_cbytes(struct ag_state *s, size_t bytes, void **p)
 {
 	if (s->ncbuf >= AG_MAX_CBUFS)
 		return F8B_ERR(F8B_EINTERNAL, "allgather: more than %d collective buffers",
@@ -54,12 +61,12 @@ static int cbytes(struct ag_state *s, size_t bytes, void **p)
 static int ctens(struct ag_state *s, struct f8b_tensor *t, enum f8b_dtype dt, int64_t r, int64_t c)
 {
 	*t = f8b_ag_view(NULL, dt, r, c);
-	return cbytes(s, f8b_tensor_bytes(t), &t->data);
+	return f8b_ag_cbytes(s, f8b_tensor_bytes(t), &t->data);
 }
 
 static int cfloats(struct ag_state *s, int64_t n, float **p)
 {
-	return cbytes(s, (size_t)n * sizeof(float), (void **)p);
+	return f8b_ag_cbytes(s, (size_t)n * sizeof(float), (void **)p);
 }
 
 static int plan(struct ag_state *s, struct ag_gemm *g, int64_t m, int64_t n, int64_t k,
@@ -125,7 +132,7 @@ static int fill(struct ag_state *s)
 {
 	const struct f8b_backend_ops *ops = s->run->ops;
 	uint64_t seed = s->run->seed;
-	for (int l = 0; l < s->L; l++) {
+	for (int l = 0; l < s->L && !s->opt; l++) {
 		struct f8b_fill_spec f = f8b_ag_weight_fill(s, l, true);
 		F8B_TRY(ops->fill(s->run->be, &s->w[l], &f));
 	}
@@ -143,7 +150,8 @@ int f8b_ag_alloc(struct ag_state *s)
 	bool ip = s->c->in_place, cast_shard = s->mode == AG_FP8_AG || axis;
 	/* bf16 shards are a gather's input only out of place (in place, they
 	 * are copied into the gathered buffer first). */
-	for (int l = 0; l < L; l++) {
+	/* With an optimizer, its master weights are the shards (ag_optim.c). */
+	for (int l = 0; l < L && !s->opt; l++) {
 		if (ip || cast_shard)
 			F8B_TRY(tens(s, &s->w[l], F8B_BF16, s->rows[l], s->k[l]));
 		else
@@ -159,13 +167,16 @@ int f8b_ag_alloc(struct ag_state *s)
 	if (cast_shard && !ip)
 		F8B_TRY(ctens(s, &s->wq_shard, F8B_E4M3, s->maxrows, mk));
 	if (s->mode == AG_FP8_AG) {
-		F8B_TRY(cfloats(s, L, &s->amax_loc));
-		F8B_TRY(cfloats(s, L, &s->amax_all));
+		/* the optimizer's amaxes have layer l's at [4*l], as its scales */
+		F8B_TRY(cfloats(s, s->opt ? 4 * L : L, &s->amax_loc));
+		F8B_TRY(cfloats(s, s->opt ? 4 * L : L, &s->amax_all));
 		/* one 16-byte slot per layer: cuBLASLt takes scale pointers on
 		 * 16-byte boundaries only */
 		F8B_TRY(floats(s, 4 * L, &s->scale_all));
 		F8B_TRY(floats(s, 4 * L, &s->sinv_all));
 	}
+	if (s->opt)
+		F8B_TRY(f8b_ag_optim_alloc(s));
 	if (axis) {
 		F8B_TRY(floats(s, s->maxrows, &s->row_amax));
 		if (!ip)
@@ -226,6 +237,9 @@ void f8b_ag_free(struct ag_state *s)
 		*s->cbuf[i] = NULL;
 	}
 	s->ncbuf = 0;
+	f8b_ag_optim_free(s);
+	if (s->opt) /* views into gw_all, which was a collective's buffer */
+		memset(s->gw_shard, 0, sizeof s->gw_shard);
 	struct f8b_tensor *ts[] = {&s->wq_shard, &s->wq, &s->wq_t, &s->xq,    &s->dy,   &s->g[0],
 	                           &s->g[1],     &s->gq, &s->gq_t, &s->gw[0], &s->gw[1]};
 	for (size_t i = 0; i < sizeof ts / sizeof ts[0]; i++)

@@ -10,6 +10,9 @@
  * dW (ev_gw), and the dW GEMM two layers on waits for the reduce-scatter
  * that read its buffer (ev_rs); the step ends when both queues have
  * (ev_comm_end).  On each queue, work runs in the order it was queued.
+ * With --optimizer (ag_optim.c) the shards' update is queued on the
+ * communication queue too: behind each reduce-scatter (overlap), or
+ * behind the last one (after).
  */
 #include <math.h>
 #include <stdio.h>
@@ -82,7 +85,16 @@ int f8b_ag_gather(struct ag_state *s, int u, int slot)
 	 * there; out of place, from a buffer of its own. */
 	void *own = ip ? gathered + (size_t)s->rank * shard : s->wq_shard.data;
 	struct f8b_tensor q = f8b_ag_view(own, F8B_E4M3, s->rows[l], s->k[l]);
-	if (s->mode == AG_FP8_AG) {
+	if (s->opt) {
+		/* the optimizer's cast of the rank's shard (ag_optim.c): copied
+		 * in (in place), or gathered from where it lies */
+		const unsigned char *src = (const unsigned char *)s->oa.w8 + s->ooff[l];
+		if (ip)
+			F8B_TRY(ops->bw_copy(be, own, src, shard, 1));
+		F8B_TRY(mark(s, s->t_ag[u][0]));
+		F8B_TRY(coll(s, F8B_COLL_ALLGATHER, F8B_COLL_U8, F8B_COLL_SUM, ip ? own : src,
+		             gathered, shard));
+	} else if (s->mode == AG_FP8_AG) {
 		F8B_TRY(ops->cast(be, &s->w[l], F8B_GRAN_TENSORWISE, s->scale_all + 4 * l, &q));
 		F8B_TRY(mark(s, s->t_ag[u][0]));
 		F8B_TRY(coll(s, F8B_COLL_ALLGATHER, F8B_COLL_U8, F8B_COLL_SUM, q.data, gathered,
@@ -287,7 +299,12 @@ int f8b_ag_step(void *state)
 	F8B_TRY(mark(s, s->t_mark[TM_START]));
 	F8B_TRY(ops->stream_use(be, s->cs));
 	F8B_TRY(ops->stream_wait(be, s->ev_start));
-	if (s->mode == AG_FP8_AG)
+	/* With an optimizer the scales come from the last step's update (the
+	 * first step makes its own, from the initial masters). */
+	if (s->opt && !s->opt_ready)
+		F8B_TRY(f8b_ag_optim_first(s));
+	s->opt_ready = s->opt;
+	if (s->mode == AG_FP8_AG && !s->opt)
 		F8B_TRY(f8b_ag_prologue(s));
 	for (int u = 0; u <= P; u++)
 		F8B_TRY(issue_gather(s, u));
@@ -321,11 +338,18 @@ int f8b_ag_step(void *state)
 		             (size_t)(s->rows[l] * s->k[l])));
 		F8B_TRY(mark(s, s->t_rs[l][1]));
 		F8B_TRY(ops->event_record(be, s->ev_rs[l]));
+		/* overlap: the shard's update, behind its reduce-scatter, beside
+		 * the next layer's backward */
+		if (s->opt && s->c->overlap)
+			F8B_TRY(f8b_ag_optim_update(s, l));
 		F8B_TRY(ops->stream_use(be, NULL));
 		gin = gout;
 		s->grad_x = gout;
 	}
 	F8B_TRY(ops->stream_use(be, s->cs));
+	/* after: every shard's update once the last reduce-scatter is done */
+	if (s->opt && !s->c->overlap)
+		F8B_TRY(f8b_ag_optim_update(s, -1));
 	F8B_TRY(ops->event_record(be, s->ev_comm_end));
 	F8B_TRY(ops->stream_use(be, NULL));
 	F8B_TRY(ops->stream_wait(be, s->ev_comm_end));
