@@ -26,13 +26,23 @@ static int variant_key(const struct f8b_allgather_row *r)
 	                            or_dflt(r->nccl_buffers, "plain"));
 	int p = f8b_coll_name_index(f8b_coll_cta_names, F8B_COLL_CTA_N,
 	                            or_dflt(r->cta_policy, "default"));
-	return ((b + 1) * 8 + (p + 1)) * 2 + (r->in_place != 0);
+	/* and the optimizer on the shards ("" in older files: none, after) */
+	int o = 0;
+	for (int i = 0; i < F8B_OPTIM_VARIANT_COUNT; i++)
+		if (!strncmp(r->optimizer, f8b_optim_variant_name((enum f8b_optim_variant)i),
+		             sizeof r->optimizer))
+			o = i + 1;
+	int u = !strcmp(r->update, "overlap");
+	return ((((o * 2 + u) * 8 + b + 1) * 8 + (p + 1)) * 2) + (r->in_place != 0);
 }
 
 void f8b_arpt_variant(const struct f8b_allgather_row *r, char *buf, size_t n)
 {
-	snprintf(buf, n, "%s, %s CTAs, %s", or_dflt(r->nccl_buffers, "plain"),
-	         or_dflt(r->cta_policy, "default"), r->in_place ? "in place" : "out of place");
+	bool opt = *r->optimizer && strcmp(r->optimizer, "none");
+	snprintf(buf, n, "%s, %s CTAs, %s%s%s%s%s", or_dflt(r->nccl_buffers, "plain"),
+	         or_dflt(r->cta_policy, "default"), r->in_place ? "in place" : "out of place",
+	         opt ? ", adamw " : "", opt ? r->optimizer : "", opt ? " " : "",
+	         opt ? r->update : "");
 }
 
 /* Rows of one setting (weight, layers, prefetch, rs dtype, ranks, and how
