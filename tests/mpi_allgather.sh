@@ -4,6 +4,7 @@
 # for bit, the global amax, the reduce-scatter), fp8 moves half the bytes,
 # the fp8 modes' SQNR against bf16 is recorded and identical across rank
 # counts (rank 0's output does not depend on how the weight was sharded);
+# --optimizer's step and both update schedules (memory freed by overlap);
 # bad input, ranks given different arguments, and a rank that dies or
 # stops responding (every rank ends, with the error, within --timeout).
 . "${srcdir:-.}/tests/tap.sh"
@@ -104,6 +105,48 @@ for n in 1 2 3 4; do
 	done
 done
 
+# --optimizer, --update (doc/allgather.md "The optimizer"): every variant,
+# both schedules, on 1, 2 and 4 ranks: the optimizer's step bit for bit
+# against the host reference, the global scales, the next gather (checks
+# = 1 + 2L + the reduce-scatter's); overlap keeps one grad buffer instead
+# of L, so its peak is lower by at least the L-1 shards it frees.
+ok "$([ "$(col r2.csv optimizer fp8-allgather 32)/$(col r2.csv update fp8-allgather 32)" = none/after ] && echo 0 || echo 1)" \
+	"rows without --optimizer record none/after"
+for n in 1 2 4; do
+	w=96x48 nk=4608
+	[ $n = 4 ] && w=64x48 nk=3072
+	for v in fp32 bf16 fp8 fp8-master16; do
+		for u in after overlap; do
+			$MPIEXEC $extra -n $n "$F8BENCH" allgather $Q --layers 3 --tokens 32 --weights $w \
+				--optimizer $v --update $u -o o-$n-$v-$u.h5 >o.txt 2>&1
+			rc=$?
+			"$F8BENCH" export o-$n-$v-$u.h5 --csv --table allgather >o-$n-$v-$u.csv 2>/dev/null
+			c=o-$n-$v-$u.csv
+			got="$(col $c status fp8-allgather 32)/$(col $c optimizer fp8-allgather 32)/$(col $c update fp8-allgather 32)"
+			ck=$(col $c checks fp8-allgather 32) ob=$(col $c optim_bytes fp8-allgather 32)
+			ok "$([ $rc = 0 ] && [ "$got" = ok/$v/$u ] && [ "${ck:-0}" -ge 8 ] && awk -v b="$ob" 'BEGIN { exit !(b > 0) }' && echo 0 || echo 1)" \
+				"$n ranks, --optimizer $v --update $u: $got after $ck exact checks, $ob optimizer bytes"
+			[ $rc = 0 ] || diag "$(tail -3 o.txt)"
+		done
+		a=$(col o-$n-$v-after.csv peak_mem_bytes fp8-allgather 32)
+		b=$(col o-$n-$v-overlap.csv peak_mem_bytes fp8-allgather 32)
+		# two of the three layers' bf16 grad shards (nk/R elements each)
+		free=$((2 * nk / n * 2))
+		ok "$([ -n "$a" ] && [ -n "$b" ] && [ $((a - b)) -ge $free ] && echo 0 || echo 1)" \
+			"$n ranks, $v: overlap's peak $b is below after's $a by at least the $free bytes of the freed grad shards"
+	done
+done
+# out of place, and the same weights' step: the same outputs either way
+$MPIEXEC $extra -n 2 "$F8BENCH" allgather $Q --layers 3 --tokens 32 --weights 96x48 \
+	--optimizer fp8 --update overlap --in-place off --nccl-buffers plain -o oo.h5 >o.txt 2>&1
+"$F8BENCH" export oo.h5 --csv --table allgather >oo.csv 2>/dev/null
+a=$(col oo.csv sqnr_out_db fp8-allgather 32) b=$(col o-2-fp8-overlap.csv sqnr_out_db fp8-allgather 32)
+ok "$([ "$(col oo.csv status fp8-allgather 32)" = ok ] && [ -n "$a" ] && [ "$a" = "$b" ] && echo 0 || echo 1)" \
+	"--optimizer out of place: ok, the same output SQNR as in place ($a, $b)"
+a=$(col o-2-fp8-after.csv sqnr_out_db fp8-allgather 32)
+ok "$([ -n "$a" ] && [ "$a" = "$b" ] && echo 0 || echo 1)" \
+	"after and overlap update the same weights: the same output SQNR ($a, $b)"
+
 # Bad input: exit 2, the option named.
 bad() { # expected-text args...
 	want=$1
@@ -130,6 +173,11 @@ bad "accepted: plain, registered, symmetric" --rs-nccl-buffers pinned
 bad "--rs-max-ctas" --rs-max-ctas 65
 bad "--rs-max-ctas" --rs-max-ctas -1
 bad "--gemm-sm-margin" --gemm-sm-margin 33
+bad "accepted: none, fp32, bf16, fp8, fp8-master16" --optimizer adam
+bad "--update" --optimizer fp32 --update sometimes
+bad "without --optimizer" --update overlap
+bad "--rs-dtype f32 is not accepted" --optimizer fp32 --rs-dtype f32
+bad "fp8-allgather only" --optimizer fp8 --modes bf16,fp8-allgather
 $MPIEXEC $extra -n 3 "$F8BENCH" $A --weights 64x48 -o bad.h5 >bad.txt 2>&1
 ok "$([ $? = 2 ] && grep -q "on 3 ranks" bad.txt && echo 0 || echo 1)" "64 rows over 3 ranks: refused"
 # Ranks given different arguments.

@@ -383,7 +383,10 @@ const struct f8b_table_schema f8b_lls_kernel_schema = {
 	X(S, rank, I32, "")                                                                        \
 	X(S, device, I32, "")                                                                      \
 	X(S, gpu, STR, "")                                                                         \
-	X(S, message, STR, "")
+	X(S, message, STR, "")                                                                     \
+	X(S, optimizer, STR, "")                                                                   \
+	X(S, update, STR, "")                                                                      \
+	X(S, optim_bytes, F64, "bytes")
 
 F8B_ALLGATHER_COLUMNS(F8B_CHECK_TYPE, struct f8b_allgather_row)
 

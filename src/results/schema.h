@@ -244,6 +244,9 @@ struct f8b_allgather_row {
 	int32_t device;
 	char gpu[48];
 	char message[F8B_MSG];
+	char optimizer[F8B_STR]; /* --optimizer: none|fp32|bf16|fp8|fp8-master16 ("": none) */
+	char update[F8B_STR];    /* --update: after|overlap ("" in older files: after) */
+	double optim_bytes;      /* bytes the optimizer's passes move per step on a rank */
 };
 
 extern const struct f8b_table_schema f8b_allgather_schema;

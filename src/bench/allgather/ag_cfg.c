@@ -51,6 +51,7 @@ enum {
 	OPT_RS_MAX_CTAS,
 	OPT_GEMM_SM_MARGIN,
 };
+enum { OPT_OPTIMIZER = 3150, OPT_UPDATE };
 
 const struct f8b_option f8b_ag_options[] = {
     {"modes", OPT_MODES, 0, "LIST",
@@ -68,6 +69,14 @@ const struct f8b_option f8b_ag_options[] = {
      "all-gathers issued ahead of the layer computing, 0..4\n(default 1)"},
     {"rs-dtype", OPT_RS_DTYPE, 0, "bf16|f32",
      "grad_weight's dtype and its reduce-scatter's (default bf16)"},
+    {"optimizer", OPT_OPTIMIZER, 0, "VARIANT",
+     "AdamW on each rank's shards (f8bench optim's op): none, fp32,\n"
+     "bf16, fp8, fp8-master16; its cast is the fp8 shard the next\n"
+     "step gathers (--modes fp8-allgather only) (default none)"},
+    {"update", OPT_UPDATE, 0, "after|overlap",
+     "--optimizer's update: after the backward, one pass over every\n"
+     "layer; or overlap, each layer's after its reduce-scatter on the\n"
+     "communication queue (default after)"},
     {"nccl-buffers", OPT_NCCL_BUFFERS, 0, "MODE",
      "buffers of every collective: plain (cudaMalloc), registered\n"
      "(ncclMemAlloc + ncclCommRegister), symmetric (ncclMemAlloc +\n"
@@ -115,6 +124,7 @@ int f8b_ag_cfg_new(void **cfg)
 	c->cta = f8b_coll_name_index(f8b_coll_cta_names, F8B_COLL_CTA_N, AG_DEFAULT_CTA);
 	c->in_place = !strcmp(AG_DEFAULT_IN_PLACE, "on");
 	c->rs_buffers = -1; /* the all-gather's */
+	c->optim = -1;
 	*cfg = c;
 	return F8B_OK;
 }
@@ -170,7 +180,10 @@ int f8b_ag_cfg_option(void *cfg, int key, const char *arg)
 	struct ag_cfg *c = cfg;
 	long v;
 	switch (key) {
-	case OPT_MODES: c->modes_spec = arg; return F8B_OK;
+	case OPT_MODES:
+		c->modes_spec = arg;
+		c->modes_set = true;
+		return F8B_OK;
 	case OPT_WEIGHTS: c->weights_spec = arg; return F8B_OK;
 	case OPT_TOKENS: c->tokens_spec = arg; return F8B_OK;
 	case OPT_LAYERS:
@@ -193,6 +206,27 @@ int f8b_ag_cfg_option(void *cfg, int key, const char *arg)
 	case OPT_NCCL_CTA:
 		c->cta_set = true;
 		return pick(arg, "nccl-cta-policy", f8b_coll_cta_names, F8B_COLL_CTA_N, &c->cta);
+	case OPT_OPTIMIZER: {
+		enum f8b_optim_variant v;
+		c->optim = -1;
+		if (!strcmp(arg, "none"))
+			return F8B_OK;
+		if (f8b_optim_variant_parse(arg, &v) != F8B_OK)
+			return F8B_ERR(F8B_EINVAL,
+			               "--optimizer '%s' (accepted: none, fp32, bf16, fp8, "
+			               "fp8-master16)",
+			               arg);
+		c->optim = (int)v;
+		return F8B_OK;
+	}
+	case OPT_UPDATE: {
+		static const char *const upd[] = {"after", "overlap"};
+		int v2 = 0;
+		F8B_TRY(pick(arg, "update", upd, 2, &v2));
+		c->overlap = v2 == 1;
+		c->update_set = true;
+		return F8B_OK;
+	}
 	case OPT_IN_PLACE: {
 		static const char *const onoff[] = {"off", "on"};
 		int v2 = 0;
@@ -338,6 +372,36 @@ static int parse_tokens(struct ag_cfg *c)
 	return rc;
 }
 
+/* --optimizer and --update: what each needs (doc/allgather.md "The
+ * optimizer"). */
+static int check_optimizer(struct ag_cfg *c)
+{
+	if (c->optim < 0) {
+		if (c->update_set)
+			return F8B_ERR(F8B_EINVAL,
+			               "--update %s: there is no update to schedule "
+			               "without --optimizer (give one: fp32, bf16, "
+			               "fp8, fp8-master16)",
+			               c->overlap ? "overlap" : "after");
+		return F8B_OK;
+	}
+	const char *v = f8b_optim_variant_name((enum f8b_optim_variant)c->optim);
+	if (c->rs_f32)
+		return F8B_ERR(F8B_EINVAL,
+		               "--optimizer %s reads bf16 gradients: --rs-dtype f32 "
+		               "is not accepted with it",
+		               v);
+	if (!c->modes_set)
+		c->modes_spec = "fp8-allgather";
+	else if (strcmp(c->modes_spec, "fp8-allgather"))
+		return F8B_ERR(F8B_EINVAL,
+		               "--optimizer %s with --modes '%s': the optimizer's fp8 cast is the "
+		               "shard fp8-allgather gathers, so --modes fp8-allgather only (the "
+		               "bf16 baseline is measured anyway, without an optimizer)",
+		               v, c->modes_spec);
+	return F8B_OK;
+}
+
 int f8b_ag_cfg_finalize(void *cfg, size_t *ncases)
 {
 	struct ag_cfg *c = cfg;
@@ -363,6 +427,7 @@ int f8b_ag_cfg_finalize(void *cfg, size_t *ncases)
 	/* Bound every MPI wait from here on: a rank that died before the
 	 * first collective must not leave the others waiting. */
 	f8b_comm_set_timeout(c->timeout_s);
+	F8B_TRY(check_optimizer(c));
 	F8B_TRY(parse_modes(c));
 	F8B_TRY(parse_weights(c));
 	F8B_TRY(parse_tokens(c));
@@ -416,6 +481,10 @@ void f8b_ag_case_key(const void *cfg, size_t i, void *vrow)
 	           f8b_coll_buffers_names[c->rs_buffers]);
 	r->rs_max_ctas = c->rs_max_ctas;
 	r->gemm_sm_margin = c->sm_margin;
+	bool opt = c->optim >= 0 && ac->mode == AG_FP8_AG;
+	f8b_setstr(r->optimizer, sizeof r->optimizer,
+	           opt ? f8b_optim_variant_name((enum f8b_optim_variant)c->optim) : "none");
+	f8b_setstr(r->update, sizeof r->update, opt && c->overlap ? "overlap" : "after");
 	/* Not measured (yet): NaN, never a time of zero. */
 	double *nan_cols[] = {
 	    &r->time_median_s,       &r->time_min_s,
@@ -436,7 +505,7 @@ void f8b_ag_case_key(const void *cfg, size_t i, void *vrow)
 	    &r->step_flops,          &r->bf16_time_median_s,
 	    &r->speedup_vs_bf16,     &r->sqnr_out_db,
 	    &r->sqnr_grad_x_db,      &r->sqnr_grad_w_db,
-	    &r->sqnr_min_db,
+	    &r->sqnr_min_db,         &r->optim_bytes,
 	};
 	for (size_t j = 0; j < sizeof nan_cols / sizeof nan_cols[0]; j++)
 		*nan_cols[j] = NAN;
@@ -484,19 +553,26 @@ bool f8b_ag_same_case(const void *va, const void *vb)
 	           *bb = *b->nccl_buffers ? b->nccl_buffers : "plain",
 	           *pa = *a->cta_policy ? a->cta_policy : "default",
 	           *pb = *b->cta_policy ? b->cta_policy : "default";
+	/* and as no optimizer, updates after the backward */
+	const char *oa = *a->optimizer ? a->optimizer : "none",
+	           *ob = *b->optimizer ? b->optimizer : "none",
+	           *ua = *a->update ? a->update : "after", *ub = *b->update ? b->update : "after";
 	return !strcmp(a->mode, b->mode) && a->d_out == b->d_out && a->d_in == b->d_in &&
 	       a->layers == b->layers && a->tokens_per_rank == b->tokens_per_rank &&
 	       a->ranks == b->ranks && a->prefetch == b->prefetch &&
 	       !strcmp(a->rs_dtype, b->rs_dtype) && !strcmp(ba, bb) && !strcmp(pa, pb) &&
-	       a->in_place == b->in_place && f8b_ag_same_rs_comm(a, b);
+	       a->in_place == b->in_place && f8b_ag_same_rs_comm(a, b) && !strcmp(oa, ob) &&
+	       !strcmp(ua, ub);
 }
 
 void f8b_ag_describe(const void *vrow, char *buf, size_t n)
 {
 	const struct f8b_allgather_row *r = vrow;
-	snprintf(buf, n, "%s %dx[%lldx%lld] %lld tok/rank on %d ranks", r->mode, (int)r->layers,
-	         (long long)r->d_out, (long long)r->d_in, (long long)r->tokens_per_rank,
-	         (int)r->ranks);
+	bool opt = *r->optimizer && strcmp(r->optimizer, "none");
+	snprintf(buf, n, "%s %dx[%lldx%lld] %lld tok/rank on %d ranks%s%s%s%s", r->mode,
+	         (int)r->layers, (long long)r->d_out, (long long)r->d_in,
+	         (long long)r->tokens_per_rank, (int)r->ranks, opt ? ", adamw " : "",
+	         opt ? r->optimizer : "", opt ? " " : "", opt ? r->update : "");
 }
 
 void f8b_ag_exposed_str(const struct f8b_allgather_row *r, char *buf, size_t n)
@@ -534,6 +610,9 @@ int64_t f8b_ag_case_bytes(const void *cfg, size_t i)
 	double shards = L * nk / R * (2 + 1 + gwb);
 	double slots = (c->prefetch + 1) * nk * 2 + 2 * nk + 2 * nk * gwb;
 	double acts = (L + 1) * T * d * 2 + L * T * d + T * d * (2 * 2 + 2 + 1);
+	if (c->optim >= 0) /* master, m, v, their block scales and the fp8 shard */
+		shards +=
+		    L * nk / R * (f8b_optim_state_bytes((enum f8b_optim_variant)c->optim) + 1);
 	double need = shards + slots + acts + 64.0 * (double)(1 << 20);
 	return need < 9e18 ? (int64_t)need : INT64_MAX;
 }

@@ -379,8 +379,27 @@ int f8b_ag_check(struct ag_state *s, struct f8b_allgather_row *row, bool *ok)
 	 * reduce-scatter): every rank takes every step of them, whatever it
 	 * found so far, and the ranks agree on the verdict before remembering
 	 * it, so that no rank skips a collective another one runs. */
-	int *wdone = &c->wchecked[wi * AG_NMODES + (size_t)s->mode];
-	if (!*wdone) {
+	int *wdone = &c->wchecked[wi * AG_NMODES + (size_t)s->mode], optn = 0;
+	if (s->opt) {
+		/* The weights have moved: the optimizer's step is checked instead
+		 * (every case: its state is the case's own). */
+		int bad;
+		char ow[F8B_MSG] = "";
+		if (!c->hb) {
+			struct f8b_device_info info;
+			F8B_TRY(f8b_backend_host.open(-1, &c->hb, &info));
+		}
+		F8B_TRY(f8b_ag_optim_check(s, ow, sizeof ow, &optn));
+		bad = ow[0] != 0;
+		F8B_TRY(f8b_comm_max_int(&bad));
+		if (ow[0] && !why[0])
+			snprintf(why, sizeof why, "%s", ow);
+		else if (bad && !why[0])
+			snprintf(why, sizeof why,
+			         "another rank's optimizer step differs from the host's");
+		if (bad)
+			optn = 0;
+	} else if (!*wdone) {
 		if (!c->hb) {
 			struct f8b_device_info info;
 			F8B_TRY(f8b_backend_host.open(-1, &c->hb, &info));
@@ -412,7 +431,7 @@ int f8b_ag_check(struct ag_state *s, struct f8b_allgather_row *row, bool *ok)
 		if (rw[0] && !why[0])
 			snprintf(why, sizeof why, "%s", rw);
 	}
-	checks = *wdone + c->rschecked[wi];
+	checks = (s->opt ? optn : *wdone) + c->rschecked[wi];
 	row->checks = checks;
 	if (why[0]) {
 		f8b_setstr(row->message, sizeof row->message, why);

@@ -1,6 +1,8 @@
 /* ag_int.h - what the allgather benchmark's files share (doc/allgather.md):
- * configuration and cases (ag_cfg.c), the emulated FSDP step (ag_step.c),
- * the exact checks (ag_check.c) and the driver (allgather.c).
+ * configuration and cases (ag_cfg.c), the step's buffers (ag_buf.c), the
+ * emulated FSDP step (ag_step.c), the optimizer on the shards
+ * (ag_optim.c), the exact checks (ag_check.c, ag_optim_check.c) and the
+ * driver (allgather.c).
  *
  * A stack of L linear layers; layer l's weight is [n_l, k_l] with
  * (n_0, k_0) = (d_out, d_in) and the two swapped on odd layers, so the
@@ -22,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/optim.h"
 #include "harness/bench.h"
 #include "harness/comm.h"
 #include "results/schema.h"
@@ -48,6 +51,9 @@
 #define AG_MAX_SM_MARGIN 32
 /* Buffers f8b_coll_alloc made for one case, freed in reverse order. */
 #define AG_MAX_CBUFS (8 * AG_MAX_LAYERS + 4 * AG_MAX_PREFETCH + 16)
+/* --optimizer (ag_optim.c): blocks of F8B_OPTIM_BLOCK elements of each
+ * layer's shard the check follows through a step (first, middle, last). */
+#define AG_OPT_SAMPLE 3
 
 enum ag_mode {
 	AG_BF16,        /* bf16 gathers, bf16 GEMMs */
@@ -104,6 +110,9 @@ struct ag_cfg {
 	int rs_max_ctas;  /* --rs-max-ctas; 0: NCCL's choice */
 	bool rs_own_comm; /* the reduce-scatter runs on rs_coll */
 	int sm_margin;    /* --gemm-sm-margin */
+	int optim;        /* --optimizer: enum f8b_optim_variant, or -1 (none) */
+	bool overlap;     /* --update overlap */
+	bool update_set, modes_set;
 	struct ag_case *cases;
 	size_t ncases;
 	/* Filled at the first setup. */
@@ -203,16 +212,63 @@ struct ag_state {
 	struct f8b_event *t_gemm[3 * AG_MAX_LAYERS][2], *t_mark[TM_N];
 	int solo; /* finish's standalone launches: 0 all-gather, 1 reduce-scatter, 2 all-reduce */
 
+	/* The optimizer (--optimizer, ag_optim.c): this rank's shard of every
+	 * layer, at element ooff[l] of each state buffer. */
+	bool opt;
+	struct f8b_optim_args oa;                  /* every layer: after's one pass */
+	struct f8b_optim_args oa_l[AG_MAX_LAYERS]; /* layer l alone: overlap's */
+	void *obuf[16];                            /* what ag_optim.c allocated */
+	int64_t ooff[AG_MAX_LAYERS], oarena;
+	struct f8b_optim_hyper *ohyper; /* host copy of the table */
+	struct f8b_tensor gw_all;       /* after: every layer's grad shard, at ooff[l] */
+	uint16_t *probe;                /* the check: the sampled grads each update read */
+	bool probe_on;
+	bool opt_ready; /* the first fp8 shards are cast (the first step does it) */
+
 	int64_t allocated; /* bytes of backend memory */
 	int64_t weight_bytes;
 };
 
-/* ag_step.c */
+/* ag_buf.c */
+/* A tensor header over data (no allocation). */
+struct f8b_tensor f8b_ag_view(void *data, enum f8b_dtype dt, int64_t r, int64_t c);
 /* The seeded fill of layer l's weight: the whole W_l, or (shard) this
  * rank's rows of it, which are the whole tensor's elements from an offset. */
 struct f8b_fill_spec f8b_ag_weight_fill(const struct ag_state *s, int l, bool shard);
 int f8b_ag_alloc(struct ag_state *s);
 void f8b_ag_free(struct ag_state *s);
+/* Backend memory, counted in s->allocated: plain, or a collective's
+ * buffer (--nccl-buffers; freed by f8b_ag_free). */
+int f8b_ag_bytes(struct ag_state *s, size_t bytes, void **p);
+int f8b_ag_cbytes(struct ag_state *s, size_t bytes, void **p);
+/* The same from the reduce-scatter's communicator (rs), in its mode. */
+int f8b_ag_cbytes_on(struct ag_state *s, bool rs, size_t bytes, void **p);
+
+/* ag_optim.c */
+/* The optimizer's state and tables, the grad shards (every layer's, or
+ * overlap's one buffer) and the initial master weights (the seeded
+ * W_l's shard). */
+int f8b_ag_optim_alloc(struct ag_state *s);
+void f8b_ag_optim_free(struct ag_state *s);
+/* The first fp8 shards: the amax of each master, its all-reduce, the
+ * global scales and the cast (the first step runs it, on its queue). */
+int f8b_ag_optim_first(struct ag_state *s);
+/* The update of layer l's shard (l < 0: every layer's, one multi-tensor
+ * pass), its global amax and scale, the fp8 shard the next step gathers;
+ * on the current queue. */
+int f8b_ag_optim_update(struct ag_state *s, int l);
+/* The check's probe: layer l's sampled grad blocks, copied on the
+ * current queue (only while probe_on). */
+int f8b_ag_optim_probe(struct ag_state *s, int l);
+/* Element where sampled block i of layer l starts in the layer's shard. */
+int64_t f8b_ag_optim_sample(const struct ag_state *s, int l, int i, int *cnt);
+/* Bytes of the optimizer's step over every shard (the roofline's). */
+double f8b_ag_optim_bytes(const struct ag_state *s);
+
+/* ag_optim_check.c */
+int f8b_ag_optim_check(struct ag_state *s, char *why, size_t nwhy, int *checks);
+
+/* ag_step.c */
 /* The scales of fp8-allgather: every shard's amax, the one all-reduce,
  * the scales (on the current queue). */
 int f8b_ag_prologue(struct ag_state *s);

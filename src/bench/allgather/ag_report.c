@@ -29,7 +29,14 @@ static int variant_key(const struct f8b_allgather_row *r)
 	int rb =
 	    f8b_coll_name_index(f8b_coll_buffers_names, F8B_COLL_BUF_N,
 	                        or_dflt(r->rs_nccl_buffers, or_dflt(r->nccl_buffers, "plain")));
-	int key = ((b + 1) * 8 + (p + 1)) * 2 + (r->in_place != 0);
+	/* and the optimizer on the shards ("" in older files: none, after) */
+	int o = 0;
+	for (int i = 0; i < F8B_OPTIM_VARIANT_COUNT; i++)
+		if (!strncmp(r->optimizer, f8b_optim_variant_name((enum f8b_optim_variant)i),
+		             sizeof r->optimizer))
+			o = i + 1;
+	int u = !strcmp(r->update, "overlap");
+	int key = (((o * 2 + u) * 8 + b + 1) * 8 + (p + 1)) * 2 + (r->in_place != 0);
 	key = (key * 4 + (rb + 1)) * (AG_MAX_RS_CTAS + 1) + r->rs_max_ctas;
 	return (key * 2 + !strcmp(r->comm_priority, "high")) * (AG_MAX_SM_MARGIN + 1) +
 	       r->gemm_sm_margin;
@@ -39,9 +46,11 @@ void f8b_arpt_variant(const struct f8b_allgather_row *r, char *buf, size_t n)
 {
 	char extra[96];
 	f8b_ag_comm_extra(r, extra, sizeof extra);
-	snprintf(buf, n, "%s, %s CTAs, %s%s", or_dflt(r->nccl_buffers, "plain"),
+	bool opt = *r->optimizer && strcmp(r->optimizer, "none");
+	snprintf(buf, n, "%s, %s CTAs, %s%s%s%s%s%s", or_dflt(r->nccl_buffers, "plain"),
 	         or_dflt(r->cta_policy, "default"), r->in_place ? "in place" : "out of place",
-	         extra);
+	         extra, opt ? ", adamw " : "", opt ? r->optimizer : "", opt ? " " : "",
+	         opt ? r->update : "");
 }
 
 /* Rows of one setting (weight, layers, prefetch, rs dtype, ranks, and how

@@ -68,10 +68,14 @@ int f8b_arpt_write_csv(struct arpt *A)
 
 static void setting_title(FILE *md, const struct f8b_allgather_row *r)
 {
-	fprintf(md, "\n### %d x [%lld x %lld], %d rank%s on %d node%s, prefetch %d, dW in %s\n\n",
-	        (int)r->layers, (long long)r->d_out, (long long)r->d_in, (int)r->ranks,
-	        r->ranks > 1 ? "s" : "", (int)r->nodes, r->nodes > 1 ? "s" : "", (int)r->prefetch,
-	        r->rs_dtype);
+	bool opt = *r->optimizer && strcmp(r->optimizer, "none");
+	fprintf(
+	    md,
+	    "\n### %d x [%lld x %lld], %d rank%s on %d node%s, prefetch %d, dW in %s%s%s%s%s\n\n",
+	    (int)r->layers, (long long)r->d_out, (long long)r->d_in, (int)r->ranks,
+	    r->ranks > 1 ? "s" : "", (int)r->nodes, r->nodes > 1 ? "s" : "", (int)r->prefetch,
+	    r->rs_dtype, opt ? ", AdamW " : "", opt ? r->optimizer : "",
+	    opt ? " on the shards, update " : "", opt ? r->update : "");
 	fprintf(md, "%s on %s, %s (%s).\n\n", r->gpu, r->backend, r->library, r->transport);
 }
 

@@ -95,6 +95,7 @@ static int make_state(struct f8b_run *run, struct ag_cfg *c, const struct ag_cas
 	s->rank = run->rank;
 	s->T = ac->tokens;
 	s->gw_dtype = c->rs_f32 ? F8B_F32 : F8B_BF16;
+	s->opt = c->optim >= 0 && mode == AG_FP8_AG;
 	s->maxn = s->maxk = w->n > w->k ? w->n : w->k;
 	for (int l = 0; l < s->L; l++) {
 		s->n[l] = l % 2 ? w->k : w->n;
@@ -362,6 +363,8 @@ static int finish(void *vs, const struct f8b_measure_result *m, void *vrow)
 	for (int j = 0; j < s->L; j++)
 		flops += 3 * 2.0 * (double)s->T * (double)s->n[j] * (double)s->k[j];
 	row->step_flops = flops;
+	if (s->opt)
+		row->optim_bytes = f8b_ag_optim_bytes(s);
 	row->gemm_time_s = v[5];
 	row->gemm_tflops = flops / v[5] / 1e12;
 	row->gemm_overlap_time_s = v[4];
