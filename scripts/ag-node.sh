@@ -35,6 +35,9 @@
 #   r1           the allgather step on one rank (D=8192, L=8, 2048 and 8192
 #                tokens, every mode), what the report predicts the node's
 #                rows from -> OUTDIR/allgather-r1.h5
+#   optim        the sharded AdamW update in the step (issue 24 item 7):
+#                D=8192 L=8, 2048 and 8192 tokens, --optimizer fp8 and fp32,
+#                --update after, then overlap -> OUTDIR/allgather-optim.h5
 #   sweep        the allgather sweep in its default configuration (the
 #                gpu-sweep.sh part allgather) -> OUTDIR/allgather-sweep.h5,
 #                and the llama shapes appended
@@ -178,6 +181,20 @@ part_r1() {
 	grep -E '^\[' "$logs/allgather-r1.log" | sed 's/.*| //' | tee -a "$summary"
 }
 
+part_optim() {
+	local f="$out/allgather-optim.h5" app=
+	for v in fp8 fp32; do
+		for u in after overlap; do
+			echo "+ mpiexec -n $ngpu f8bench allgather --tokens 2048,8192 --min-time 0.2 --max-time ${AG_MAX_TIME:-2} --optimizer $v --update $u -o allgather-optim.h5 $app" | tee -a "$summary"
+			mpi "$f8b" allgather --tokens 2048,8192 --min-time 0.2 --max-time "${AG_MAX_TIME:-2}" \
+				--optimizer $v --update $u -o "$f" $app >>"$logs/allgather-optim.log" 2>&1 || status=1
+			app=--append
+		done
+	done
+	table "$f" mode tokens_per_rank optimizer update time_median_s speedup_vs_bf16 exposed_pct \
+		peak_mem_bytes optim_bytes checks status | tee -a "$summary"
+}
+
 part_sweep() {
 	"$src/scripts/gpu-sweep.sh" "$f8b" "$out" allgather >"$logs/sweep.log" 2>&1 || status=1
 	grep -E '^\+|^\[' "$logs/sweep.log" | sed 's/elapsed.*| //' | tee -a "$summary"
@@ -199,6 +216,7 @@ for p in $parts; do
 	ab2) part_ab2 ;;
 	ab3) part_ab3 ;;
 	r1) part_r1 ;;
+	optim) part_optim ;;
 	sweep) part_sweep ;;
 	net) part_net ;;
 	*) say "ag-node.sh: unknown part '$p'"; status=2 ;;
