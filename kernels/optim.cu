@@ -3,16 +3,11 @@
  * device-side list of chunks, each chunk one CTA.
  *
  * A warp takes a span of NB blocks of F8B_OPTIM_BLOCK (128) elements at a
- * time (NB by variant, span_of below), four elements of each block per
- * lane, so every load and store instruction covers whole blocks and the
- * fp8 states' per-block scales are one warp reduction each.  All of a
- * span's loads are issued before any of its arithmetic: with fp8 states a
- * lane's four elements of one block are only 4 + 4 + 8 + 16 bytes, too
- * few to keep HBM busy one block at a time.  The fp8 states' 2 NB block
- * scales (a division each, and one more for the stored 1/scale) are
- * computed one per lane, lane 2b for block b's m and 2b + 1 for its
- * sqrt(v), then shuffled back, so a warp runs two divisions per span
- * instead of four per block on every lane.  A chunk's last, partial span
+ * time (span_of), four elements of each block per lane, and issues all
+ * of the span's loads before any arithmetic: with fp8 states one block is
+ * only 32 bytes a lane, too few to keep HBM busy.  Each fp8 block scale
+ * is one warp reduction; lane 2b computes block b's m scale, 2b + 1 its
+ * sqrt(v) scale, then shuffles share them.  A chunk's last, short span
  * goes block by block through the same code with NB = 1.
  *
  * The fused pass reads the bf16 gradient, the states and the master
@@ -45,12 +40,10 @@ __host__ __device__ constexpr bool is_fp8(int v)
 	return v == F8B_OPTIM_FP8 || v == F8B_OPTIM_FP8_MASTER16;
 }
 
-/* Blocks per warp span and the CTAs per SM the registers are budgeted
- * for, by variant: a lane keeps 56 bytes in flight with fp32 states (one
- * block a span, 4 CTAs of 256 threads an SM: the fp32 pass already ran
- * at 96% of the copy bandwidth so), 80 with bf16 (two blocks, 4 CTAs),
- * 128 with fp8 states and 96 with a bf16 master besides (four blocks; 2
- * CTAs, 105 to 112 registers: 3 CTAs would spill). */
+/* Blocks per span and CTAs per SM (registers), by variant: a lane has
+ * 56 bytes in flight with fp32 states (1 block, 4 CTAs: 96% of the copy
+ * bandwidth so), 80 with bf16 (2 blocks, 4 CTAs), 128 with fp8 states,
+ * 96 with a bf16 master (4 blocks, 2 CTAs: with 3 ptxas would spill). */
 template <int V> struct span_of {
 	enum {
 		NB = V == F8B_OPTIM_FP32   ? 1
@@ -316,15 +309,19 @@ __device__ __forceinline__ int64_t row_of(int64_t e, int64_t cols)
 	return e / cols;
 }
 
-/* Where a block starting at tensor element e0 sits in its rows: row r0,
- * offset off0 in it.  Element k of the block is in row r0 or r0 + 1 when
- * rows are at least a block long, else a division away. */
+/* Where a block starting at tensor element e0 sits in its rows (axiswise;
+ * nothing to compute otherwise): row r0, offset off0 in it.  Element k of
+ * the block is in row r0 or r0 + 1 when rows are at least a block long,
+ * else a division away. */
 struct rowpos {
-	int64_t e0, r0, off0, cols;
-	__device__ __forceinline__ rowpos(int64_t e0_, int64_t cols_) : e0(e0_), cols(cols_)
+	int64_t e0, cols, r0 = 0, off0 = 0;
+	__device__ __forceinline__ rowpos(bool axis, int64_t e0_, int64_t cols_)
+	    : e0(e0_), cols(cols_)
 	{
-		r0 = row_of(e0, cols);
-		off0 = e0 - r0 * cols;
+		if (axis) {
+			r0 = row_of(e0, cols);
+			off0 = e0 - r0 * cols;
+		}
 	}
 	__device__ __forceinline__ int64_t row(int k) const
 	{
@@ -333,11 +330,11 @@ struct rowpos {
 };
 
 /* The exact amax of a lane's n new master values w at element k = 4 lane
- * of the block at tensor element e0 with cnt elements (the block's cnt
- * decides whether it lies in one row).  Every lane of the warp calls it. */
+ * of the block at rp with cnt elements (the block's cnt decides whether
+ * it lies in one row).  Every lane of the warp calls it. */
 __device__ __forceinline__ void amax_block(const f8b_optim_args &a, const f8b_optim_tensor &T,
-                                           bool axis, int64_t e0, int cnt, int n, const float *w,
-                                           lane_acc &acc)
+                                           bool axis, const rowpos &rp, int cnt, int n,
+                                           const float *w, lane_acc &acc)
 {
 	uint32_t mx = 0;
 #pragma unroll
@@ -348,7 +345,6 @@ __device__ __forceinline__ void amax_block(const f8b_optim_args &a, const f8b_op
 		return;
 	}
 	unsigned *acc_bits = reinterpret_cast<unsigned *>(a.amax_acc) + T.slot;
-	const rowpos rp(e0, T.cols);
 	if (rp.off0 + cnt <= T.cols) {
 		/* the block lies in one row: one atomic per block */
 		mx = __reduce_max_sync(F8B_K_FULL_MASK, mx);
@@ -366,15 +362,14 @@ __device__ __forceinline__ void amax_block(const f8b_optim_args &a, const f8b_op
 }
 
 /* The e4m3 cast of a lane's n master values w at element k = 4 lane of
- * the block at tensor element e0 (buffer element i of the lane's first):
- * tensorwise with the CTA's scale ts, axiswise with each row's. */
+ * the block at rp (buffer element i of the lane's first): tensorwise with
+ * the CTA's scale ts, axiswise with each row's. */
 __device__ __forceinline__ void cast_block(const f8b_optim_args &a, const f8b_optim_tensor &T,
-                                           bool axis, float ts, int64_t e0, int64_t i, int n,
+                                           bool axis, float ts, const rowpos &rp, int64_t i, int n,
                                            const float *w, lane_acc &acc)
 {
 	float x[4];
 	if (axis) {
-		const rowpos rp(e0, T.cols);
 		const int k = 4 * (threadIdx.x & 31);
 #pragma unroll
 		for (int j = 0; j < 4; j++)
@@ -430,13 +425,14 @@ __device__ __forceinline__ void span(const f8b_optim_args &a, const f8b_optim_hy
 		put_fp8_states<NB>(a, i, blk0, n, m, s);
 #pragma unroll
 	for (int b = 0; b < NB; b++) {
-		const int64_t eb = e0 + b * F8B_OPTIM_BLOCK, ib = i + b * F8B_OPTIM_BLOCK;
+		const int64_t ib = i + b * F8B_OPTIM_BLOCK;
 		if (UPD)
 			put_master<V>(a, t, T, e + b * F8B_OPTIM_BLOCK, ib, n, w[b]);
+		const rowpos rp(axis, e0 + b * F8B_OPTIM_BLOCK, T.cols);
 		if (AMX)
-			amax_block(a, T, axis, eb, FULL ? F8B_OPTIM_BLOCK : cnt, n, w[b], acc);
+			amax_block(a, T, axis, rp, FULL ? F8B_OPTIM_BLOCK : cnt, n, w[b], acc);
 		if (CST)
-			cast_block(a, T, axis, ts, eb, ib, n, w[b], acc);
+			cast_block(a, T, axis, ts, rp, ib, n, w[b], acc);
 	}
 }
 
