@@ -28,6 +28,8 @@
 
 #include <cuda_fp16.h>
 
+#include <type_traits>
+
 namespace
 {
 
@@ -99,27 +101,18 @@ template <typename T> __device__ __forceinline__ void store4(T *p, int64_t i, in
 }
 
 /* The element types as stored: the m and v states, the master. */
-template <int V> struct state_t {
-	typedef uint8_t type; /* fp8 states */
-};
-template <> struct state_t<F8B_OPTIM_FP32> {
-	typedef float type;
-};
-template <> struct state_t<F8B_OPTIM_BF16> {
-	typedef uint16_t type;
-};
-template <int V> struct master_t {
-	typedef float type;
-};
-template <> struct master_t<F8B_OPTIM_FP8_MASTER16> {
-	typedef uint16_t type;
-};
+template <int V>
+using state_t = typename std::conditional<
+    V == F8B_OPTIM_FP32, float,
+    typename std::conditional<V == F8B_OPTIM_BF16, uint16_t, uint8_t>::type>::type;
+template <int V>
+using master_t = typename std::conditional<V == F8B_OPTIM_FP8_MASTER16, uint16_t, float>::type;
 
 /* A lane's four elements of one block as loaded, before any arithmetic. */
 template <int V> struct raw4 {
 	uint16_t g[4];
-	typename state_t<V>::type m[4], v[4];
-	typename master_t<V>::type w[4];
+	state_t<V> m[4], v[4];
+	master_t<V> w[4];
 	float msi, ssi; /* fp8 states: the block's dequantising factors */
 };
 
@@ -128,7 +121,7 @@ template <int V, bool UPD>
 __device__ __forceinline__ void load_raw(const f8b_optim_args &a, int64_t i, int64_t blk, int n,
                                          raw4<V> &r)
 {
-	typedef typename state_t<V>::type S;
+	typedef state_t<V> S;
 	if (UPD) {
 		load4(a.grad, i, n, r.g);
 		load4(static_cast<const S *>(a.m), i, n, r.m);
@@ -138,7 +131,7 @@ __device__ __forceinline__ void load_raw(const f8b_optim_args &a, int64_t i, int
 			r.ssi = a.v_sinv[blk];
 		}
 	}
-	load4(static_cast<const typename master_t<V>::type *>(a.master), i, n, r.w);
+	load4(static_cast<const master_t<V> *>(a.master), i, n, r.w);
 }
 
 __device__ __forceinline__ float widen(float x)
