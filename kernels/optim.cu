@@ -1,25 +1,34 @@
 /* optim.cu - the optim benchmark's step (backend.h optim_pass,
- * doc/optim.md): one multi-tensor launch per pass over a device-side list
- * of chunks, each chunk one CTA.
+ * doc/optim.md "The launch"): one multi-tensor launch per pass over a
+ * device-side list of chunks, each chunk one CTA.
  *
- * A warp takes one block of F8B_OPTIM_BLOCK (128) elements at a time, four
- * per lane, so the fp8 states' per-block scales are one warp reduction
- * away; the CTA's 8 warps stride through the chunk.  The fused pass reads
- * the bf16 gradient, the states and the master weight once and writes the
- * states, the master, the e4m3 weight and its exact amax (tensorwise: the
- * CTA's max, one atomicMax on the float bits; axiswise: one per row run).
- * The last CTA to finish (a ticket counter) folds the amax and computes
- * the next scales (core/optim.h f8b_optim_fold), so a step needs no
- * other launch: nothing to zero, nothing to copy.
+ * A warp takes a span of NB blocks of F8B_OPTIM_BLOCK (128) elements at a
+ * time (span_of), four elements of each block per lane, and issues all
+ * of the span's loads before any arithmetic: with fp8 states one block is
+ * only 32 bytes a lane, too few to keep HBM busy.  Each fp8 block scale
+ * is one warp reduction; lane 2b computes block b's m scale, 2b + 1 its
+ * sqrt(v) scale, then shuffles share them.  A chunk's last, short span
+ * goes block by block through the same code with NB = 1.
+ *
+ * The fused pass reads the bf16 gradient, the states and the master
+ * weight once and writes the states, the master, the e4m3 weight and its
+ * exact amax (tensorwise: the CTA's max, one atomicMax on the float bits;
+ * axiswise: one per row run).  The last CTA to finish (a ticket counter)
+ * folds the amax and computes the next scales (core/optim.h
+ * f8b_optim_fold), so a step needs no other launch: nothing to zero,
+ * nothing to copy.
  *
  * Bit-exact with src/backend/host_optim.c: the element math is
  * core/optim.h's, where every operation is an __f*_rn intrinsic (never
- * contracted into an FMA); conversions are the cvt instructions the host
- * codec reproduces (core/fp8.h).
+ * contracted into an FMA), done per element and per block exactly as the
+ * host does it (which lane or warp does it changes no bit); conversions
+ * are the cvt instructions the host codec reproduces (core/fp8.h).
  */
 #include "kernels_internal.cuh"
 
 #include <cuda_fp16.h>
+
+#include <type_traits>
 
 namespace
 {
@@ -27,15 +36,30 @@ namespace
 /* Slots each thread of the last CTA folds at a time (see the fold). */
 #define FOLD_BATCH 8
 
-__device__ __forceinline__ float dec_e4m3(uint8_t b)
+/* The fp8 states (e4m3 m, e5m2 sqrt(v), block factors). */
+__host__ __device__ constexpr bool is_fp8(int v)
 {
-	return __half2float(__half(__nv_cvt_fp8_to_halfraw(b, __NV_E4M3)));
+	return v == F8B_OPTIM_FP8 || v == F8B_OPTIM_FP8_MASTER16;
 }
 
-__device__ __forceinline__ float dec_e5m2(uint8_t b)
-{
-	return __half2float(__half(__nv_cvt_fp8_to_halfraw(b, __NV_E5M2)));
-}
+/* Blocks per span and CTAs per SM (registers), by variant: a lane has
+ * 56 bytes in flight with fp32 states (1 block, 4 CTAs: 96% of the copy
+ * bandwidth so), 80 with bf16 (2 blocks, 4 CTAs), 128 with fp8 states,
+ * 96 with a bf16 master (4 blocks, 2 CTAs: with 3 ptxas would spill).
+ * For an A/B: NVCCFLAGS=-DF8B_OPTIM_FP8_SPAN=1 or 2 (3 CTAs an SM). */
+#ifndef F8B_OPTIM_FP8_SPAN
+#define F8B_OPTIM_FP8_SPAN 4
+#endif
+template <int V> struct span_of {
+	enum {
+		NB = V == F8B_OPTIM_FP32   ? 1
+		     : V == F8B_OPTIM_BF16 ? 2
+		                           : F8B_OPTIM_FP8_SPAN,
+		MINB = !is_fp8(V) ? 4
+		       : NB < 4   ? 3
+		                  : 2
+	};
+};
 
 /* Four consecutive elements of a buffer of dtype T at element i, all
  * four present (n == 4: one vector access) or the first n. */
@@ -76,76 +100,169 @@ template <typename T> __device__ __forceinline__ void store4(T *p, int64_t i, in
 	}
 }
 
+/* The element types as stored: the m and v states, the master. */
 template <int V>
-__device__ __forceinline__ void load_master(const f8b_optim_args &a, int64_t i, int n, float *w)
+using state_t = typename std::conditional<
+    V == F8B_OPTIM_FP32, float,
+    typename std::conditional<V == F8B_OPTIM_BF16, uint16_t, uint8_t>::type>::type;
+template <int V>
+using master_t = typename std::conditional<V == F8B_OPTIM_FP8_MASTER16, uint16_t, float>::type;
+
+/* A lane's four elements of one block as loaded, before any arithmetic. */
+template <int V> struct raw4 {
+	uint16_t g[4];
+	state_t<V> m[4], v[4];
+	master_t<V> w[4];
+	float msi, ssi; /* fp8 states: the block's dequantising factors */
+};
+
+/* The loads of a lane's n elements at buffer element i (block blk). */
+template <int V, bool UPD>
+__device__ __forceinline__ void load_raw(const f8b_optim_args &a, int64_t i, int64_t blk, int n,
+                                         raw4<V> &r)
 {
-	if (V == F8B_OPTIM_FP8_MASTER16) {
-		uint16_t b[4];
-		load4(static_cast<const uint16_t *>(a.master), i, n, b);
+	typedef state_t<V> S;
+	if (UPD) {
+		load4(a.grad, i, n, r.g);
+		load4(static_cast<const S *>(a.m), i, n, r.m);
+		load4(static_cast<const S *>(a.v), i, n, r.v);
+		if constexpr (is_fp8(V)) {
+			r.msi = a.m_sinv[blk];
+			r.ssi = a.v_sinv[blk];
+		}
+	}
+	load4(static_cast<const master_t<V> *>(a.master), i, n, r.w);
+}
+
+__device__ __forceinline__ float widen(float x)
+{
+	return x;
+}
+
+__device__ __forceinline__ float widen(uint16_t b)
+{
+	return f8b_d_bf16_to_f32(b);
+}
+
+/* Four fp8 bytes (e4m3, or e5m2 with E5M2) times their block factor:
+ * two bytes per cvt.rn.f16x2, the instruction the one-byte conversion
+ * also runs, then exact widenings. */
+template <bool E5M2>
+__device__ __forceinline__ void dec_fp8x4(const uint8_t *q, float f, float *out)
+{
 #pragma unroll
-		for (int j = 0; j < 4; j++)
-			w[j] = f8b_d_bf16_to_f32(b[j]);
-	} else {
-		load4(static_cast<const float *>(a.master), i, n, w);
+	for (int p = 0; p < 2; p++) {
+		const __half2_raw h2 = __nv_cvt_fp8x2_to_halfraw2(
+		    (__nv_fp8x2_storage_t)(q[2 * p] | (unsigned)q[2 * p + 1] << 8),
+		    E5M2 ? __NV_E5M2 : __NV_E4M3);
+		__half_raw lo, hi;
+		lo.x = h2.x;
+		hi.x = h2.y;
+		out[2 * p] = __fmul_rn(__half2float(__half(lo)), f);
+		out[2 * p + 1] = __fmul_rn(__half2float(__half(hi)), f);
 	}
 }
 
-/* The update of this lane's n (<= 4) elements at tensor element e of a
- * block starting at element e0 (block index blk in the state buffers); w
- * gets the master as stored.  Every lane of the warp calls it (the fp8
- * block scales are warp reductions). */
+/* What a lane counts over its spans. */
+struct lane_acc {
+	uint32_t tmax; /* tensorwise: max |w| bits */
+	unsigned nonfin, sat, clip;
+};
+
+/* The AdamW update of a lane's n elements of one block from their loaded
+ * values: the new m and sqrt(v) (fp8 states) or v into m, s, v; the new
+ * master, unrounded, into w.  A non-finite gradient keeps the element's
+ * old values. */
 template <int V>
-__device__ __forceinline__ void update4(const f8b_optim_args &a, const f8b_optim_hyper &h,
-                                        uint64_t t, const f8b_optim_tensor &T, int64_t e, int n,
-                                        int64_t blk, float *w, unsigned *nonfin, unsigned *clip)
+__device__ __forceinline__ void update_elems(const f8b_optim_hyper &h, const raw4<V> &r, int n,
+                                             float *m, float *v, float *s, float *w, lane_acc &acc)
 {
-	const int64_t i = T.off + e;
-	float g[4], m[4], v[4], s[4] = {0, 0, 0, 0};
-	{
-		uint16_t gb[4];
-		load4(a.grad, i, n, gb);
-#pragma unroll
-		for (int j = 0; j < 4; j++)
-			g[j] = f8b_d_bf16_to_f32(gb[j]);
+	if constexpr (is_fp8(V)) {
+		dec_fp8x4<false>(r.m, r.msi, m);
+		dec_fp8x4<true>(r.v, r.ssi, s);
 	}
-	if (V == F8B_OPTIM_FP32) {
-		load4(static_cast<const float *>(a.m), i, n, m);
-		load4(static_cast<const float *>(a.v), i, n, v);
-	} else if (V == F8B_OPTIM_BF16) {
-		uint16_t mb[4], vb[4];
-		load4(static_cast<const uint16_t *>(a.m), i, n, mb);
-		load4(static_cast<const uint16_t *>(a.v), i, n, vb);
 #pragma unroll
-		for (int j = 0; j < 4; j++) {
-			m[j] = f8b_d_bf16_to_f32(mb[j]);
-			v[j] = f8b_d_bf16_to_f32(vb[j]);
-		}
-	} else {
-		uint8_t mq[4], sq[4];
-		load4(static_cast<const uint8_t *>(a.m), i, n, mq);
-		load4(static_cast<const uint8_t *>(a.v), i, n, sq);
-		const float msi = a.m_sinv[blk], ssi = a.v_sinv[blk];
-#pragma unroll
-		for (int j = 0; j < 4; j++) {
-			m[j] = __fmul_rn(dec_e4m3(mq[j]), msi);
-			s[j] = __fmul_rn(dec_e5m2(sq[j]), ssi);
+	for (int j = 0; j < 4; j++) {
+		if constexpr (is_fp8(V)) {
 			v[j] = __fmul_rn(s[j], s[j]);
+		} else {
+			m[j] = widen(r.m[j]);
+			v[j] = widen(r.v[j]);
+			s[j] = 0.0f;
 		}
+		w[j] = widen(r.w[j]);
 	}
-	load_master<V>(a, i, n, w);
 #pragma unroll
 	for (int j = 0; j < 4; j++) {
 		if (j >= n)
 			continue;
-		if (f8b_om_finite(g[j]))
-			*clip += (unsigned)f8b_optim_adamw(&h, g[j], &m[j], &v[j], &s[j], &w[j]);
+		const float g = f8b_d_bf16_to_f32(r.g[j]);
+		if (f8b_om_finite(g))
+			acc.clip += (unsigned)f8b_optim_adamw(&h, g, &m[j], &v[j], &s[j], &w[j]);
 		else
-			(*nonfin)++;
+			acc.nonfin++;
 	}
-	if (V == F8B_OPTIM_FP32) {
+}
+
+/* The fp8 states of a span's NB blocks (first block blk0, a lane's
+ * elements at buffer element i + b * F8B_OPTIM_BLOCK): each block's
+ * scales from its new values (a warp reduction each), the bytes, and the
+ * stored factors 1 / scale.  Lane 2b computes block b's m scale, lane
+ * 2b + 1 its sqrt(v) scale (core/optim.h f8b_optim_scale: the host's
+ * division, so the same bits); the others' results are unused. */
+template <int NB>
+__device__ __forceinline__ void put_fp8_states(const f8b_optim_args &a, int64_t i, int64_t blk0,
+                                               int n, float (*m)[4], float (*s)[4])
+{
+	const int lane = threadIdx.x & 31;
+	uint32_t mine = 0;
+#pragma unroll
+	for (int b = 0; b < NB; b++) {
+		uint32_t am = 0, as = 0;
+#pragma unroll
+		for (int j = 0; j < 4; j++) {
+			am = max(am, j < n ? f8b_d_abs_bits(m[b][j]) : 0u);
+			as = max(as, j < n ? f8b_d_abs_bits(s[b][j]) : 0u);
+		}
+		am = __reduce_max_sync(F8B_K_FULL_MASK, am);
+		as = __reduce_max_sync(F8B_K_FULL_MASK, as);
+		mine = lane == 2 * b ? am : lane == 2 * b + 1 ? as : mine;
+	}
+	const float sc = f8b_optim_scale(__uint_as_float(mine), (lane & 1) ? 57344.0f : 448.0f);
+	const float inv = __fdiv_rn(1.0f, sc);
+	if (lane < 2 * NB)
+		((lane & 1) ? a.v_sinv : a.m_sinv)[blk0 + (lane >> 1)] = inv;
+#pragma unroll
+	for (int b = 0; b < NB; b++) {
+		const float sm = __shfl_sync(F8B_K_FULL_MASK, sc, 2 * b);
+		const float ss = __shfl_sync(F8B_K_FULL_MASK, sc, 2 * b + 1);
+		uint32_t mq = 0, sq = 0;
+#pragma unroll
+		for (int p = 0; p < 2; p++) {
+			mq |= f8b_d_cvt_fp8x2<false>(__fmul_rn(m[b][2 * p], sm),
+			                             __fmul_rn(m[b][2 * p + 1], sm))
+			      << (16 * p);
+			sq |= f8b_d_cvt_fp8x2<true>(__fmul_rn(s[b][2 * p], ss),
+			                            __fmul_rn(s[b][2 * p + 1], ss))
+			      << (16 * p);
+		}
+		uint8_t mb[4], sb[4];
+		memcpy(mb, &mq, sizeof mq);
+		memcpy(sb, &sq, sizeof sq);
+		store4(static_cast<uint8_t *>(a.m), i + b * F8B_OPTIM_BLOCK, n, mb);
+		store4(static_cast<uint8_t *>(a.v), i + b * F8B_OPTIM_BLOCK, n, sb);
+	}
+}
+
+/* The fp32 or bf16 states of a lane's n elements at buffer element i. */
+template <int V>
+__device__ __forceinline__ void put_states(const f8b_optim_args &a, int64_t i, int n,
+                                           const float *m, const float *v)
+{
+	if constexpr (V == F8B_OPTIM_FP32) {
 		store4(static_cast<float *>(a.m), i, n, m);
 		store4(static_cast<float *>(a.v), i, n, v);
-	} else if (V == F8B_OPTIM_BF16) {
+	} else {
 		uint16_t mb[4], vb[4];
 #pragma unroll
 		for (int j = 0; j < 4; j++) {
@@ -154,31 +271,18 @@ __device__ __forceinline__ void update4(const f8b_optim_args &a, const f8b_optim
 		}
 		store4(static_cast<uint16_t *>(a.m), i, n, mb);
 		store4(static_cast<uint16_t *>(a.v), i, n, vb);
-	} else {
-		uint32_t am = 0, as = 0;
-#pragma unroll
-		for (int j = 0; j < 4; j++) {
-			am = max(am, j < n ? f8b_d_abs_bits(m[j]) : 0u);
-			as = max(as, j < n ? f8b_d_abs_bits(s[j]) : 0u);
-		}
-		am = __reduce_max_sync(F8B_K_FULL_MASK, am);
-		as = __reduce_max_sync(F8B_K_FULL_MASK, as);
-		const float sm = f8b_optim_scale(__uint_as_float(am), 448.0f);
-		const float ss = f8b_optim_scale(__uint_as_float(as), 57344.0f);
-		if ((threadIdx.x & 31) == 0) {
-			a.m_sinv[blk] = __fdiv_rn(1.0f, sm);
-			a.v_sinv[blk] = __fdiv_rn(1.0f, ss);
-		}
-		uint8_t mq[4], sq[4];
-#pragma unroll
-		for (int j = 0; j < 4; j++) {
-			mq[j] = f8b_d_cvt_fp8<false>(__fmul_rn(m[j], sm));
-			sq[j] = f8b_d_cvt_fp8<true>(__fmul_rn(s[j], ss));
-		}
-		store4(static_cast<uint8_t *>(a.m), i, n, mq);
-		store4(static_cast<uint8_t *>(a.v), i, n, sq);
 	}
-	if (V == F8B_OPTIM_FP8_MASTER16) {
+}
+
+/* The new master of a lane's n elements at tensor element e (buffer
+ * element i): stored, and w becomes the value stored, widened (what the
+ * amax and the cast see, as on the host). */
+template <int V>
+__device__ __forceinline__ void put_master(const f8b_optim_args &a, uint64_t t,
+                                           const f8b_optim_tensor &T, int64_t e, int64_t i, int n,
+                                           float *w)
+{
+	if constexpr (V == F8B_OPTIM_FP8_MASTER16) {
 		uint16_t b[4];
 #pragma unroll
 		for (int j = 0; j < 4; j++) {
@@ -192,6 +296,142 @@ __device__ __forceinline__ void update4(const f8b_optim_args &a, const f8b_optim
 		store4(static_cast<uint16_t *>(a.master), i, n, b);
 	} else {
 		store4(static_cast<float *>(a.master), i, n, w);
+	}
+}
+
+/* Row of tensor element e (axiswise), by a 32-bit division where both
+ * fit (a 64-bit one is a long subroutine). */
+__device__ __forceinline__ int64_t row_of(int64_t e, int64_t cols)
+{
+	if (((uint64_t)e | (uint64_t)cols) <= 0xFFFFFFFFull)
+		return (int64_t)((uint32_t)e / (uint32_t)cols);
+	return e / cols;
+}
+
+/* Where a block starting at tensor element e0 sits in its rows (axiswise;
+ * nothing to compute otherwise): row r0, offset off0 in it.  Element k of
+ * the block is in row r0 or r0 + 1 when rows are at least a block long,
+ * else a division away. */
+struct rowpos {
+	int64_t e0, cols, r0 = 0, off0 = 0;
+	__device__ __forceinline__ rowpos(bool axis, int64_t e0_, int64_t cols_)
+	    : e0(e0_), cols(cols_)
+	{
+		if (axis) {
+			r0 = row_of(e0, cols);
+			off0 = e0 - r0 * cols;
+		}
+	}
+	__device__ __forceinline__ int64_t row(int k) const
+	{
+		return cols >= F8B_OPTIM_BLOCK ? r0 + (off0 + k >= cols) : row_of(e0 + k, cols);
+	}
+};
+
+/* The exact amax of a lane's n new master values w at element k = 4 lane
+ * of the block at rp with cnt elements (the block's cnt decides whether
+ * it lies in one row).  Every lane of the warp calls it. */
+__device__ __forceinline__ void amax_block(const f8b_optim_args &a, const f8b_optim_tensor &T,
+                                           bool axis, const rowpos &rp, int cnt, int n,
+                                           const float *w, lane_acc &acc)
+{
+	uint32_t mx = 0;
+#pragma unroll
+	for (int j = 0; j < 4; j++)
+		mx = max(mx, j < n ? f8b_d_abs_bits(w[j]) : 0u);
+	if (!axis) {
+		acc.tmax = max(acc.tmax, mx);
+		return;
+	}
+	unsigned *acc_bits = reinterpret_cast<unsigned *>(a.amax_acc) + T.slot;
+	if (rp.off0 + cnt <= T.cols) {
+		/* the block lies in one row: one atomic per block */
+		mx = __reduce_max_sync(F8B_K_FULL_MASK, mx);
+		if ((threadIdx.x & 31) == 0 && mx)
+			atomicMax(acc_bits + rp.r0, mx);
+		return;
+	}
+	const int k = 4 * (threadIdx.x & 31);
+#pragma unroll
+	for (int j = 0; j < 4; j++) {
+		const uint32_t b = j < n ? f8b_d_abs_bits(w[j]) : 0u;
+		if (b)
+			atomicMax(acc_bits + rp.row(k + j), b);
+	}
+}
+
+/* The e4m3 cast of a lane's n master values w at element k = 4 lane of
+ * the block at rp (buffer element i of the lane's first): tensorwise with
+ * the CTA's scale ts, axiswise with each row's. */
+__device__ __forceinline__ void cast_block(const f8b_optim_args &a, const f8b_optim_tensor &T,
+                                           bool axis, float ts, const rowpos &rp, int64_t i, int n,
+                                           const float *w, lane_acc &acc)
+{
+	float x[4];
+	if (axis) {
+		const int k = 4 * (threadIdx.x & 31);
+#pragma unroll
+		for (int j = 0; j < 4; j++)
+			x[j] = __fmul_rn(w[j], j < n ? a.scale[T.slot + rp.row(k + j)] : 0.0f);
+	} else {
+#pragma unroll
+		for (int j = 0; j < 4; j++)
+			x[j] = __fmul_rn(w[j], ts);
+	}
+#pragma unroll
+	for (int j = 0; j < 4; j++)
+		acc.sat += j < n && fabsf(x[j]) >= F8B_OPTIM_SAT_E4M3;
+	const uint32_t q = f8b_d_cvt_fp8x2<false>(x[0], x[1]) | f8b_d_cvt_fp8x2<false>(x[2], x[3])
+	                                                            << 16;
+	uint8_t qb[4];
+	memcpy(qb, &q, sizeof q);
+	store4(a.w8, i, n, qb);
+}
+
+/* One span of a warp: NB blocks from tensor element e0, the last with cnt
+ * elements (FULL: every block whole, cnt = F8B_OPTIM_BLOCK; else NB = 1).
+ * Loads first, for all NB blocks; then the update, the states, the
+ * master, the amax and the cast. */
+template <int V, bool UPD, bool AMX, bool CST, int NB, bool FULL>
+__device__ __forceinline__ void span(const f8b_optim_args &a, const f8b_optim_hyper &h, uint64_t t,
+                                     const f8b_optim_tensor &T, bool axis, float ts, int64_t e0,
+                                     int cnt, lane_acc &acc)
+{
+	const int lane = threadIdx.x & 31;
+	const int n = FULL ? 4 : max(0, min(4, cnt - 4 * lane));
+	const int64_t e = e0 + 4 * lane; /* block b: e + b * F8B_OPTIM_BLOCK */
+	const int64_t i = T.off + e;     /* the same in the buffers */
+	const int64_t blk0 = (T.off + e0) / F8B_OPTIM_BLOCK;
+	raw4<V> r[NB];
+#pragma unroll
+	for (int b = 0; b < NB; b++)
+		load_raw<V, UPD>(a, i + b * F8B_OPTIM_BLOCK, blk0 + b, n, r[b]);
+	float w[NB][4], m[NB][4], s[NB][4];
+#pragma unroll
+	for (int b = 0; b < NB; b++) {
+		if (UPD) {
+			float v[4];
+			update_elems<V>(h, r[b], n, m[b], v, s[b], w[b], acc);
+			if constexpr (!is_fp8(V))
+				put_states<V>(a, i + b * F8B_OPTIM_BLOCK, n, m[b], v);
+		} else {
+#pragma unroll
+			for (int j = 0; j < 4; j++)
+				w[b][j] = widen(r[b].w[j]);
+		}
+	}
+	if constexpr (UPD && is_fp8(V))
+		put_fp8_states<NB>(a, i, blk0, n, m, s);
+#pragma unroll
+	for (int b = 0; b < NB; b++) {
+		const int64_t ib = i + b * F8B_OPTIM_BLOCK;
+		if (UPD)
+			put_master<V>(a, t, T, e + b * F8B_OPTIM_BLOCK, ib, n, w[b]);
+		const rowpos rp(axis, e0 + b * F8B_OPTIM_BLOCK, T.cols);
+		if (AMX)
+			amax_block(a, T, axis, rp, FULL ? F8B_OPTIM_BLOCK : cnt, n, w[b], acc);
+		if (CST)
+			cast_block(a, T, axis, ts, rp, ib, n, w[b], acc);
 	}
 }
 
@@ -211,7 +451,8 @@ __device__ __forceinline__ void cta_add(unsigned v, unsigned long long *acc)
 }
 
 template <int V, bool UPD, bool AMX, bool CST>
-__global__ void __launch_bounds__(F8B_K_THREADS, 4) optim_kernel(const f8b_optim_args a)
+__global__ void __launch_bounds__(F8B_K_THREADS, span_of<V>::MINB)
+    optim_kernel(const f8b_optim_args a)
 {
 	__shared__ uint32_t smem[8];
 	__shared__ unsigned long long counts[3]; /* nonfinite, saturated, clipped */
@@ -224,71 +465,38 @@ __global__ void __launch_bounds__(F8B_K_THREADS, 4) optim_kernel(const f8b_optim
 	const f8b_optim_tensor T = a.tensors[ch.tensor];
 	const uint64_t t = a.ctr[F8B_OPTIM_CTR_STEP];
 	const f8b_optim_hyper h = a.hyper[f8b_optim_hyper_index(t, a.nhyper)];
-	const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+	const int warp = threadIdx.x >> 5;
 	const bool axis = a.gran == F8B_GRAN_AXISWISE;
+	/* tensorwise: the cast's scale, read once (only the last CTA's fold,
+	 * after every CTA's loop, writes it) */
+	const float ts = CST && !axis ? a.scale[T.slot] : 0.0f;
 	const int64_t end = ch.start + ch.count;
-	uint32_t tmax = 0; /* tensorwise: this lane's max |w| bits */
-	unsigned nonfin = 0, sat = 0, clip = 0;
+	lane_acc acc = {0, 0, 0, 0};
 
-	for (int64_t e0 = ch.start + (int64_t)warp * F8B_OPTIM_BLOCK; e0 < end;
-	     e0 += (F8B_K_THREADS / 32) * F8B_OPTIM_BLOCK) {
-		const int cnt = (int)min((int64_t)F8B_OPTIM_BLOCK, end - e0);
-		const int64_t e = e0 + 4 * lane;
-		const int n = max(0, min(4, cnt - 4 * lane));
-		float w[4];
-		if (UPD)
-			update4<V>(a, h, t, T, e, n, (T.off + e0) / F8B_OPTIM_BLOCK, w, &nonfin,
-			           &clip);
-		else
-			load_master<V>(a, T.off + e, n, w);
-		if (AMX) {
-			uint32_t mx = 0;
-#pragma unroll
-			for (int j = 0; j < 4; j++)
-				mx = max(mx, j < n ? f8b_d_abs_bits(w[j]) : 0u);
-			if (!axis) {
-				tmax = max(tmax, mx);
-			} else if (e0 / T.cols == (e0 + cnt - 1) / T.cols) {
-				/* the block lies in one row: one atomic per block */
-				mx = __reduce_max_sync(F8B_K_FULL_MASK, mx);
-				if (lane == 0 && mx)
-					atomicMax(reinterpret_cast<unsigned *>(a.amax_acc) +
-					              T.slot + e0 / T.cols,
-					          mx);
-			} else {
-#pragma unroll
-				for (int j = 0; j < 4; j++) {
-					uint32_t b = j < n ? f8b_d_abs_bits(w[j]) : 0u;
-					if (b)
-						atomicMax(reinterpret_cast<unsigned *>(a.amax_acc) +
-						              T.slot + (e + j) / T.cols,
-						          b);
-				}
-			}
-		}
-		if (CST) {
-			uint8_t q[4] = {0, 0, 0, 0};
-#pragma unroll
-			for (int j = 0; j < 4; j++) {
-				if (j >= n)
-					continue;
-				const float x = __fmul_rn(
-				    w[j], a.scale[axis ? T.slot + (e + j) / T.cols : T.slot]);
-				sat += fabsf(x) >= F8B_OPTIM_SAT_E4M3;
-				q[j] = f8b_d_cvt_fp8<false>(x);
-			}
-			store4(a.w8, T.off + e, n, q);
+	constexpr int NB = span_of<V>::NB;
+	constexpr int64_t SPAN = (int64_t)NB * F8B_OPTIM_BLOCK;
+	for (int64_t e0 = ch.start + (int64_t)warp * SPAN; e0 < end;
+	     e0 += (F8B_K_THREADS / 32) * SPAN) {
+		if (e0 + SPAN <= end) {
+			span<V, UPD, AMX, CST, NB, true>(a, h, t, T, axis, ts, e0, F8B_OPTIM_BLOCK,
+			                                 acc);
+		} else {
+			/* the chunk's last span, short: block by block */
+			for (int64_t eb = e0; eb < end; eb += F8B_OPTIM_BLOCK)
+				span<V, UPD, AMX, CST, 1, false>(
+				    a, h, t, T, axis, ts, eb,
+				    (int)min((int64_t)F8B_OPTIM_BLOCK, end - eb), acc);
 		}
 	}
 
 	if (AMX && !axis) {
-		tmax = f8b_d_group_max(tmax, F8B_K_THREADS, smem);
+		const uint32_t tmax = f8b_d_group_max(acc.tmax, F8B_K_THREADS, smem);
 		if (threadIdx.x == 0 && tmax)
 			atomicMax(reinterpret_cast<unsigned *>(a.amax_acc) + T.slot, tmax);
 	}
-	cta_add(nonfin, &counts[0]);
-	cta_add(sat, &counts[1]);
-	cta_add(clip, &counts[2]);
+	cta_add(acc.nonfin, &counts[0]);
+	cta_add(acc.sat, &counts[1]);
+	cta_add(acc.clip, &counts[2]);
 	/* Every thread's atomics (axiswise: each warp's lane 0) ordered at
 	 * GPU scope before thread 0 takes the ticket below. */
 	__threadfence();

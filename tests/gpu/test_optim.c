@@ -1,9 +1,10 @@
 /* test_optim.c - kernels/optim.cu against the host reference
  * (host_optim.c), bit for bit: every variant, scaling and granularity of
  * the fp8 weight, stochastic rounding, non-finite gradients, uneven
- * tensors and tensors smaller than a chunk, many CTAs per pass (the last
- * CTA's fold), each pass of the split sequence, and the step replayed as
- * a CUDA graph.  Every buffer is compared after every step.  Skips (exit
+ * tensors and tensors smaller than a chunk, whole and short warp spans
+ * (kernels/optim.cu), rows shorter and longer than a block, many CTAs
+ * per pass (the last CTA's fold), each pass of the split sequence, and
+ * the step replayed as a CUDA graph.  Every buffer is compared after every step.  Skips (exit
  * 77) without a GPU. */
 #include <math.h>
 #include <stdio.h>
@@ -224,8 +225,11 @@ static bool same(const struct model *d, const struct model *h, char *why, size_t
 	return ok;
 }
 
-static const int64_t shapes[][2] = {{1, 1}, {3, 43}, {17, 129}, {512, 515}, {5, 200}, {64, 257}};
-#define NSH 6
+/* {40, 100}: whole 4-block spans (the fp8 states' fast path) in rows
+ * shorter than a block; {17, 129}, {5, 200}: spans across row ends */
+static const int64_t shapes[][2] = {{1, 1},   {3, 43},   {17, 129}, {512, 515},
+                                    {5, 200}, {64, 257}, {40, 100}};
+#define NSH 7
 
 static void run_config(int v, int sc, int g, bool sr, int64_t chunk, int mode)
 {
@@ -274,6 +278,12 @@ int main(void)
 	/* one chunk per block, and one chunk per tensor */
 	run_config(F8B_OPTIM_FP8, F8B_OPTIM_PREDICTED, F8B_GRAN_AXISWISE, false, 128, 0);
 	run_config(F8B_OPTIM_FP32, F8B_OPTIM_DELAYED, F8B_GRAN_TENSORWISE, false, 1 << 24, 0);
+	/* one chunk per tensor with the wider spans: many spans per warp,
+	 * then the short last one block by block */
+	run_config(F8B_OPTIM_BF16, F8B_OPTIM_DYNAMIC, F8B_GRAN_TENSORWISE, false, 1 << 24, 0);
+	run_config(F8B_OPTIM_FP8, F8B_OPTIM_PREDICTED, F8B_GRAN_AXISWISE, false, 1 << 24, 0);
+	run_config(F8B_OPTIM_FP8_MASTER16, F8B_OPTIM_DELAYED, F8B_GRAN_TENSORWISE, true, 1 << 24,
+	           0);
 	/* graphs (the step counter advances on the device) and the split */
 	for (int v = 0; v < F8B_OPTIM_VARIANT_COUNT; v++) {
 		run_config(v, F8B_OPTIM_PREDICTED, F8B_GRAN_TENSORWISE, v == 3, 4096, 1);
