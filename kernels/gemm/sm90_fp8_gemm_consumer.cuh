@@ -25,6 +25,8 @@ struct f8b_kg_consumer {
 	const f8b_kgemm_args p;
 	const uint32_t base, bars;
 	const int cw, warp, lane;
+	/* FAST, PROMOTE with two tensorwise operands: sa * sb, read once */
+	float tw_scale = 1.0f;
 	uint32_t it = 0;                /* K-blocks consumed so far: ring stage and phase */
 	float acc[BN / 2];              /* FAST: the wgmma accumulator; else the fp32 sums */
 	float part[PROMO ? BN / 2 : 1]; /* the wgmma partial of one K-block */
@@ -34,6 +36,8 @@ struct f8b_kg_consumer {
 	    : p(args), base(b), bars(br), cw(which), warp((threadIdx.x % 128) / 32),
 	      lane(threadIdx.x % 32)
 	{
+		if (!BLOCKS && !p.a_vec && !p.b_vec)
+			tw_scale = __ldg(p.a_scale_inv) * __ldg(p.b_scale_inv);
 	}
 
 	/* Free a stage: one arrival per consumer warp on the stage's empty
@@ -211,7 +215,7 @@ struct f8b_kg_consumer {
 		const int row0 = tm * F8B_KG_BM + cw * 64 + warp * 16 + lane / 4;
 		const int colb = tn * BN + 2 * (lane % 4);
 		if (BLOCKS || (!p.a_vec && !p.b_vec)) {
-			const float scale = BLOCKS ? 1.0f : p.a_scale_inv[0] * p.b_scale_inv[0];
+			const float scale = tw_scale;
 #pragma unroll
 			for (int j = 0; j < BN / 8; j++)
 #pragma unroll
@@ -223,18 +227,31 @@ struct f8b_kg_consumer {
 					              : acc[4 * j + 2 * h + 1] * scale);
 			return;
 		}
-		/* Axiswise (either operand): one scale per row of A, per row of B. */
-		const float sa[2] = {p.a_scale_inv[p.a_vec ? clamp(row0, p.m) : 0],
-		                     p.a_scale_inv[p.a_vec ? clamp(row0 + 8, p.m) : 0]};
+		/* Axiswise (either operand): one scale per row of A, per row of B.
+		 * The column scales of 8 octets are read before their stores
+		 * (which could alias them for all the compiler knows, and would
+		 * serialise the loads), 16 registers at a time. */
+		const float sa[2] = {__ldg(p.a_scale_inv + (p.a_vec ? clamp(row0, p.m) : 0)),
+		                     __ldg(p.a_scale_inv + (p.a_vec ? clamp(row0 + 8, p.m) : 0))};
+		constexpr int CHUNK = BN / 8 < 8 ? BN / 8 : 8;
 #pragma unroll
-		for (int j = 0; j < BN / 8; j++) {
-			const int col = colb + 8 * j;
-			const float sb0 = p.b_scale_inv[p.b_vec ? clamp(col, p.n) : 0];
-			const float sb1 = p.b_scale_inv[p.b_vec ? clamp(col + 1, p.n) : 0];
+		for (int j0 = 0; j0 < BN / 8; j0 += CHUNK) {
+			float sb[2 * CHUNK];
 #pragma unroll
-			for (int h = 0; h < 2; h++)
-				store2(d, row0 + 8 * h, col, acc[4 * j + 2 * h] * (sa[h] * sb0),
-				       acc[4 * j + 2 * h + 1] * (sa[h] * sb1));
+			for (int j = 0; j < CHUNK; j++)
+#pragma unroll
+				for (int e = 0; e < 2; e++)
+					sb[2 * j + e] = __ldg(
+					    p.b_scale_inv +
+					    (p.b_vec ? clamp(colb + 8 * (j0 + j) + e, p.n) : 0));
+#pragma unroll
+			for (int j = 0; j < CHUNK; j++)
+#pragma unroll
+				for (int h = 0; h < 2; h++)
+					store2(d, row0 + 8 * h, colb + 8 * (j0 + j),
+					       acc[4 * (j0 + j) + 2 * h] * (sa[h] * sb[2 * j]),
+					       acc[4 * (j0 + j) + 2 * h + 1] *
+					           (sa[h] * sb[2 * j + 1]));
 		}
 	}
 
