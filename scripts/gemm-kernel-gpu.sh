@@ -21,7 +21,7 @@
 #   SHAPES  the benchmark's --shapes (default: 4096 and 8192 cubed)
 #   SCALINGS the benchmark's --scaling (default tensorwise,axiswise,blockwise)
 #   TILE_SHAPES  shapes on which every f8b tile is timed (--autotune)
-#   TEST_TIMEOUT (150), BENCH_TIMEOUT (150), TILES_TIMEOUT (60),
+#   TEST_TIMEOUT (150), BENCH_TIMEOUT (150), TILES_TIMEOUT (50),
 #   SANITIZER_TIMEOUT (80 per tool): seconds
 # Leaves in OUT_DIR: test_f8b_gemm.log, test_f8b_gemm_layers.log,
 # sanitizer-{memcheck,racecheck,synccheck}.log, sass.txt,
@@ -41,7 +41,7 @@ scalings=${SCALINGS:-tensorwise,axiswise,blockwise}
 bench_timeout=${BENCH_TIMEOUT:-150}
 test_timeout=${TEST_TIMEOUT:-150}
 san_timeout=${SANITIZER_TIMEOUT:-80}
-tiles_timeout=${TILES_TIMEOUT:-60}
+tiles_timeout=${TILES_TIMEOUT:-50}
 tile_shapes=${TILE_SHAPES:-8192x8192x8192}
 summary="$out/summary.txt"
 : >"$summary"
@@ -112,7 +112,7 @@ esac
 # ---- speed beside cuBLASLt, one process
 rm -f "$out/gemm-impl.h5"
 bench_args=(--impl cublaslt,f8b --shapes "$shapes" --dtypes e4m3:e4m3 --scaling "$scalings"
-	--fast-accum on,off --max-time 1)
+	--fast-accum on,off --max-time 0.5)
 timeout "$bench_timeout" "$f8bench" gemm "${bench_args[@]}" -o "$out/gemm-impl.h5" >"$out/bench.log" 2>&1
 rc=$?
 say "f8bench gemm ${bench_args[*]} (exit $rc; 124 = timed out after $bench_timeout s, rows so far kept)"
@@ -159,7 +159,7 @@ fi
 # pay, is 128x192 the better promotion tile?
 rm -f "$out/gemm-f8b-tiles.h5"
 timeout "$tiles_timeout" "$f8bench" gemm --impl f8b --autotune 8 --shapes "$tile_shapes" \
-	--dtypes e4m3:e4m3 --scaling tensorwise --fast-accum on,off --max-time 1 \
+	--dtypes e4m3:e4m3 --scaling tensorwise --fast-accum on,off --max-time 0.5 \
 	-o "$out/gemm-f8b-tiles.h5" >"$out/tiles.log" 2>&1
 rc=$?
 say "f8bench gemm --impl f8b --autotune 8 --shapes $tile_shapes (exit $rc)"
