@@ -2,8 +2,10 @@
  * own sm_90a fp8 GEMM (kernels/gemm/, doc/gemm-kernels.md), the
  * F8B_GEMM_IMPL_F8B side of cuda_gemm.c.
  *
- * A plan checks what the kernel takes, picks a tile from the table
- * (f8b_kgemm_tiles[]) and raises the kernels' shared-memory limit; a launch
+ * A plan checks what the kernel takes, picks the kernel mode from the
+ * scaling pair and fast_accum (FAST, PROMOTE, BLOCK, BLOCK_1X128:
+ * kernels/gemm/gemm.h) and a tile of that mode from the table
+ * (f8b_kgemm_tiles[]), and raises the kernels' shared-memory limit; a launch
  * encodes the two TMA tensor maps (only when the operand pointers differ
  * from the last call's: a host-side computation, no device call) and
  * enqueues the persistent kernel.  cuTensorMapEncodeTiled is a driver API
