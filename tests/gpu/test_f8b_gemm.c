@@ -4,8 +4,8 @@
  *
  * For every shape (square, non-square, and ragged: M and N not multiples of
  * any tile, K a multiple of 16 but not of 128), every scaling (tensorwise,
- * axiswise, axiswise x tensorwise, blockwise 1x128 x 128x128 and 1x128 x
- * 1x128), every fp8 dtype pair, bf16 and f32 output, fast_accum on and off,
+ * axiswise, axiswise x tensorwise and the reverse, blockwise 1x128 x
+ * 128x128 and 1x128 x 1x128), every fp8 dtype pair, bf16 and f32 output, fast_accum on and off,
  * and every tile the kernel has for that mode (algorithm candidates
  * 0..n-1): quantise A and B on the GPU (inputs with 1 % outliers at 30x,
  * so that scales differ by an order of magnitude between rows and blocks
@@ -79,6 +79,7 @@ static const struct scaling {
     {F8B_GRAN_TENSORWISE, F8B_GRAN_TENSORWISE, true},
     {F8B_GRAN_AXISWISE, F8B_GRAN_AXISWISE, true},
     {F8B_GRAN_AXISWISE, F8B_GRAN_TENSORWISE, true},
+    {F8B_GRAN_TENSORWISE, F8B_GRAN_AXISWISE, true},
     {F8B_GRAN_BLOCK1X128, F8B_GRAN_BLOCK128X128, false},
     {F8B_GRAN_BLOCK1X128, F8B_GRAN_BLOCK1X128, false},
 };
