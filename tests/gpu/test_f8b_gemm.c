@@ -15,9 +15,8 @@
  * f8b_gemm_tolerance(K, out, fast_accum) - the very tolerance the cuBLASLt
  * rows use.  Two shapes have inputs of mean 1 and long K, where fast
  * accumulation's error is 4-18x the tolerance without it (f32 output): they
- * fail a kernel
- * that does not promote.  Large shapes are checked on sampled rows (the
- * last row always among them).  What the kernel does not take is refused
+ * fail a kernel that does not promote.  Large shapes are checked on sampled
+ * rows (the last row always among them).  What the kernel does not take is refused
  * with F8B_EUNSUPPORTED, also checked.  The kernel's layers on their own:
  * test_f8b_gemm_layers.
  *
