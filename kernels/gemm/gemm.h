@@ -20,36 +20,72 @@
 extern "C" {
 #endif
 
-/* One entry of the tile table: a variant compiled at build time. */
+/* What a kernel variant computes (doc/gemm-kernels.md, "Accumulation"):
+ * FAST: tensorwise or axiswise scales in the epilogue, the wgmma
+ *   accumulator over all of K (fast_accum on);
+ * PROMOTE: the same scales, the wgmma partial sum of every 128 of K added
+ *   into fp32 registers (fast_accum off);
+ * BLOCK: A block1x128 x B block128x128, each 128-of-K partial sum
+ *   multiplied by its block scales as it is added (promotion);
+ * BLOCK_1X128: A block1x128 x B block1x128 (grad_weight), the same. */
+enum f8b_kgemm_mode {
+	F8B_KGEMM_FAST = 0,
+	F8B_KGEMM_PROMOTE = 1,
+	F8B_KGEMM_BLOCK = 2,
+	F8B_KGEMM_BLOCK_1X128 = 3,
+	F8B_KGEMM_NMODES = 4
+};
+
+/* One entry of the tile table: a variant compiled at build time for each
+ * mode in `modes`, dtype pair and output type. */
 struct f8b_kgemm_tile {
 	int bm, bn, bk;   /* output tile BM x BN, K step BK (elements = bytes for fp8) */
 	int stages;       /* TMA -> wgmma ring depth */
 	int threads;      /* 128 producer + 2 x 128 consumer threads */
 	int smem_bytes;   /* dynamic shared memory per CTA */
 	int cluster;      /* CTAs of a cluster along M sharing B (multicast): 1 or 2 */
+	unsigned modes;   /* bit (1u << mode) set for each enum f8b_kgemm_mode compiled */
 	const char *name; /* "128x256x128/c1" */
 };
 
 extern const struct f8b_kgemm_tile f8b_kgemm_tiles[];
 extern const int f8b_kgemm_ntiles;
 
-/* Outside timing, once per plan: raises the dynamic shared memory limit of
- * every variant of `tile` and reports in *ptx_version the virtual
- * architecture its loaded code was compiled for (cudaFuncAttributes:
- * 90 for the sm_90a kernels; 89 when the driver fell back to the build's
- * compute_89 PTX, whose bodies are empty: this build cannot run them). */
-int f8b_kgemm_prepare(int tile, int *ptx_version);
+/* The kernel's arguments besides the tensor maps.  Scales are the
+ * scale_inv tensors of backend.h / scaling.h:
+ *   FAST, PROMOTE: a_scale_inv[a_vec ? m : 0], b_scale_inv[b_vec ? n : 0]
+ *     (a_vec / b_vec: 1 axiswise, 0 tensorwise), applied in the epilogue
+ *     as (sa * sb) * acc;
+ *   BLOCK, BLOCK_1X128: A [M, ceil(K/128)] column-major (a_scale_inv[kb * M
+ *     + m]); B block128x128 row-major with rows of b_scale_ld floats
+ *     (b_scale_inv[(n / 128) * b_scale_ld + kb]), B block1x128 like A
+ *     (b_scale_inv[kb * N + n]), applied at each promotion. */
+struct f8b_kgemm_args {
+	const float *a_scale_inv, *b_scale_inv;
+	void *d; /* [M, N] row-major, bf16 or f32 */
+	int m, n, k;
+	int a_vec, b_vec;
+	int b_scale_ld;
+};
 
-/* Tensorwise scaling, fast accumulation (the wgmma accumulator throughout):
- *   D[m,n] = (a_scale_inv[0] * b_scale_inv[0]) * sum_k A[m,k] B[n,k]
+/* Outside timing, once per plan: raises the dynamic shared memory limit of
+ * every variant of `tile` in `mode` and reports in *ptx_version the
+ * virtual architecture its loaded code was compiled for (cudaFuncAttributes:
+ * 90 for the sm_90a kernels; 89 when the driver fell back to the build's
+ * compute_89 PTX, whose bodies are empty: this build cannot run them).
+ * cudaErrorInvalidValue when the tile has no variant of that mode. */
+int f8b_kgemm_prepare(int tile, int mode, int *ptx_version);
+
+/* Enqueues the variant (tile, mode, a_dtype, b_dtype, out_dtype):
+ *   D[m,n] = sum over K-blocks of scales * sum_k A[m,k] B[n,k]
  * a_dtype, b_dtype: F8B_E4M3 / F8B_E5M2 (not both e5m2); out_dtype F8B_BF16
  * or F8B_F32; tmap_a / tmap_b point to the host copies of the two
  * CUtensorMap (128-byte aligned, passed by value to the kernel); grid: CTAs
  * (at most one per SM: the kernel is persistent; a multiple of the tile's
  * cluster size). */
-int f8b_kgemm_tensorwise(int tile, int a_dtype, int b_dtype, int out_dtype, const void *tmap_a,
-                         const void *tmap_b, const float *a_scale_inv, const float *b_scale_inv,
-                         void *d, int m, int n, int k, int grid, cudaStream_t stream);
+int f8b_kgemm_run(int tile, int mode, int a_dtype, int b_dtype, int out_dtype, const void *tmap_a,
+                  const void *tmap_b, const struct f8b_kgemm_args *args, int grid,
+                  cudaStream_t stream);
 
 /* ptx_selftest.cu: the GEMM's layers one by one, for the tests (one CTA
  * each; see that file).  tma: the box at (c0, c1) of tmap, box_rows x 128

@@ -2,8 +2,10 @@
  * own sm_90a fp8 GEMM (kernels/gemm/, doc/gemm-kernels.md), the
  * F8B_GEMM_IMPL_F8B side of cuda_gemm.c.
  *
- * A plan checks what the kernel takes, picks a tile from the table
- * (f8b_kgemm_tiles[]) and raises the kernels' shared-memory limit; a launch
+ * A plan checks what the kernel takes, picks the kernel mode from the
+ * scaling pair and fast_accum (FAST, PROMOTE, BLOCK, BLOCK_1X128:
+ * kernels/gemm/gemm.h) and a tile of that mode from the table
+ * (f8b_kgemm_tiles[]), and raises the kernels' shared-memory limit; a launch
  * encodes the two TMA tensor maps (only when the operand pointers differ
  * from the last call's: a host-side computation, no device call) and
  * enqueues the persistent kernel.  cuTensorMapEncodeTiled is a driver API
@@ -19,6 +21,7 @@
 
 #include <cudaTypedefs.h> /* PFN_cuTensorMapEncodeTiled: types only */
 
+#include "backend/cuda_gemm_f8b.h"
 #include "backend/cuda_internal.h"
 #include "kernels/gemm/gemm.h"
 
@@ -30,23 +33,25 @@ struct f8b_kplan {
 	CUtensorMap tmap_a, tmap_b; /* 128-byte aligned (the struct is allocated so) */
 	const void *bound_a, *bound_b;
 	struct f8b_gemm_desc d;
-	int tile, grid;
+	int tile, grid, mode; /* mode: enum f8b_kgemm_mode */
 	PFN_cuTensorMapEncodeTiled_v12000 encode;
 };
 
-/* The tile for a problem: the fewest waves of tiles over the SMs, each
- * wave counted by its work (BM x BN), with the wider tile (half the B
- * traffic per flop for A) winning ties.  E.g. 8192^2 on 132 SMs: 128x256
- * gives 2048 tiles = 16 waves of 32768, 128x128 gives 4096 = 32 waves of
- * 16384: a tie, so 128x256; 1024^2: 32 tiles (1 wave of 32768) against 64
- * (1 wave of 16384): 128x128. */
-static int pick_tile(int64_t m, int64_t n, int sms)
+/* The tile for a problem among those compiled for `mode`: the fewest
+ * waves of tiles over the SMs, each wave counted by its work (BM x BN),
+ * with the wider tile (less A traffic per flop) winning ties.  E.g. 8192^2
+ * on 132 SMs: 128x256 gives 2048 tiles = 16 waves of 32768, 128x128 gives
+ * 4096 = 32 waves of 16384: a tie, so 128x256; 1024^2: 32 tiles (1 wave of
+ * 32768) against 64 (1 wave of 16384): 128x128.  With promotion (tiles
+ * 128x128 and 128x192) 8192^2 gives 32 waves of 16384 against 21 waves of
+ * 24576 (2752 tiles): 128x192.  -1 when no tile has the mode. */
+int f8b_kgemm_pick_tile(int64_t m, int64_t n, int sms, int mode)
 {
 	int best = -1;
 	double best_cost = 0;
 	for (int i = 0; i < f8b_kgemm_ntiles; i++) {
 		const struct f8b_kgemm_tile *t = &f8b_kgemm_tiles[i];
-		if (t->cluster != 1)
+		if (t->cluster != 1 || !(t->modes & (1u << mode)))
 			continue; /* cluster tiles: --autotune only, until measured */
 		int64_t tiles = ((m + t->bm - 1) / t->bm) * ((n + t->bn - 1) / t->bn);
 		double waves = (double)((tiles + sms - 1) / sms);
@@ -57,16 +62,78 @@ static int pick_tile(int64_t m, int64_t n, int sms)
 			best_cost = cost;
 		}
 	}
-	return best < 0 ? 0 : best;
+	return best;
 }
 
-/* Candidate c of a plan: 0 is pick_tile's choice, then the other tiles in
- * table order (so --autotune times every tile). */
-static int candidate_tile(int picked, int c)
+/* How many tiles of the table have `mode`; candidate c of a plan: 0 is
+ * the picked tile, then the other tiles of the mode in table order (so
+ * --autotune times every one).  -1 past the end. */
+int f8b_kgemm_candidates(int mode)
+{
+	int n = 0;
+	for (int i = 0; i < f8b_kgemm_ntiles; i++)
+		n += (f8b_kgemm_tiles[i].modes & (1u << mode)) != 0;
+	return n;
+}
+
+int f8b_kgemm_candidate_tile(int picked, int mode, int c)
 {
 	if (c == 0)
 		return picked;
-	return c <= picked ? c - 1 : c;
+	for (int i = 0; i < f8b_kgemm_ntiles; i++)
+		if (i != picked && (f8b_kgemm_tiles[i].modes & (1u << mode)) && --c == 0)
+			return i;
+	return -1;
+}
+
+/* The kernel mode of a problem (enum f8b_kgemm_mode), or a refusal naming
+ * what is not taken. */
+int f8b_kgemm_mode_of(const struct f8b_gemm_desc *d, const char *cfg, int *mode)
+{
+	enum f8b_granularity ga = d->a_gran, gb = d->b_gran;
+	bool a_epi = ga == F8B_GRAN_TENSORWISE || ga == F8B_GRAN_AXISWISE;
+	bool b_epi = gb == F8B_GRAN_TENSORWISE || gb == F8B_GRAN_AXISWISE;
+
+	if (!f8b_dtype_is_fp8(d->a_dtype) || !f8b_dtype_is_fp8(d->b_dtype))
+		return F8B_ERR(F8B_EUNSUPPORTED,
+		               "gemm %s, impl f8b: an fp8 GEMM only (bf16 GEMMs run on cuBLASLt)",
+		               cfg);
+	if (a_epi && b_epi) {
+		*mode = d->fast_accum ? F8B_KGEMM_FAST : F8B_KGEMM_PROMOTE;
+		return F8B_OK;
+	}
+	/* Block scales are applied at each promotion whatever fast_accum
+	 * says: there is no other place for them. */
+	if (ga == F8B_GRAN_BLOCK1X128 && gb == F8B_GRAN_BLOCK128X128) {
+		*mode = F8B_KGEMM_BLOCK;
+		return F8B_OK;
+	}
+	if (ga == F8B_GRAN_BLOCK1X128 && gb == F8B_GRAN_BLOCK1X128) {
+		*mode = F8B_KGEMM_BLOCK_1X128;
+		return F8B_OK;
+	}
+	return F8B_ERR(F8B_EUNSUPPORTED,
+	               "gemm %s, impl f8b: granularities %s x %s (accepted: tensorwise or "
+	               "axiswise for both, block1x128 x block128x128, block1x128 x block1x128)",
+	               cfg, f8b_granularity_name(ga), f8b_granularity_name(gb));
+}
+
+static const char *mode_name(int mode)
+{
+	switch (mode) {
+	case F8B_KGEMM_FAST: return "fast";
+	case F8B_KGEMM_PROMOTE: return "promote";
+	case F8B_KGEMM_BLOCK: return "block1x128.128x128";
+	default: return "block1x128.1x128";
+	}
+}
+
+/* The cuBLASLt enum of a tile's shape (cublasLt.h), so a row's algo_tile
+ * reads alike for both implementations: CUBLASLT_MATMUL_TILE_128x128 = 20,
+ * _128x192 = 32, _128x256 = 23. */
+static int tile_enum(int bn)
+{
+	return bn == 256 ? 23 : bn == 192 ? 32 : 20;
 }
 
 static int get_encoder(PFN_cuTensorMapEncodeTiled_v12000 *fn)
@@ -89,29 +156,15 @@ int f8b_cuda_kgemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, i
                         const char *cfg, struct f8b_kplan **out, struct f8b_algo_info *info)
 {
 	*out = NULL;
-	if (info) {
+	if (info)
 		memset(info, 0, sizeof *info);
-		info->candidates = f8b_kgemm_ntiles;
-	}
 	if (be->cc_major != 9 || be->cc_minor != 0)
 		return F8B_ERR(F8B_EUNSUPPORTED,
 		               "gemm %s, impl f8b: the kernel is for sm_90a (Hopper, H100/H200); "
 		               "this GPU is sm_%d%d",
 		               cfg, be->cc_major, be->cc_minor);
-	if (!f8b_dtype_is_fp8(d->a_dtype) || !f8b_dtype_is_fp8(d->b_dtype))
-		return F8B_ERR(F8B_EUNSUPPORTED,
-		               "gemm %s, impl f8b: an fp8 GEMM only (bf16 GEMMs run on cuBLASLt)",
-		               cfg);
-	if (d->a_gran != F8B_GRAN_TENSORWISE || d->b_gran != F8B_GRAN_TENSORWISE)
-		return F8B_ERR(F8B_EUNSUPPORTED,
-		               "gemm %s, impl f8b: tensorwise x tensorwise scales only so far "
-		               "(axiswise and blockwise are steps 2 and 3 of issue 23)",
-		               cfg);
-	if (!d->fast_accum)
-		return F8B_ERR(F8B_EUNSUPPORTED,
-		               "gemm %s, impl f8b: fast_accum on only so far (fast_accum off, "
-		               "promotion into fp32 every 128 of K, is step 2 of issue 23)",
-		               cfg);
+	int mode = F8B_KGEMM_FAST;
+	F8B_TRY(f8b_kgemm_mode_of(d, cfg, &mode));
 	/* TMA: every global stride but the innermost a multiple of 16 bytes
 	 * (the rows of A and B are K bytes), dims below 2^31 for the kernel's
 	 * int coordinates. */
@@ -128,16 +181,19 @@ int f8b_cuda_kgemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, i
 	F8B_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, be->device));
 	if (sms < 1)
 		return F8B_ERR(F8B_EDEVICE, "gemm impl f8b: the device reports %d SMs", sms);
-	int picked = pick_tile(d->m, d->n, sms);
-	if (candidate < 0 || candidate >= f8b_kgemm_ntiles)
+	int ncand = f8b_kgemm_candidates(mode);
+	if (info)
+		info->candidates = ncand;
+	int picked = f8b_kgemm_pick_tile(d->m, d->n, sms, mode);
+	int tile = picked < 0 ? -1 : f8b_kgemm_candidate_tile(picked, mode, candidate);
+	if (candidate < 0 || tile < 0)
 		return F8B_ERR(F8B_EUNSUPPORTED,
 		               "gemm %s, impl f8b: algorithm candidate %d does not exist (the tile "
-		               "table has %d: 0..%d)",
-		               cfg, candidate, f8b_kgemm_ntiles, f8b_kgemm_ntiles - 1);
-	int tile = candidate_tile(picked, candidate);
+		               "table has %d for mode %s: 0..%d)",
+		               cfg, candidate, ncand, mode_name(mode), ncand - 1);
 	const struct f8b_kgemm_tile *t = &f8b_kgemm_tiles[tile];
 	int ptx = 0;
-	F8B_KERNEL_TRY(f8b_kgemm_prepare(tile, &ptx));
+	F8B_KERNEL_TRY(f8b_kgemm_prepare(tile, mode, &ptx));
 	/* ptxVersion is the virtual architecture the loaded code came from:
 	 * 89 when the driver compiled the build's compute_89 PTX (whose bodies
 	 * are empty) because no sm_90a image is there.  0 would mean "not
@@ -156,6 +212,7 @@ int f8b_cuda_kgemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, i
 	memset(p, 0, bytes);
 	p->d = *d;
 	p->tile = tile;
+	p->mode = mode;
 	/* A cluster of t->cluster CTAs takes that many tile rows of one tile
 	 * column at a time; clusters are persistent like single CTAs. */
 	int64_t rows = t->bm * t->cluster;
@@ -168,12 +225,10 @@ int f8b_cuda_kgemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, i
 		return rc;
 	}
 	if (info) {
-		/* The cuBLASLt enums of the same shapes (cublasLt.h), so a row's
-		 * algo_tile / algo_stages read alike for both implementations:
-		 * CUBLASLT_MATMUL_TILE_128x128 = 20, _128x256 = 23; stages
+		/* The cuBLASLt enums of the same shapes: tile_enum(); stages
 		 * "128xS" (K width 128, S stages) = 18 + S. */
 		info->algo_id = -1; /* not a cuBLASLt algorithm */
-		info->tile = t->bn == 256 ? 23 : 20;
+		info->tile = tile_enum(t->bn);
 		info->stages = 18 + t->stages;
 		info->splitk = 1;
 		info->reduction = 0;
@@ -182,11 +237,11 @@ int f8b_cuda_kgemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, i
 		/* CUBLASLT_CLUSTER_SHAPE_1x1x1 = 2, _2x1x1 = 3 */
 		info->cluster = t->cluster == 2 ? 3 : 2;
 		info->heuristic_rank = candidate;
-		info->candidates = f8b_kgemm_ntiles;
+		info->candidates = ncand;
 		info->workspace = 0;
 		snprintf(info->desc, sizeof info->desc,
-		         "f8b sm90 tensorwise tile=%s stages=%d cluster=%d grid=%d persistent",
-		         t->name, t->stages, t->cluster, p->grid);
+		         "f8b sm90 %s tile=%s stages=%d cluster=%d grid=%d persistent",
+		         mode_name(mode), t->name, t->stages, t->cluster, p->grid);
 	}
 	*out = p;
 	return F8B_OK;
@@ -249,9 +304,20 @@ int f8b_cuda_kgemm(struct f8b_backend *be, struct f8b_kplan *p, const struct f8b
 		F8B_TRY(encode(p, &p->tmap_b, a->b, p->d.n, t->bn / t->cluster, "B"));
 		p->bound_b = a->b;
 	}
-	F8B_KERNEL_TRY(f8b_kgemm_tensorwise(p->tile, p->d.a_dtype, p->d.b_dtype, p->d.out_dtype,
-	                                    &p->tmap_a, &p->tmap_b, a->a_scale_inv, a->b_scale_inv,
-	                                    a->d, (int)p->d.m, (int)p->d.n, (int)p->d.k, p->grid,
-	                                    be->stream));
+	struct f8b_kgemm_args ka = {
+	    .a_scale_inv = a->a_scale_inv,
+	    .b_scale_inv = a->b_scale_inv,
+	    .d = a->d,
+	    .m = (int)p->d.m,
+	    .n = (int)p->d.n,
+	    .k = (int)p->d.k,
+	    .a_vec = p->d.a_gran == F8B_GRAN_AXISWISE,
+	    .b_vec = p->d.b_gran == F8B_GRAN_AXISWISE,
+	    /* block128x128: the padded row length of B's scale tensor (scaling.c) */
+	    .b_scale_ld = (int)(f8b_scale_count(F8B_GRAN_BLOCK128X128, p->d.n, p->d.k) /
+	                        ((p->d.n + 127) / 128)),
+	};
+	F8B_KERNEL_TRY(f8b_kgemm_run(p->tile, p->mode, p->d.a_dtype, p->d.b_dtype, p->d.out_dtype,
+	                             &p->tmap_a, &p->tmap_b, &ka, p->grid, be->stream));
 	return F8B_OK;
 }

@@ -3,21 +3,25 @@
  * ops table like test_gemm_cuda.c does for cuBLASLt.
  *
  * For every shape (square, non-square, and ragged: M and N not multiples of
- * any tile, K a multiple of 16 but not of 128), every fp8 dtype pair, bf16
- * and f32 output, and every tile of the table (algorithm candidates
- * 0..n-1): quantise A and B tensorwise on the GPU, download what the GEMM
- * reads, compute D in double on the host, poison D (all-ones bytes: NaN in
- * bf16 and f32) and run the kernel; rel_error must be within
- * f8b_gemm_tolerance(K, out, fast_accum on) - the very tolerance the
- * cuBLASLt rows use.  Large shapes are checked on sampled rows (the last
- * row always among them).  What the kernel does not take yet is refused
- * with F8B_EUNSUPPORTED, also checked.
+ * any tile, K a multiple of 16 but not of 128), every scaling (tensorwise,
+ * axiswise, axiswise x tensorwise and the reverse, blockwise 1x128 x
+ * 128x128 and 1x128 x 1x128), every fp8 dtype pair, bf16 and f32 output,
+ * fast_accum on and off, and every tile the kernel has for that mode
+ * (algorithm candidates 0..n-1): quantise A and B on the GPU (inputs with
+ * 1 % outliers at 30x, so that scales differ by an order of magnitude
+ * between rows and blocks and a misplaced scale is an O(1) error), download
+ * what the GEMM reads, compute D in double on the host, poison D (all-ones
+ * bytes: NaN in bf16 and f32) and run the kernel; rel_error must be within
+ * f8b_gemm_tolerance(K, out, fast_accum) - the very tolerance the cuBLASLt
+ * rows use.  Two shapes have inputs of mean 1 and long K, where fast
+ * accumulation's error is 4-18x the tolerance without it (f32 output): they
+ * fail a kernel that does not promote.  Large shapes are checked on sampled
+ * rows (the last row always among them).  What the kernel does not take is refused
+ * with F8B_EUNSUPPORTED, also checked.  The kernel's layers on their own:
+ * test_f8b_gemm_layers.
  *
- * First the kernel's layers on their own (kernels/gemm/ptx_selftest.cu):
- * a TMA box and its swizzle, one wgmma per K step and N, the mbarrier ring
- * over many wraps - so that a wrong GEMM can be traced to a layer.
- *
- * F8B_TEST_SMALL=1 runs the small shapes only (for compute-sanitizer).
+ * F8B_TEST_SMALL=1 runs three small shapes only, e4m3 x e4m3 with bf16
+ * output, every mode and tile (for compute-sanitizer).
  * Without a GPU: "1..0 # SKIP no CUDA GPU: why" and exit 77; on a GPU that
  * is not sm_90 every case is a TAP skip naming why.
  */
@@ -30,14 +34,14 @@
 
 #include "../tap.h"
 #include "backend/backend.h"
-#include "backend/cuda_internal.h" /* f8b_cuda_kgemm_encode: the layer tests */
-#include "kernels/gemm/gemm.h"
 #include "backend/reference.h"
 #include "core/fp8.h"
 #include "core/scaling.h"
 
 static const struct f8b_backend_ops *ops = &f8b_backend_cuda;
 static struct f8b_backend *be;
+static bool only_small;
+static bool sm90; /* every case must run: a refusal fails */
 
 #define COUNT(x)      (sizeof(x) / sizeof((x)[0]))
 #define FULL_CHECK_MK ((int64_t)1 << 22) /* check every row below M*N of this */
@@ -47,14 +51,17 @@ static struct f8b_backend *be;
 static const struct shape {
 	int64_t m, k, n;
 	bool small; /* run under F8B_TEST_SMALL too */
+	float mean; /* of the inputs (std 1); 0 with outliers, 1 without */
 } shapes[] = {
-    {128, 128, 128, true},     /* one tile, one K-block */
-    {16, 16, 16, true},        /* far below a tile: TMA zero fill on every side */
-    {272, 1040, 528, true},    /* ragged M, N, K (K = 8 x 128 + 16) */
-    {256, 512, 384, false},    /* non-square */
-    {1024, 1024, 1024, false}, /* square */
-    {1040, 2064, 2320, false}, /* ragged, more tiles than SMs: persistent CTAs wrap the ring */
-    {4096, 4096, 4096, false}, /* the benchmark's first size, sampled rows */
+    {128, 128, 128, false, 0},    /* one tile, one K-block */
+    {16, 16, 16, true, 0},        /* far below a tile: TMA zero fill on every side */
+    {272, 1040, 528, true, 0},    /* ragged M, N, K (K = 8 x 128 + 16); N: 128x192 tiles */
+    {128, 2048, 128, true, 1},    /* mean 1: fast accumulation fails the tolerance without */
+    {256, 512, 384, false, 0},    /* non-square */
+    {1024, 1024, 1024, false, 0}, /* square */
+    {1040, 2064, 2320, false, 0}, /* ragged, more tiles than SMs: persistent CTAs wrap the ring */
+    {256, 8192, 384, false, 1},   /* mean 1, long K */
+    {4096, 4096, 4096, false, 0}, /* the benchmark's first size, sampled rows */
 };
 
 static const struct dtype_pair {
@@ -63,6 +70,20 @@ static const struct dtype_pair {
     {F8B_E4M3, F8B_E4M3},
     {F8B_E4M3, F8B_E5M2},
     {F8B_E5M2, F8B_E4M3},
+};
+
+static const struct scaling {
+	enum f8b_granularity a, b;
+	/* run in the second pass too, the cluster tile's (a FAST tile): the
+	 * two scalings whose scale reads differ (a scalar, vectors) */
+	bool cluster_pass;
+} scalings[] = {
+    {F8B_GRAN_TENSORWISE, F8B_GRAN_TENSORWISE, true},
+    {F8B_GRAN_AXISWISE, F8B_GRAN_AXISWISE, true},
+    {F8B_GRAN_AXISWISE, F8B_GRAN_TENSORWISE, false},
+    {F8B_GRAN_TENSORWISE, F8B_GRAN_AXISWISE, false},
+    {F8B_GRAN_BLOCK1X128, F8B_GRAN_BLOCK128X128, false},
+    {F8B_GRAN_BLOCK1X128, F8B_GRAN_BLOCK1X128, false},
 };
 
 static void skip_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -91,8 +112,9 @@ static void *xcalloc(size_t n, size_t size)
 
 struct operand {
 	int64_t rows, cols;
+	enum f8b_granularity g;
 	struct f8b_tensor hp, q;
-	float *amax, *scale, *scale_inv; /* device, one float each (tensorwise) */
+	float *amax, *scale, *scale_inv; /* device, f8b_scale_count(g, rows, cols) each */
 	float *deq;                      /* host, dequantised */
 };
 
@@ -107,9 +129,13 @@ static void release(struct operand *o)
 	o->deq = NULL;
 }
 
-static int fill(struct operand *o, int64_t rows, int64_t cols, uint64_t seed)
+static int fill(struct operand *o, int64_t rows, int64_t cols, float mean, uint64_t seed)
 {
-	struct f8b_fill_spec spec = {.seed = seed, .mean = 0.0f, .std = 1.0f};
+	struct f8b_fill_spec spec = {.seed = seed,
+	                             .mean = mean,
+	                             .std = 1.0f,
+	                             .outlier_frac = mean == 0 ? 0.01f : 0.0f,
+	                             .outlier_scale = 30.0f};
 
 	memset(o, 0, sizeof *o);
 	o->rows = rows;
@@ -118,30 +144,34 @@ static int fill(struct operand *o, int64_t rows, int64_t cols, uint64_t seed)
 	return ops->fill(be, &o->hp, &spec);
 }
 
-/* Tensorwise amax -> scale -> cast on the GPU; the fp8 bytes and scale_inv
- * downloaded and dequantised for the reference. */
-static int quantize(struct operand *o, enum f8b_dtype dt)
+/* amax -> scale -> cast on the GPU at granularity g; the fp8 bytes and
+ * scale_inv downloaded and dequantised for the reference. */
+static int quantize(struct operand *o, enum f8b_dtype dt, enum f8b_granularity g)
 {
 	struct f8b_scale_opts so = {.margin = 0.0f, .pow2 = false};
 	size_t n = (size_t)(o->rows * o->cols);
-	float sinv = 0;
+	int64_t ns = f8b_scale_count(g, o->rows, o->cols);
 	int rc;
 
+	o->g = g;
 	F8B_TRY(f8b_tensor_alloc(ops, be, &o->q, dt, o->rows, o->cols));
-	F8B_TRY(ops->alloc(be, sizeof(float), (void **)&o->amax));
-	F8B_TRY(ops->alloc(be, sizeof(float), (void **)&o->scale));
-	F8B_TRY(ops->alloc(be, sizeof(float), (void **)&o->scale_inv));
-	F8B_TRY(ops->amax(be, &o->hp, F8B_GRAN_TENSORWISE, o->amax));
-	F8B_TRY(ops->scales(be, o->amax, 1, dt, &so, o->scale, o->scale_inv));
-	F8B_TRY(ops->cast(be, &o->hp, F8B_GRAN_TENSORWISE, o->scale, &o->q));
+	F8B_TRY(ops->alloc(be, sizeof(float) * (size_t)ns, (void **)&o->amax));
+	F8B_TRY(ops->alloc(be, sizeof(float) * (size_t)ns, (void **)&o->scale));
+	F8B_TRY(ops->alloc(be, sizeof(float) * (size_t)ns, (void **)&o->scale_inv));
+	/* block128x128 rows are padded: the padding is never read, but set */
+	F8B_TRY(ops->memset(be, o->amax, 0, sizeof(float) * (size_t)ns));
+	F8B_TRY(ops->amax(be, &o->hp, g, o->amax));
+	F8B_TRY(ops->scales(be, o->amax, ns, dt, &so, o->scale, o->scale_inv));
+	F8B_TRY(ops->cast(be, &o->hp, g, o->scale, &o->q));
 	uint8_t *qh = xcalloc(n, 1);
+	float *sinv = xcalloc((size_t)ns, sizeof(float));
 	o->deq = xcalloc(n, sizeof(float));
 	rc = ops->download(be, qh, o->q.data, n);
 	if (rc == F8B_OK)
-		rc = ops->download(be, &sinv, o->scale_inv, sizeof sinv);
+		rc = ops->download(be, sinv, o->scale_inv, sizeof(float) * (size_t)ns);
 	if (rc == F8B_OK)
-		rc = f8b_ref_dequantize(qh, dt, o->rows, o->cols, F8B_GRAN_TENSORWISE, &sinv,
-		                        o->deq);
+		rc = f8b_ref_dequantize(qh, dt, o->rows, o->cols, g, sinv, o->deq);
+	free(sinv);
 	free(qh);
 	return rc;
 }
@@ -206,43 +236,85 @@ static void explain(const char *label, const float *d, const double *ref, const 
 	tap_diag("%s: DIAGNOSIS: rel error of tiles 0..7 (row-major tile index):%s", label, line);
 }
 
-/* Plans candidate `cand` of impl f8b, runs it on poisoned D and checks the
- * rows `rows` (nrows of them) against ref. */
-static void f8b_case(const struct shape *s, enum f8b_dtype at, enum f8b_dtype bt,
-                     enum f8b_dtype out, int cand, bool clusters, struct operand *a,
-                     struct operand *b, const int64_t *rows, int64_t nrows, const double *ref,
-                     int *ncand)
+/* One GEMM of a shape: its operands (quantised), the checked rows and
+ * their reference. */
+struct gemm_case {
+	const struct shape *s;
+	const struct scaling *sc;
+	enum f8b_dtype at, bt, out;
+	bool fast, clusters;
+	struct operand *a, *b;
+	const int64_t *rows;
+	int64_t nrows;
+	const double *ref;
+};
+
+static int tile_width(int algo_tile)
 {
+	return algo_tile == 23 ? 256 : algo_tile == 32 ? 192 : 128;
+}
+
+/* Checks D (downloaded, as f32) against the reference on the case's rows. */
+static void check_d(const struct gemm_case *c, const char *label, const float *full,
+                    const struct f8b_algo_info *info)
+{
+	const struct shape *s = c->s;
+	size_t ns = (size_t)(c->nrows * s->n);
+	float *sub = xcalloc(ns, sizeof(float));
+	for (int64_t i = 0; i < c->nrows; i++)
+		memcpy(sub + i * s->n, full + c->rows[i] * s->n, (size_t)s->n * sizeof(float));
+	double err = f8b_rel_error(sub, c->ref, ns);
+	double tol = f8b_gemm_tolerance(s->k, c->out, c->fast);
+	size_t bad = 0;
+	for (size_t i = 0; i < ns; i++)
+		bad += !isfinite(sub[i]);
+	tap_diag("%s: rel_error=%.3e tol=%.3e SQNR=%.1f dB, %lld of %lld rows checked [%s]", label,
+	         err, tol, f8b_sqnr_db(sub, c->ref, ns), (long long)c->nrows, (long long)s->m,
+	         info->desc);
+	tap_ok(bad == 0, "%s: every checked element written and finite (%zu not)", label, bad);
+	if (!tap_ok(err <= tol, "%s: rel_error %.3e <= tolerance %.3e", label, err, tol))
+		explain(label, sub, c->ref, c->rows, c->nrows, s->n, tile_width(info->tile));
+	free(sub);
+}
+
+/* Plans candidate `cand` of impl f8b, runs it on poisoned D and checks it;
+ * *ncand: the candidates the plan reports. */
+static void f8b_case(const struct gemm_case *c, int cand, int *ncand)
+{
+	const struct shape *s = c->s;
 	struct f8b_gemm_desc d = {.m = s->m,
 	                          .n = s->n,
 	                          .k = s->k,
-	                          .a_dtype = at,
-	                          .b_dtype = bt,
-	                          .out_dtype = out,
-	                          .a_gran = F8B_GRAN_TENSORWISE,
-	                          .b_gran = F8B_GRAN_TENSORWISE,
-	                          .fast_accum = true,
+	                          .a_dtype = c->at,
+	                          .b_dtype = c->bt,
+	                          .out_dtype = c->out,
+	                          .a_gran = c->sc->a,
+	                          .b_gran = c->sc->b,
+	                          .fast_accum = c->fast,
 	                          .impl = F8B_GEMM_IMPL_F8B};
 	struct f8b_gemm_plan *plan = NULL;
 	struct f8b_algo_info info = {.candidates = 1};
 	struct f8b_tensor dt = {0};
-	char label[200];
+	char label[240];
 	int rc;
 
-	snprintf(label, sizeof label, "f8b M=%lld K=%lld N=%lld %s x %s -> %s candidate %d",
-	         (long long)s->m, (long long)s->k, (long long)s->n, f8b_dtype_name(at),
-	         f8b_dtype_name(bt), f8b_dtype_name(out), cand);
+	snprintf(label, sizeof label,
+	         "f8b M=%lld K=%lld N=%lld %s x %s, %s x %s -> %s fast_accum %s candidate %d",
+	         (long long)s->m, (long long)s->k, (long long)s->n, f8b_dtype_name(c->at),
+	         f8b_dtype_name(c->bt), f8b_granularity_name(c->sc->a),
+	         f8b_granularity_name(c->sc->b), f8b_dtype_name(c->out), c->fast ? "on" : "off",
+	         cand);
 	rc = ops->gemm_plan(be, &d, cand, &plan, &info);
-	/* Every tile of the table in turn (at most 8, should it grow). */
+	/* Every tile of the mode in turn (at most 8, should the table grow). */
 	*ncand = info.candidates >= 1 && info.candidates <= 8 ? info.candidates : 1;
-	if (rc == F8B_EUNSUPPORTED) {
+	if (rc == F8B_EUNSUPPORTED && !sm90) {
 		skip_line("unsupported: %s", f8b_last_error());
 		return;
 	}
 	/* Tiles with clusters (algo_cluster 3 = 2x1x1) run in a pass of their
 	 * own after all the others, so that a failure there (a trap leaves the
 	 * CUDA context unusable) cannot hide the results of the others. */
-	if (rc == F8B_OK && (info.cluster == 3) != clusters) {
+	if (rc == F8B_OK && (info.cluster == 3) != c->clusters) {
 		ops->gemm_plan_free(be, plan);
 		return;
 	}
@@ -250,18 +322,18 @@ static void f8b_case(const struct shape *s, enum f8b_dtype at, enum f8b_dtype bt
 	            rc ? f8b_last_error() : ""))
 		return;
 	tap_ok(info.candidates >= 1 && info.heuristic_rank == cand && info.desc[0] &&
-	           (info.tile == 20 || info.tile == 23),
+	           (info.tile == 20 || info.tile == 23 || info.tile == 32),
 	       "%s: algo info: %s (%d candidates)", label, info.desc, info.candidates);
 	size_t n = (size_t)(s->m * s->n);
-	rc = f8b_tensor_alloc(ops, be, &dt, out, s->m, s->n);
+	rc = f8b_tensor_alloc(ops, be, &dt, c->out, s->m, s->n);
 	/* All-ones bytes are NaN in bf16 and f32: an element the kernel
 	 * never wrote fails the comparison. */
 	if (rc == F8B_OK)
 		rc = ops->memset(be, dt.data, 0xFF, f8b_tensor_bytes(&dt));
-	struct f8b_gemm_args args = {.a = a->q.data,
-	                             .b = b->q.data,
-	                             .a_scale_inv = a->scale_inv,
-	                             .b_scale_inv = b->scale_inv,
+	struct f8b_gemm_args args = {.a = c->a->q.data,
+	                             .b = c->b->q.data,
+	                             .a_scale_inv = c->a->scale_inv,
+	                             .b_scale_inv = c->b->scale_inv,
 	                             .d = dt.data};
 	if (rc == F8B_OK)
 		rc = ops->gemm(be, plan, &args);
@@ -269,38 +341,35 @@ static void f8b_case(const struct shape *s, enum f8b_dtype at, enum f8b_dtype bt
 		rc = ops->sync(be);
 	if (tap_ok(rc == F8B_OK, "%s: gemm + sync%s%s", label, rc ? ": " : "",
 	           rc ? f8b_last_error() : "")) {
-		void *raw = xcalloc(n, f8b_dtype_size(out));
+		void *raw = xcalloc(n, f8b_dtype_size(c->out));
 		float *full = xcalloc(n, sizeof(float));
-		float *sub = xcalloc((size_t)(nrows * s->n), sizeof(float));
 		rc = ops->download(be, raw, dt.data, f8b_tensor_bytes(&dt));
 		if (tap_ok(rc == F8B_OK, "%s: download D", label)) {
-			f8b_to_f32(raw, out, full, n);
-			for (int64_t i = 0; i < nrows; i++)
-				memcpy(sub + i * s->n, full + rows[i] * s->n,
-				       (size_t)s->n * sizeof(float));
-			size_t ns = (size_t)(nrows * s->n);
-			double err = f8b_rel_error(sub, ref, ns);
-			double tol = f8b_gemm_tolerance(s->k, out, true);
-			size_t bad = 0;
-			for (size_t i = 0; i < ns; i++)
-				bad += !isfinite(sub[i]);
-			tap_diag("%s: rel_error=%.3e tol=%.3e SQNR=%.1f dB, %lld of %lld rows "
-			         "checked [%s]",
-			         label, err, tol, f8b_sqnr_db(sub, ref, ns), (long long)nrows,
-			         (long long)s->m, info.desc);
-			tap_ok(bad == 0, "%s: every checked element written and finite (%zu not)",
-			       label, bad);
-			if (!tap_ok(err <= tol, "%s: rel_error %.3e <= tolerance %.3e", label, err,
-			            tol))
-				explain(label, sub, ref, rows, nrows, s->n,
-				        info.tile == 23 ? 256 : 128);
+			f8b_to_f32(raw, c->out, full, n);
+			check_d(c, label, full, &info);
 		}
-		free(sub);
 		free(full);
 		free(raw);
 	}
 	f8b_tensor_free(ops, be, &dt);
 	ops->gemm_plan_free(be, plan);
+}
+
+/* Every output type, accumulation mode and candidate of one quantised
+ * case. */
+static void run_outputs(struct gemm_case *c)
+{
+	static const enum f8b_dtype outs[] = {F8B_BF16, F8B_F32};
+	for (size_t oi = 0; oi < (only_small ? 1 : COUNT(outs)); oi++)
+		for (int fast = 1; fast >= 0; fast--) {
+			if (c->clusters && (!fast || !c->sc->cluster_pass))
+				continue;
+			c->out = outs[oi];
+			c->fast = fast != 0;
+			int ncand = 1;
+			for (int cand = 0; cand < ncand; cand++)
+				f8b_case(c, cand, &ncand);
+		}
 }
 
 static void run_shape(const struct shape *s, uint64_t seed, bool clusters)
@@ -314,32 +383,45 @@ static void run_shape(const struct shape *s, uint64_t seed, bool clusters)
 	/* Sampled rows spread over M, the last one included (the ragged tile). */
 	for (int64_t i = 0; i < nrows; i++)
 		rows[i] = nrows == s->m ? i : i * (s->m - 1) / (nrows - 1);
-	rc = fill(&a, s->m, s->k, seed);
+	rc = fill(&a, s->m, s->k, s->mean, seed);
 	if (rc == F8B_OK)
-		rc = fill(&b, s->n, s->k, seed + 1);
+		rc = fill(&b, s->n, s->k, s->mean, seed + 1);
 	if (!tap_ok(rc == F8B_OK, "M=%lld K=%lld N=%lld: fill%s%s", (long long)s->m,
 	            (long long)s->k, (long long)s->n, rc ? ": " : "", rc ? f8b_last_error() : ""))
 		goto out;
-	for (size_t di = 0; di < COUNT(dtypes); di++) {
-		rc = quantize(&a, dtypes[di].a);
-		if (rc == F8B_OK)
-			rc = quantize(&b, dtypes[di].b);
-		if (rc == F8B_OK)
-			rc = f8b_ref_gemm_rows(a.deq, b.deq, s->m, s->n, s->k, rows, nrows, ref);
-		if (tap_ok(rc == F8B_OK, "M=%lld K=%lld N=%lld %s x %s: quantise and reference%s%s",
-		           (long long)s->m, (long long)s->k, (long long)s->n,
-		           f8b_dtype_name(dtypes[di].a), f8b_dtype_name(dtypes[di].b),
-		           rc ? ": " : "", rc ? f8b_last_error() : "")) {
-			static const enum f8b_dtype outs[] = {F8B_BF16, F8B_F32};
-			for (size_t oi = 0; oi < COUNT(outs); oi++) {
-				int ncand = 1;
-				for (int c = 0; c < ncand; c++)
-					f8b_case(s, dtypes[di].a, dtypes[di].b, outs[oi], c,
-					         clusters, &a, &b, rows, nrows, ref, &ncand);
+	for (size_t si = 0; si < COUNT(scalings); si++) {
+		if (clusters && !scalings[si].cluster_pass)
+			continue;
+		for (size_t di = 0; di < (only_small ? 1 : COUNT(dtypes)); di++) {
+			const struct scaling *sc = &scalings[si];
+			rc = quantize(&a, dtypes[di].a, sc->a);
+			if (rc == F8B_OK)
+				rc = quantize(&b, dtypes[di].b, sc->b);
+			if (rc == F8B_OK)
+				rc = f8b_ref_gemm_rows(a.deq, b.deq, s->m, s->n, s->k, rows, nrows,
+				                       ref);
+			if (tap_ok(
+			        rc == F8B_OK,
+			        "M=%lld K=%lld N=%lld %s x %s, %s x %s: quantise and reference%s%s",
+			        (long long)s->m, (long long)s->k, (long long)s->n,
+			        f8b_dtype_name(dtypes[di].a), f8b_dtype_name(dtypes[di].b),
+			        f8b_granularity_name(sc->a), f8b_granularity_name(sc->b),
+			        rc ? ": " : "", rc ? f8b_last_error() : "")) {
+				struct gemm_case c = {.s = s,
+				                      .sc = sc,
+				                      .at = dtypes[di].a,
+				                      .bt = dtypes[di].b,
+				                      .clusters = clusters,
+				                      .a = &a,
+				                      .b = &b,
+				                      .rows = rows,
+				                      .nrows = nrows,
+				                      .ref = ref};
+				run_outputs(&c);
 			}
+			release(&a);
+			release(&b);
 		}
-		release(&a);
-		release(&b);
 	}
 out:
 	f8b_tensor_free(ops, be, &a.hp);
@@ -348,206 +430,38 @@ out:
 	free(rows);
 }
 
-/* ---------------------------------------------------------------- layers */
-
-static int upload_bytes(const uint8_t *h, size_t n, void **d)
-{
-	F8B_TRY(ops->alloc(be, n, d));
-	return ops->upload(be, *d, h, n);
-}
-
-/* One TMA box (128 rows x 128 bytes, 128-byte swizzle) of a [200, 176]
- * uint8 tensor at two places, one of them past both edges. */
-static void test_tma(void)
-{
-	enum { ROWS = 200, K = 176 };
-	static const int at[][2] = {{0, 0}, {128, 128}};
-	uint8_t *h = xcalloc(ROWS * K, 1), *got = xcalloc(128 * 128, 1);
-	void *dx = NULL, *dout = NULL;
-	_Alignas(128) unsigned char map[128];
-	int rc;
-
-	for (int r = 0; r < ROWS; r++)
-		for (int k = 0; k < K; k++)
-			h[r * K + k] = (uint8_t)(r * 131 + k * 7 + 1) | 1; /* never 0 */
-	rc = upload_bytes(h, ROWS * K, &dx);
-	if (rc == F8B_OK)
-		rc = ops->alloc(be, 128 * 128, &dout);
-	if (rc == F8B_OK)
-		rc = f8b_cuda_kgemm_encode(dx, ROWS, K, 128, map);
-	if (!tap_ok(rc == F8B_OK, "layer tma: upload, encode the tensor map%s%s", rc ? ": " : "",
-	            rc ? f8b_last_error() : ""))
-		goto out;
-	for (size_t t = 0; t < COUNT(at); t++) {
-		int c0 = at[t][1], c1 = at[t][0]; /* (k, row) */
-		rc = f8b_cuda_status((cudaError_t)f8b_kgemm_selftest_tma(
-		                         map, dout, 128, c0, c1, (cudaStream_t)f8b_cuda_stream(be)),
-		                     "f8b_kgemm_selftest_tma", __FILE__, __LINE__);
-		if (rc == F8B_OK)
-			rc = ops->sync(be);
-		if (rc == F8B_OK)
-			rc = ops->download(be, got, dout, 128 * 128);
-		if (!tap_ok(rc == F8B_OK, "layer tma: box at row %d, k %d ran%s%s", c1, c0,
-		            rc ? ": " : "", rc ? f8b_last_error() : ""))
-			continue;
-		int bad = 0, first = -1, as_plain = 0;
-		for (int r = 0; r < 128; r++)
-			for (int c = 0; c < 8; c++)
-				for (int b = 0; b < 16; b++) {
-					int gr = c1 + r, gk = c0 + 16 * c + b;
-					uint8_t want = gr < ROWS && gk < K ? h[gr * K + gk] : 0;
-					int i = r * 128 + ((c ^ (r & 7)) * 16) + b;
-					if (got[i] != want && bad++ == 0)
-						first = i;
-					as_plain += got[r * 128 + 16 * c + b] == want;
-				}
-		tap_ok(
-		    bad == 0,
-		    "layer tma: box at row %d, k %d lies in shared memory 128B-swizzled (chunk c "
-		    "of row r at c ^ (r %% 8)), zeros outside the tensor: %d of 16384 bytes wrong "
-		    "(first at byte %d; %d bytes would match an unswizzled layout)",
-		    c1, c0, bad, first, as_plain);
-	}
-out:
-	ops->free(be, dx);
-	ops->free(be, dout);
-	free(h);
-	free(got);
-}
-
-/* One wgmma m64nNk32 per K step, on e4m3 values in {0, +-0.5, +-1, +-1.5,
- * +-2}: every product and sum is exact, so D must equal the host's. */
-static void test_wgmma(void)
-{
-	static const uint8_t codes[] = {0x00, 0x30, 0x38, 0x3C, 0x40, 0xB0, 0xB8, 0xBC, 0xC0};
-	uint8_t *ha = xcalloc(128 * 128, 1), *hb = xcalloc(256 * 128, 1);
-	float *got = xcalloc(64 * 256, sizeof(float));
-	void *da = NULL, *db = NULL, *dd = NULL;
-	_Alignas(128) unsigned char ma[128], mb128[128], mb256[128];
-	uint64_t x = 12345;
-	int rc;
-
-	for (int i = 0; i < 128 * 128; i++) {
-		x = x * 6364136223846793005ull + 1442695040888963407ull;
-		ha[i] = codes[(x >> 33) % COUNT(codes)];
-	}
-	for (int i = 0; i < 256 * 128; i++) {
-		x = x * 6364136223846793005ull + 1442695040888963407ull;
-		hb[i] = codes[(x >> 33) % COUNT(codes)];
-	}
-	rc = upload_bytes(ha, 128 * 128, &da);
-	if (rc == F8B_OK)
-		rc = upload_bytes(hb, 256 * 128, &db);
-	if (rc == F8B_OK)
-		rc = ops->alloc(be, 64 * 256 * sizeof(float), &dd);
-	if (rc == F8B_OK)
-		rc = f8b_cuda_kgemm_encode(da, 128, 128, 128, ma);
-	if (rc == F8B_OK)
-		rc = f8b_cuda_kgemm_encode(db, 256, 128, 128, mb128);
-	if (rc == F8B_OK)
-		rc = f8b_cuda_kgemm_encode(db, 256, 128, 256, mb256);
-	if (!tap_ok(rc == F8B_OK, "layer wgmma: upload, encode the tensor maps%s%s", rc ? ": " : "",
-	            rc ? f8b_last_error() : ""))
-		goto out;
-	for (int n = 128; n <= 256; n += 128)
-		for (int ks = 0; ks < 4; ks++) {
-			rc = f8b_cuda_status((cudaError_t)f8b_kgemm_selftest_wgmma(
-			                         ma, n == 128 ? mb128 : mb256, dd, n, ks,
-			                         (cudaStream_t)f8b_cuda_stream(be)),
-			                     "f8b_kgemm_selftest_wgmma", __FILE__, __LINE__);
-			if (rc == F8B_OK)
-				rc = ops->sync(be);
-			if (rc == F8B_OK)
-				rc = ops->download(be, got, dd, 64 * (size_t)n * sizeof(float));
-			if (!tap_ok(rc == F8B_OK, "layer wgmma: m64n%dk32, K step %d ran%s%s", n,
-			            ks, rc ? ": " : "", rc ? f8b_last_error() : ""))
-				continue;
-			int bad = 0, fr = -1, fc = -1;
-			float fw = 0, fg = 0;
-			for (int r = 0; r < 64; r++)
-				for (int c = 0; c < n; c++) {
-					float want = 0;
-					for (int k = 32 * ks; k < 32 * ks + 32; k++)
-						want += f8b_fp8_to_f32(ha[r * 128 + k], F8B_E4M3) *
-						        f8b_fp8_to_f32(hb[c * 128 + k], F8B_E4M3);
-					if (got[r * n + c] != want && bad++ == 0) {
-						fr = r;
-						fc = c;
-						fw = want;
-						fg = got[r * n + c];
-					}
-				}
-			tap_ok(bad == 0,
-			       "layer wgmma: m64n%dk32 K step %d equals the host's sums exactly "
-			       "(descriptors, K advance, fragment layout): %d of %d wrong (first "
-			       "D[%d][%d] = %g, want %g)",
-			       n, ks, bad, 64 * n, fr, fc, fg, fw);
-		}
-out:
-	ops->free(be, da);
-	ops->free(be, db);
-	ops->free(be, dd);
-	free(ha);
-	free(hb);
-	free(got);
-}
-
-/* The GEMM's full/empty protocol, 4 stages, 4003 uses (1000 wraps). */
-static void test_ring(void)
-{
-	unsigned *derr = NULL, errors = 1;
-	int rc = ops->alloc(be, sizeof errors, (void **)&derr);
-	if (rc == F8B_OK)
-		rc = ops->memset(be, derr, 0, sizeof errors);
-	if (rc == F8B_OK)
-		rc = f8b_cuda_status((cudaError_t)f8b_kgemm_selftest_ring(
-		                         4003, derr, (cudaStream_t)f8b_cuda_stream(be)),
-		                     "f8b_kgemm_selftest_ring", __FILE__, __LINE__);
-	if (rc == F8B_OK)
-		rc = ops->sync(be);
-	if (rc == F8B_OK)
-		rc = ops->download(be, &errors, derr, sizeof errors);
-	tap_ok(rc == F8B_OK && errors == 0,
-	       "layer ring: 4003 uses of a 4-stage full/empty mbarrier ring, 256 consumer threads: "
-	       "%u stale words%s%s",
-	       errors, rc ? ": " : "", rc ? f8b_last_error() : "");
-	ops->free(be, derr);
-}
-
-/* What the kernel does not take (yet) is refused, naming why; the same
- * configurations are accepted by cuBLASLt. */
+/* What the kernel does not take is refused, naming why ("impl f8b"). */
 static void test_refusals(void)
 {
 	static const struct {
 		enum f8b_granularity ga, gb;
-		bool fast;
 		enum f8b_dtype at;
 		const char *what;
 	} cases[] = {
-	    {F8B_GRAN_AXISWISE, F8B_GRAN_AXISWISE, true, F8B_E4M3, "axiswise"},
-	    {F8B_GRAN_BLOCK1X128, F8B_GRAN_BLOCK128X128, false, F8B_E4M3, "blockwise"},
-	    {F8B_GRAN_TENSORWISE, F8B_GRAN_TENSORWISE, false, F8B_E4M3, "fast_accum off"},
-	    {F8B_GRAN_TENSORWISE, F8B_GRAN_TENSORWISE, true, F8B_BF16, "bf16"},
+	    {F8B_GRAN_BLOCK128X128, F8B_GRAN_TENSORWISE, F8B_E4M3, "block128x128 x tensorwise"},
+	    {F8B_GRAN_TENSORWISE, F8B_GRAN_TENSORWISE, F8B_BF16, "bf16"},
 	};
-	for (size_t i = 0; i < COUNT(cases); i++) {
-		struct f8b_gemm_desc d = {.m = 256,
-		                          .n = 256,
-		                          .k = 256,
-		                          .a_dtype = cases[i].at,
-		                          .b_dtype = cases[i].at,
-		                          .out_dtype = F8B_BF16,
-		                          .a_gran = cases[i].ga,
-		                          .b_gran = cases[i].gb,
-		                          .fast_accum = cases[i].fast,
-		                          .impl = F8B_GEMM_IMPL_F8B};
-		struct f8b_gemm_plan *plan = NULL;
-		int rc = ops->gemm_plan(be, &d, 0, &plan, NULL);
-		tap_ok(rc == F8B_EUNSUPPORTED && !plan && strstr(f8b_last_error(), "impl f8b"),
-		       "impl f8b refuses %s: %s", cases[i].what,
-		       rc ? f8b_last_error() : "accepted");
-		if (plan)
-			ops->gemm_plan_free(be, plan);
-	}
+	for (size_t i = 0; i < COUNT(cases); i++)
+		for (int fast = 0; fast <= 1; fast++) {
+			struct f8b_gemm_desc d = {.m = 256,
+			                          .n = 256,
+			                          .k = 256,
+			                          .a_dtype = cases[i].at,
+			                          .b_dtype = cases[i].at,
+			                          .out_dtype = F8B_BF16,
+			                          .a_gran = cases[i].ga,
+			                          .b_gran = cases[i].gb,
+			                          .fast_accum = fast != 0,
+			                          .impl = F8B_GEMM_IMPL_F8B};
+			struct f8b_gemm_plan *plan = NULL;
+			int rc = ops->gemm_plan(be, &d, 0, &plan, NULL);
+			tap_ok(rc == F8B_EUNSUPPORTED && !plan &&
+			           strstr(f8b_last_error(), "impl f8b"),
+			       "impl f8b refuses %s, fast_accum %s: %s", cases[i].what,
+			       fast ? "on" : "off", rc ? f8b_last_error() : "accepted");
+			if (plan)
+				ops->gemm_plan_free(be, plan);
+		}
 }
 
 int main(void)
@@ -555,9 +469,9 @@ int main(void)
 	char why[256], msg[320];
 	struct f8b_device_info info;
 	const char *small = getenv("F8B_TEST_SMALL");
-	bool only_small = small && *small && strcmp(small, "0");
 	int n, rc;
 
+	only_small = small && *small && strcmp(small, "0");
 	n = f8b_cuda_device_count(why, sizeof why);
 	if (n <= 0) {
 		snprintf(msg, sizeof msg, "no CUDA GPU: %s", why);
@@ -572,12 +486,9 @@ int main(void)
 		return tap_done();
 	tap_diag("device 0: %s, sm_%d%d, %d SMs", info.name, info.cc_major, info.cc_minor,
 	         info.sm_count);
-	if (info.cc_major == 9 && info.cc_minor == 0) {
-		test_tma();
-		test_wgmma();
-		test_ring();
+	sm90 = info.cc_major == 9 && info.cc_minor == 0;
+	if (sm90)
 		test_refusals();
-	}
 	for (int clusters = 0; clusters <= 1; clusters++)
 		for (size_t i = 0; i < COUNT(shapes); i++)
 			if (shapes[i].small || !only_small)

@@ -1,0 +1,96 @@
+/* sm90_fp8_gemm.cu - the host side of f8bench's own Hopper fp8 GEMM
+ * (gemm.h): the tile table, the variant for (tile, mode, dtypes, output),
+ * and the launch.  The variants are compiled, one file per mode, from
+ * sm90_fp8_gemm_kernel.cuh. */
+#include "sm90_fp8_gemm_kernel.cuh"
+
+namespace
+{
+
+f8b_kgemm_fn pick(int tile, int mode, int a, int b, int out)
+{
+	if (tile < 0 || tile >= f8b_kgemm_ntiles)
+		return nullptr;
+	switch (mode) {
+	case F8B_KGEMM_FAST: return f8b_kgemm_pick_fast(tile, a, b, out);
+	case F8B_KGEMM_PROMOTE: return f8b_kgemm_pick_promote(tile, a, b, out);
+	case F8B_KGEMM_BLOCK:
+	case F8B_KGEMM_BLOCK_1X128: return f8b_kgemm_pick_blockwise(tile, mode, a, b, out);
+	default: return nullptr;
+	}
+}
+
+} // namespace
+
+#define F8B_TILE_ENTRY(BN, ST, CL, MODES)                                                          \
+	{F8B_KG_BM,                                                                                \
+	 BN,                                                                                       \
+	 F8B_KG_BK,                                                                                \
+	 ST,                                                                                       \
+	 F8B_KG_THREADS,                                                                           \
+	 f8b_kg_smem_bytes(BN, ST),                                                                \
+	 CL,                                                                                       \
+	 MODES,                                                                                    \
+	 "128x" #BN "x128/c" #CL},
+extern "C" const struct f8b_kgemm_tile f8b_kgemm_tiles[] = {F8B_KGEMM_TILE_LIST(F8B_TILE_ENTRY)};
+#undef F8B_TILE_ENTRY
+extern "C" const int f8b_kgemm_ntiles = sizeof f8b_kgemm_tiles / sizeof f8b_kgemm_tiles[0];
+
+extern "C" int f8b_kgemm_prepare(int tile, int mode, int *ptx_version)
+{
+	static const int dts[][2] = {
+	    {F8B_E4M3, F8B_E4M3}, {F8B_E4M3, F8B_E5M2}, {F8B_E5M2, F8B_E4M3}};
+	static const int outs[] = {F8B_BF16, F8B_F32};
+
+	*ptx_version = 0;
+	for (const auto &dt : dts)
+		for (int out : outs) {
+			f8b_kgemm_fn fn = pick(tile, mode, dt[0], dt[1], out);
+			if (!fn)
+				return (int)cudaErrorInvalidValue;
+			cudaFuncAttributes attr;
+			cudaError_t e = cudaFuncSetAttribute(
+			    (const void *)fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+			    f8b_kgemm_tiles[tile].smem_bytes);
+			if (e == cudaSuccess)
+				e = cudaFuncGetAttributes(&attr, (const void *)fn);
+			if (e != cudaSuccess)
+				return (int)e;
+			*ptx_version = attr.ptxVersion;
+		}
+	return (int)cudaSuccess;
+}
+
+extern "C" int f8b_kgemm_run(int tile, int mode, int a_dtype, int b_dtype, int out_dtype,
+                             const void *tmap_a, const void *tmap_b,
+                             const struct f8b_kgemm_args *args, int grid, cudaStream_t stream)
+{
+	f8b_kgemm_fn fn = pick(tile, mode, a_dtype, b_dtype, out_dtype);
+	if (!fn || grid < 1)
+		return (int)cudaErrorInvalidValue;
+	CUtensorMap ta, tb;
+	f8b_kgemm_args p = *args;
+	memcpy(&ta, tmap_a, sizeof ta);
+	memcpy(&tb, tmap_b, sizeof tb);
+	void *kargs[] = {&ta, &tb, &p};
+	const int cl = f8b_kgemm_tiles[tile].cluster;
+	if (cl == 1)
+		return (int)cudaLaunchKernel((const void *)fn, dim3((unsigned)grid),
+		                             dim3(F8B_KG_THREADS), kargs,
+		                             (size_t)f8b_kgemm_tiles[tile].smem_bytes, stream);
+	if (grid % cl)
+		return (int)cudaErrorInvalidValue;
+	cudaLaunchAttribute attr[1];
+	attr[0].id = cudaLaunchAttributeClusterDimension;
+	attr[0].val.clusterDim.x = (unsigned)cl;
+	attr[0].val.clusterDim.y = 1;
+	attr[0].val.clusterDim.z = 1;
+	cudaLaunchConfig_t cfg = {};
+	cfg.gridDim = dim3((unsigned)grid);
+	cfg.blockDim = dim3(F8B_KG_THREADS);
+	cfg.dynamicSmemBytes = (size_t)f8b_kgemm_tiles[tile].smem_bytes;
+	cfg.stream = stream;
+	cfg.attrs = attr;
+	cfg.numAttrs = 1;
+	return (int)cudaLaunchKernelExC(&cfg, (const void *)fn, kargs);
+}

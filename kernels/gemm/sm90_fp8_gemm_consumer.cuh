@@ -1,0 +1,268 @@
+/* sm90_fp8_gemm_consumer.cuh - a consumer warpgroup of the fp8 GEMM
+ * (sm90_fp8_gemm_kernel.cuh): the main loop over one tile's K-blocks in
+ * either accumulation mode, the scales, the epilogue.
+ *
+ * Thread t of the warpgroup (warp w, lane l) holds, in the m64nBNk32
+ * accumulator fragment (ptx/wgmma.cuh), element 4j + 2h + e at row
+ * 16 w + l/4 + 8 h of its 64 and column 8 j + 2 (l % 4) + e, j < BN/8:
+ * two rows, BN/4 columns.  Scales follow the host reference
+ * (src/backend/host_gemm.c): s = sa * sb rounded to fp32, then s times the
+ * sum; FAST and PROMOTE apply s once to the whole sum in the epilogue,
+ * the block modes to each K-block's partial sum, added into the fp32
+ * accumulator (a fused multiply-add: one rounding where the host has two).
+ */
+#ifndef F8B_GEMM_SM90_FP8_GEMM_CONSUMER_CUH
+#define F8B_GEMM_SM90_FP8_GEMM_CONSUMER_CUH
+
+template <int BN, int STAGES, int CL, int MODE, int AT, int BT, typename OutT>
+struct f8b_kg_consumer {
+	static constexpr bool PROMO = MODE != F8B_KGEMM_FAST;
+	static constexpr bool BLOCKS = MODE == F8B_KGEMM_BLOCK || MODE == F8B_KGEMM_BLOCK_1X128;
+	static constexpr uint32_t STAGE = f8b_kg_stage_bytes(BN), A_BYTES = F8B_KG_BM * F8B_KG_BK;
+	static_assert(!PROMO || BN <= 192, "promotion holds 2 x BN/2 accumulators a thread");
+	static_assert(MODE != F8B_KGEMM_BLOCK_1X128 || BN <= 128, "BN/4 column scales a thread");
+
+	const f8b_kgemm_args p;
+	const uint32_t base, bars;
+	const int cw, warp, lane;
+	/* FAST, PROMOTE with two tensorwise operands: sa * sb, read once */
+	float tw_scale = 1.0f;
+	uint32_t it = 0;                /* K-blocks consumed so far: ring stage and phase */
+	float acc[BN / 2];              /* FAST: the wgmma accumulator; else the fp32 sums */
+	float part[PROMO ? BN / 2 : 1]; /* the wgmma partial of one K-block */
+
+	__device__ __forceinline__ f8b_kg_consumer(const f8b_kgemm_args &args, uint32_t b,
+	                                           uint32_t br, int which)
+	    : p(args), base(b), bars(br), cw(which), warp((threadIdx.x % 128) / 32),
+	      lane(threadIdx.x % 32)
+	{
+		if (!BLOCKS && !p.a_vec && !p.b_vec)
+			tw_scale = __ldg(p.a_scale_inv) * __ldg(p.b_scale_inv);
+	}
+
+	/* Free a stage: one arrival per consumer warp on the stage's empty
+	 * barrier of every CTA of the cluster.  The stage was read by wgmma
+	 * only, whose completion the preceding wait_group established. */
+	__device__ __forceinline__ void release(uint32_t empty) const
+	{
+		if (lane != 0)
+			return;
+		if constexpr (CL == 1)
+			f8b_mbarrier_arrive(empty);
+		else
+			for (uint32_t r = 0; r < (uint32_t)CL; r++)
+				f8b_mbarrier_arrive_cluster(f8b_mapa_shared(empty, r));
+	}
+
+	/* Waits for stage `s` and issues its four wgmma into d: accumulating
+	 * onto d from the start when `accumulate`, else the first of them
+	 * overwrites it (scale-d = 0). */
+	__device__ __forceinline__ void issue(float *d, uint32_t s, uint32_t phase, bool accumulate)
+	{
+		const uint32_t sa = base + s * STAGE + cw * (64 * F8B_KG_BK),
+		               sb = base + s * STAGE + A_BYTES;
+		f8b_mbarrier_wait(bars + 8 * s, phase);
+#pragma unroll
+		for (int i = 0; i < BN / 2; i++)
+			f8b_reg_fence(d[i]);
+		f8b_wgmma_fence();
+		const uint64_t da = f8b_desc_sw128_kmajor(sa), db = f8b_desc_sw128_kmajor(sb);
+#pragma unroll
+		for (int kk = 0; kk < F8B_KG_BK / 32; kk++) {
+			/* 32 bytes of K further along the swizzled rows: +2 in
+			 * the descriptor's address field (bytes >> 4). */
+			f8b_wgmma<BN, AT, BT>::mma(d, da + 2 * kk, db + 2 * kk,
+			                           (accumulate || kk > 0) ? 1u : 0u);
+		}
+		f8b_wgmma_commit_group();
+#pragma unroll
+		for (int i = 0; i < BN / 2; i++)
+			f8b_reg_fence(d[i]);
+	}
+
+	/* fast_accum: the wgmma accumulator runs on over all of K, one group
+	 * in flight behind the one just issued. */
+	__device__ __forceinline__ void mainloop_fast(int kblocks)
+	{
+		uint32_t prev_empty = 0;
+		for (int kb = 0; kb < kblocks; kb++, it++) {
+			const uint32_t s = it % STAGES;
+			issue(acc, s, (it / STAGES) & 1, kb > 0);
+			if (kb > 0) {
+				/* The previous K-block's group is done: its stage is free. */
+				f8b_wgmma_wait_group<1>();
+				release(prev_empty);
+			}
+			prev_empty = bars + 8 * (STAGES + s);
+		}
+		f8b_wgmma_wait_group<0>();
+#pragma unroll
+		for (int i = 0; i < BN / 2; i++)
+			f8b_reg_fence(acc[i]);
+		release(prev_empty);
+	}
+
+	__device__ __forceinline__ int clamp(int i, int n) const
+	{
+		return i < n ? i : n - 1;
+	}
+
+	/* Promotion: each K-block's partial sum into the fp32 accumulator,
+	 * times its block scales in the block modes.  The scales of K-block kb
+	 * are read while its wgmma run. */
+	__device__ __forceinline__ void mainloop_promote(int tm, int tn, int kblocks)
+	{
+		const int r0 = clamp(tm * F8B_KG_BM + cw * 64 + warp * 16 + lane / 4, p.m);
+		const int r1 = clamp(tm * F8B_KG_BM + cw * 64 + warp * 16 + lane / 4 + 8, p.m);
+		const int c0 = tn * BN;
+		/* BLOCK: a tile spans at most two 128-row blocks of B (c0 % 128 +
+		 * BN <= 256 for the tiles of the table); columns from octet jsplit
+		 * on lie in the second. */
+		const int nblk = (p.n + F8B_KG_SBLK - 1) / F8B_KG_SBLK;
+		const float *sa_p = p.a_scale_inv;
+		const float *sb_p0 =
+		    p.b_scale_inv + (size_t)clamp(c0 / F8B_KG_SBLK, nblk) * p.b_scale_ld;
+		const float *sb_p1 =
+		    p.b_scale_inv + (size_t)clamp(c0 / F8B_KG_SBLK + 1, nblk) * p.b_scale_ld;
+		const int jsplit = (F8B_KG_SBLK - c0 % F8B_KG_SBLK) / 8;
+
+#pragma unroll
+		for (int i = 0; i < BN / 2; i++)
+			acc[i] = 0.0f;
+		for (int kb = 0; kb < kblocks; kb++, it++) {
+			const uint32_t s = it % STAGES;
+			issue(part, s, (it / STAGES) & 1, false);
+			float sa0 = 1.0f, sa1 = 1.0f, sb0 = 1.0f, sb1 = 1.0f;
+			float sbc[MODE == F8B_KGEMM_BLOCK_1X128 ? BN / 4 : 1];
+			if constexpr (BLOCKS) {
+				sa0 = __ldg(sa_p + r0);
+				sa1 = __ldg(sa_p + r1);
+				sa_p += p.m;
+			}
+			if constexpr (MODE == F8B_KGEMM_BLOCK) {
+				sb0 = __ldg(sb_p0 + kb);
+				sb1 = __ldg(sb_p1 + kb);
+			}
+			if constexpr (MODE == F8B_KGEMM_BLOCK_1X128) {
+				const float *sb = p.b_scale_inv + (size_t)kb * (size_t)p.n;
+#pragma unroll
+				for (int j = 0; j < BN / 8; j++) {
+					const int col = c0 + 8 * j + 2 * (lane % 4);
+					sbc[2 * j] = __ldg(sb + clamp(col, p.n));
+					sbc[2 * j + 1] = __ldg(sb + clamp(col + 1, p.n));
+				}
+			}
+			f8b_wgmma_wait_group<0>();
+#pragma unroll
+			for (int i = 0; i < BN / 2; i++)
+				f8b_reg_fence(part[i]);
+			release(bars + 8 * (STAGES + s));
+			if constexpr (!BLOCKS) {
+#pragma unroll
+				for (int i = 0; i < BN / 2; i++)
+					acc[i] += part[i];
+			} else if constexpr (MODE == F8B_KGEMM_BLOCK) {
+				const float s00 = sa0 * sb0, s01 = sa0 * sb1;
+				const float s10 = sa1 * sb0, s11 = sa1 * sb1;
+#pragma unroll
+				for (int j = 0; j < BN / 8; j++) {
+					const bool second = j >= jsplit;
+					const float t0 = second ? s01 : s00,
+					            t1 = second ? s11 : s10;
+					acc[4 * j] = fmaf(t0, part[4 * j], acc[4 * j]);
+					acc[4 * j + 1] = fmaf(t0, part[4 * j + 1], acc[4 * j + 1]);
+					acc[4 * j + 2] = fmaf(t1, part[4 * j + 2], acc[4 * j + 2]);
+					acc[4 * j + 3] = fmaf(t1, part[4 * j + 3], acc[4 * j + 3]);
+				}
+			} else {
+#pragma unroll
+				for (int j = 0; j < BN / 8; j++)
+#pragma unroll
+					for (int e = 0; e < 4; e++) {
+						const float t =
+						    (e < 2 ? sa0 : sa1) * sbc[2 * j + e % 2];
+						acc[4 * j + e] =
+						    fmaf(t, part[4 * j + e], acc[4 * j + e]);
+					}
+			}
+		}
+	}
+
+	__device__ __forceinline__ void store2(OutT *d, int row, int col, float v0, float v1) const
+	{
+		if (row >= p.m || col >= p.n)
+			return;
+		OutT *q = d + (size_t)row * (size_t)p.n + col;
+		if (col + 1 < p.n && (p.n & 1) == 0) { /* the pair is 2-element aligned */
+			if constexpr (sizeof(OutT) == 2)
+				*reinterpret_cast<__nv_bfloat162 *>(q) =
+				    __floats2bfloat162_rn(v0, v1);
+			else
+				*reinterpret_cast<float2 *>(q) = make_float2(v0, v1);
+		} else {
+			q[0] = static_cast<OutT>(v0);
+			if (col + 1 < p.n)
+				q[1] = static_cast<OutT>(v1);
+		}
+	}
+
+	/* Epilogue from registers: scaled once as (sa * sb) * acc in FAST and
+	 * PROMOTE (the block modes scaled at each promotion), rounded once to
+	 * the output type. */
+	__device__ __forceinline__ void epilogue(int tm, int tn) const
+	{
+		OutT *d = static_cast<OutT *>(p.d);
+		const int row0 = tm * F8B_KG_BM + cw * 64 + warp * 16 + lane / 4;
+		const int colb = tn * BN + 2 * (lane % 4);
+		if (BLOCKS || (!p.a_vec && !p.b_vec)) {
+			const float scale = tw_scale;
+#pragma unroll
+			for (int j = 0; j < BN / 8; j++)
+#pragma unroll
+				for (int h = 0; h < 2; h++)
+					store2(d, row0 + 8 * h, colb + 8 * j,
+					       BLOCKS ? acc[4 * j + 2 * h]
+					              : acc[4 * j + 2 * h] * scale,
+					       BLOCKS ? acc[4 * j + 2 * h + 1]
+					              : acc[4 * j + 2 * h + 1] * scale);
+			return;
+		}
+		/* Axiswise (either operand): one scale per row of A, per row of B.
+		 * The column scales of 8 octets are read before their stores
+		 * (which could alias them for all the compiler knows, and would
+		 * serialise the loads), 16 registers at a time. */
+		const float sa[2] = {__ldg(p.a_scale_inv + (p.a_vec ? clamp(row0, p.m) : 0)),
+		                     __ldg(p.a_scale_inv + (p.a_vec ? clamp(row0 + 8, p.m) : 0))};
+		constexpr int CHUNK = BN / 8 < 8 ? BN / 8 : 8;
+#pragma unroll
+		for (int j0 = 0; j0 < BN / 8; j0 += CHUNK) {
+			float sb[2 * CHUNK];
+#pragma unroll
+			for (int j = 0; j < CHUNK; j++)
+#pragma unroll
+				for (int e = 0; e < 2; e++)
+					sb[2 * j + e] = __ldg(
+					    p.b_scale_inv +
+					    (p.b_vec ? clamp(colb + 8 * (j0 + j) + e, p.n) : 0));
+#pragma unroll
+			for (int j = 0; j < CHUNK; j++)
+#pragma unroll
+				for (int h = 0; h < 2; h++)
+					store2(d, row0 + 8 * h, colb + 8 * (j0 + j),
+					       acc[4 * (j0 + j) + 2 * h] * (sa[h] * sb[2 * j]),
+					       acc[4 * (j0 + j) + 2 * h + 1] *
+					           (sa[h] * sb[2 * j + 1]));
+		}
+	}
+
+	__device__ __forceinline__ void tile(int tm, int tn, int kblocks)
+	{
+		if constexpr (PROMO)
+			mainloop_promote(tm, tn, kblocks);
+		else
+			mainloop_fast(kblocks);
+		epilogue(tm, tn);
+	}
+};
+
+#endif

@@ -1,0 +1,232 @@
+/* sm90_fp8_gemm_kernel.cuh - f8bench's own Hopper fp8 GEMM: the kernel
+ * template every variant is compiled from (doc/gemm-kernels.md has the
+ * pictures).  Included by one .cu file per accumulation mode
+ * (sm90_fp8_gemm_{fast,promote,blockwise}.cu), each instantiating the
+ * tiles of F8B_KGEMM_TILE_LIST that list its mode, so the variants compile
+ * in parallel.
+ *
+ * One persistent CTA per SM, 384 threads in three warpgroups:
+ *   warpgroup 0 (producer): gives registers back (setmaxnreg.dec 40); one
+ *     thread walks the CTA's tiles and K-blocks, waits for a free stage of
+ *     the ring (empty barrier), arms the stage's full barrier with the
+ *     bytes to expect, and issues two TMA loads into it (A: 128 x 128
+ *     bytes, B: BN x 128 bytes, 128-byte swizzled);
+ *   warpgroups 1 and 2 (consumers): take registers (setmaxnreg.inc 232);
+ *     each owns 64 rows of the 128-row tile and all BN columns.  Per
+ *     K-block (128 of K, one stage): wait for the stage (full barrier),
+ *     issue four wgmma m64nBNk32 (K = 4 x 32 = 128) and commit them; then
+ *       FAST: wait until only this group is in flight and free the
+ *         previous stage (the accumulator runs on over all of K);
+ *       PROMOTE / BLOCK / BLOCK_1X128: the four wgmma write a partial
+ *         accumulator (the first with scale-d = 0); wait for the group,
+ *         free its stage, and add the partial into the fp32 accumulator
+ *         (times the K-block's scales for the block modes).  The other
+ *         consumer warpgroup's wgmma keep the tensor cores busy meanwhile.
+ *     After the tile's last K-block: scale (FAST, PROMOTE), convert and
+ *     store D from registers.
+ * The ring's stage and phase run on across tiles, so the producer loads
+ * the next tile while the consumers store this one.
+ *
+ * K not a multiple of 128 and M, N not multiples of the tile: TMA fills
+ * the out-of-bounds part of a box with zeros (adding nothing to the sums);
+ * the stores are guarded, scale reads clamped.  The host
+ * (src/backend/cuda_gemm_f8b.c) refuses what TMA cannot address (K not a
+ * multiple of 16: row strides must be 16-byte multiples).
+ *
+ * The kernel body exists only in the sm_90a image (wgmma, setmaxnreg and
+ * TMA are sm_90a features); the compute_89 PTX the build also embeds gets
+ * an empty body, and f8b_kgemm_prepare() tells the host which it has.
+ */
+#ifndef F8B_GEMM_SM90_FP8_GEMM_KERNEL_CUH
+#define F8B_GEMM_SM90_FP8_GEMM_KERNEL_CUH
+
+#include "../kernels_internal.cuh"
+#include "gemm.h"
+#include "common/smem.cuh"
+#include "ptx/cluster.cuh"
+#include "ptx/mbarrier.cuh"
+#include "ptx/regs.cuh"
+#include "ptx/tma.cuh"
+#include "ptx/wgmma.cuh"
+#include "scheduler.cuh"
+
+#include <cuda.h> /* CUtensorMap (the type only: libcuda is not linked) */
+
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define F8B_GEMM_SM90A 1
+#endif
+
+constexpr int F8B_KG_BM = 128;           /* 2 consumer warpgroups x 64 rows */
+constexpr int F8B_KG_BK = 128;           /* bytes of K per stage: one 128-byte swizzle row */
+constexpr int F8B_KG_THREADS = 384;      /* producer + 2 consumer warpgroups */
+constexpr int F8B_KG_ALIGN_SLACK = 1024; /* dynamic smem rounded up to the swizzle period */
+constexpr int F8B_KG_SBLK = 128;         /* rows and K of a scale block */
+
+#define F8B_KG_FAST  (1u << F8B_KGEMM_FAST)
+#define F8B_KG_PROMO (1u << F8B_KGEMM_PROMOTE)
+#define F8B_KG_BLK   (1u << F8B_KGEMM_BLOCK)
+#define F8B_KG_BLK1  (1u << F8B_KGEMM_BLOCK_1X128)
+
+/* The tile table: (BN, stages, cluster, modes).  Each stage holds A (128 x
+ * 128 bytes) and B (BN x 128 bytes): 32 KiB for BN = 128 (6 stages, 192
+ * KiB), 40 KiB for BN = 192 (5 stages, 200 KiB), 48 KiB for BN = 256 (4
+ * stages, 192 KiB), under the 227 KiB an H100 CTA may have.  cluster 2:
+ * two CTAs on tile rows 2i and 2i+1 of one tile column share B, each
+ * loading half of it and multicasting it to both.  Promotion holds two
+ * accumulator sets (BN/2 + BN/2 registers a thread), so its tiles are at
+ * most 192 wide; BLOCK_1X128 also holds BN/4 column scales (128 only). */
+#define F8B_KGEMM_TILE_LIST(X)                                                                     \
+	X(128, 6, 1, F8B_KG_FAST | F8B_KG_PROMO | F8B_KG_BLK | F8B_KG_BLK1)                        \
+	X(256, 4, 1, F8B_KG_FAST)                                                                  \
+	X(256, 4, 2, F8B_KG_FAST)                                                                  \
+	X(192, 5, 1, F8B_KG_PROMO | F8B_KG_BLK)
+
+__host__ __device__ constexpr int f8b_kg_stage_bytes(int bn)
+{
+	return (F8B_KG_BM + bn) * F8B_KG_BK;
+}
+
+__host__ __device__ constexpr int f8b_kg_smem_bytes(int bn, int stages)
+{
+	return stages * f8b_kg_stage_bytes(bn) + F8B_KG_ALIGN_SLACK + 2 * stages * 8;
+}
+
+typedef void (*f8b_kgemm_fn)(const CUtensorMap, const CUtensorMap, const f8b_kgemm_args);
+
+/* Per .cu file: the variant of (tile, a, b, out) in that file's mode, or
+ * nullptr when the tile has none. */
+f8b_kgemm_fn f8b_kgemm_pick_fast(int tile, int a, int b, int out);
+f8b_kgemm_fn f8b_kgemm_pick_promote(int tile, int a, int b, int out);
+f8b_kgemm_fn f8b_kgemm_pick_blockwise(int tile, int mode, int a, int b, int out);
+
+#include "sm90_fp8_gemm_consumer.cuh"
+
+template <int BN, int STAGES, int CL, int MODE, int AT, int BT, typename OutT>
+__global__ void __launch_bounds__(F8B_KG_THREADS, 1)
+    f8b_fp8_gemm_kernel(const __grid_constant__ CUtensorMap tmap_a,
+                        const __grid_constant__ CUtensorMap tmap_b, const f8b_kgemm_args p)
+{
+#ifdef F8B_GEMM_SM90A
+	constexpr int BM = F8B_KG_BM, BK = F8B_KG_BK;
+	/* Arrivals that free a stage: every consumer warp of the cluster (a
+	 * stage of B is written into both CTAs by each one's producer). */
+	constexpr int CONSUMER_WARPS = 8 * CL;
+	constexpr uint32_t B_PART = (BN / CL) * BK; /* bytes of B each CTA loads */
+	/* setmaxnreg: 128 x 40 + 256 x 232 = 64512 <= 65536; promotion at BN
+	 * = 192 (2 x 96 accumulators a thread) takes 128 x 24 + 256 x 240. */
+	constexpr bool WIDE = MODE != F8B_KGEMM_FAST && BN > 128;
+	constexpr int PRODUCER_REGS = WIDE ? 24 : 40;
+	constexpr int CONSUMER_REGS = WIDE ? 240 : 232;
+	constexpr uint32_t A_BYTES = BM * BK, STAGE = f8b_kg_stage_bytes(BN);
+	extern __shared__ uint8_t smem_raw[];
+	const uint32_t base = (f8b_smem_u32(smem_raw) + (F8B_KG_ALIGN_SLACK - 1)) &
+	                      ~(uint32_t)(F8B_KG_ALIGN_SLACK - 1);
+	const uint32_t bars = base + STAGES * STAGE;
+	/* full[s] at bars + 8 s, empty[s] at bars + 8 (STAGES + s) */
+	const int wg = threadIdx.x / 128;
+	/* A cluster takes CL tile rows of one tile column at a time. */
+	const f8b_gemm_sched sched(p.m, p.n, BM * CL, BN);
+	const int kblocks = (p.k + BK - 1) / BK;
+	const uint32_t rank = CL > 1 ? f8b_cluster_ctarank() : 0;
+	const int cluster = blockIdx.x / CL, clusters = gridDim.x / CL;
+
+	if (threadIdx.x == 0) {
+		for (int s = 0; s < STAGES; s++) {
+			f8b_mbarrier_init(bars + 8 * s, 1); /* the producer's arrive.expect_tx */
+			f8b_mbarrier_init(bars + 8 * (STAGES + s), CONSUMER_WARPS);
+		}
+		f8b_fence_barrier_init();
+	}
+	/* The last block-wide barrier: roles split below.  In a cluster the
+	 * peer's barriers must be initialised before anything lands in them. */
+	if constexpr (CL > 1)
+		f8b_cluster_sync();
+	else
+		__syncthreads();
+
+	if (wg == 0) {
+		f8b_setmaxnreg_dec<PRODUCER_REGS>();
+		if (threadIdx.x != 0)
+			return;
+		f8b_tma_prefetch_desc(&tmap_a);
+		f8b_tma_prefetch_desc(&tmap_b);
+		uint32_t it = 0;
+		for (int t = cluster; t < sched.tiles; t += clusters) {
+			int stm, tn;
+			sched.tile(t, stm, tn);
+			const int tm = stm * CL + (int)rank;
+			for (int kb = 0; kb < kblocks; kb++, it++) {
+				const uint32_t s = it % STAGES, phase = (it / STAGES) & 1;
+				const uint32_t full = bars + 8 * s, empty = bars + 8 * (STAGES + s);
+				const uint32_t sa = base + s * STAGE, sb = sa + A_BYTES;
+				f8b_mbarrier_wait(empty, phase ^ 1);
+				/* Whole boxes count, out-of-bounds parts (zeros) included;
+				 * in a cluster all of B lands here, half from the peer. */
+				f8b_mbarrier_arrive_expect_tx(full, STAGE);
+				f8b_tma_load_2d(sa, &tmap_a, full, kb * BK, tm * BM);
+				if constexpr (CL == 1)
+					f8b_tma_load_2d(sb, &tmap_b, full, kb * BK, tn * BN);
+				else
+					f8b_tma_load_2d_multicast(sb + rank * B_PART, &tmap_b, full,
+					                          kb * BK,
+					                          tn * BN + (int)rank * (BN / CL),
+					                          (uint16_t)((1u << CL) - 1));
+			}
+		}
+		if constexpr (CL > 1) {
+			/* Stay until both CTAs' consumers have released every stage:
+			 * the peer still arrives on our barriers and reads what we
+			 * multicast into its memory until then. */
+			for (int j = 0; j < STAGES; j++, it++)
+				f8b_mbarrier_wait(bars + 8 * (STAGES + it % STAGES),
+				                  ((it / STAGES) & 1) ^ 1);
+		}
+		return;
+	}
+
+	f8b_setmaxnreg_inc<CONSUMER_REGS>();
+	f8b_kg_consumer<BN, STAGES, CL, MODE, AT, BT, OutT> c(p, base, bars, wg - 1);
+	for (int t = cluster; t < sched.tiles; t += clusters) {
+		int stm, tn;
+		sched.tile(t, stm, tn);
+		c.tile(stm * CL + (int)rank, tn, kblocks);
+	}
+#else
+	(void)tmap_a;
+	(void)tmap_b;
+	(void)p;
+#endif
+}
+
+/* The variant of one tile entry for dtypes (a, b) and output out. */
+template <int BN, int STAGES, int CL, int MODE, typename OutT>
+f8b_kgemm_fn f8b_kg_pick_ab(int a, int b)
+{
+	if (a == F8B_E4M3 && b == F8B_E4M3)
+		return f8b_fp8_gemm_kernel<BN, STAGES, CL, MODE, F8B_WG_E4M3, F8B_WG_E4M3, OutT>;
+	if (a == F8B_E4M3 && b == F8B_E5M2)
+		return f8b_fp8_gemm_kernel<BN, STAGES, CL, MODE, F8B_WG_E4M3, F8B_WG_E5M2, OutT>;
+	if (a == F8B_E5M2 && b == F8B_E4M3)
+		return f8b_fp8_gemm_kernel<BN, STAGES, CL, MODE, F8B_WG_E5M2, F8B_WG_E4M3, OutT>;
+	return nullptr; /* e5m2 x e5m2: no fp8 GEMM takes it (doc/gemm.md) */
+}
+
+template <int MODE> f8b_kgemm_fn f8b_kg_pick_mode(int tile, int a, int b, int out)
+{
+	int i = 0;
+#define F8B_KG_PICK(BN, ST, CL, MODES)                                                             \
+	if (tile == i++) {                                                                         \
+		if constexpr (((MODES) >> MODE) & 1u) {                                            \
+			if (out == F8B_BF16)                                                       \
+				return f8b_kg_pick_ab<BN, ST, CL, MODE, __nv_bfloat16>(a, b);      \
+			if (out == F8B_F32)                                                        \
+				return f8b_kg_pick_ab<BN, ST, CL, MODE, float>(a, b);              \
+		}                                                                                  \
+		return nullptr;                                                                    \
+	}
+	F8B_KGEMM_TILE_LIST(F8B_KG_PICK)
+#undef F8B_KG_PICK
+	return nullptr;
+}
+
+#endif

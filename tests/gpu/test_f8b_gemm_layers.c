@@ -1,0 +1,232 @@
+/* test_f8b_gemm_layers.c - the layers of f8bench's own sm_90a fp8 GEMM
+ * (kernels/gemm/ptx_selftest.cu, one CTA each), so that a wrong GEMM
+ * (tests/gpu/test_f8b_gemm) can be traced to the layer that is wrong: a TMA
+ * box and its swizzle, one wgmma per K step and N, the mbarrier ring over
+ * many wraps.  doc/gemm-kernels.md, "Checks".
+ *
+ * Without a GPU: "1..0 # SKIP no CUDA GPU: why" and exit 77; on a GPU that
+ * is not sm_90 a TAP skip naming why.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../tap.h"
+#include "backend/backend.h"
+#include "backend/cuda_internal.h" /* f8b_cuda_kgemm_encode */
+#include "kernels/gemm/gemm.h"
+#include "core/fp8.h"
+
+static const struct f8b_backend_ops *ops = &f8b_backend_cuda;
+static struct f8b_backend *be;
+
+#define COUNT(x) (sizeof(x) / sizeof((x)[0]))
+
+static void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+	if (!p) {
+		fprintf(stderr, "test_f8b_gemm_layers: out of host memory (%zu x %zu bytes)\n", n,
+		        size);
+		exit(2);
+	}
+	return p;
+}
+
+static int upload_bytes(const uint8_t *h, size_t n, void **d)
+{
+	F8B_TRY(ops->alloc(be, n, d));
+	return ops->upload(be, *d, h, n);
+}
+
+/* One TMA box (128 rows x 128 bytes, 128-byte swizzle) of a [200, 176]
+ * uint8 tensor at two places, one of them past both edges. */
+static void test_tma(void)
+{
+	enum { ROWS = 200, K = 176 };
+	static const int at[][2] = {{0, 0}, {128, 128}};
+	uint8_t *h = xcalloc(ROWS * K, 1), *got = xcalloc(128 * 128, 1);
+	void *dx = NULL, *dout = NULL;
+	_Alignas(128) unsigned char map[128];
+	int rc;
+
+	for (int r = 0; r < ROWS; r++)
+		for (int k = 0; k < K; k++)
+			h[r * K + k] = (uint8_t)(r * 131 + k * 7 + 1) | 1; /* never 0 */
+	rc = upload_bytes(h, ROWS * K, &dx);
+	if (rc == F8B_OK)
+		rc = ops->alloc(be, 128 * 128, &dout);
+	if (rc == F8B_OK)
+		rc = f8b_cuda_kgemm_encode(dx, ROWS, K, 128, map);
+	if (!tap_ok(rc == F8B_OK, "layer tma: upload, encode the tensor map%s%s", rc ? ": " : "",
+	            rc ? f8b_last_error() : ""))
+		goto out;
+	for (size_t t = 0; t < COUNT(at); t++) {
+		int c0 = at[t][1], c1 = at[t][0]; /* (k, row) */
+		rc = f8b_cuda_status((cudaError_t)f8b_kgemm_selftest_tma(
+		                         map, dout, 128, c0, c1, (cudaStream_t)f8b_cuda_stream(be)),
+		                     "f8b_kgemm_selftest_tma", __FILE__, __LINE__);
+		if (rc == F8B_OK)
+			rc = ops->sync(be);
+		if (rc == F8B_OK)
+			rc = ops->download(be, got, dout, 128 * 128);
+		if (!tap_ok(rc == F8B_OK, "layer tma: box at row %d, k %d ran%s%s", c1, c0,
+		            rc ? ": " : "", rc ? f8b_last_error() : ""))
+			continue;
+		int bad = 0, first = -1, as_plain = 0;
+		for (int r = 0; r < 128; r++)
+			for (int c = 0; c < 8; c++)
+				for (int b = 0; b < 16; b++) {
+					int gr = c1 + r, gk = c0 + 16 * c + b;
+					uint8_t want = gr < ROWS && gk < K ? h[gr * K + gk] : 0;
+					int i = r * 128 + ((c ^ (r & 7)) * 16) + b;
+					if (got[i] != want && bad++ == 0)
+						first = i;
+					as_plain += got[r * 128 + 16 * c + b] == want;
+				}
+		tap_ok(
+		    bad == 0,
+		    "layer tma: box at row %d, k %d lies in shared memory 128B-swizzled (chunk c "
+		    "of row r at c ^ (r %% 8)), zeros outside the tensor: %d of 16384 bytes wrong "
+		    "(first at byte %d; %d bytes would match an unswizzled layout)",
+		    c1, c0, bad, first, as_plain);
+	}
+out:
+	ops->free(be, dx);
+	ops->free(be, dout);
+	free(h);
+	free(got);
+}
+
+/* One wgmma m64nNk32 per K step, on e4m3 values in {0, +-0.5, +-1, +-1.5,
+ * +-2}: every product and sum is exact, so D must equal the host's. */
+static void test_wgmma(void)
+{
+	static const uint8_t codes[] = {0x00, 0x30, 0x38, 0x3C, 0x40, 0xB0, 0xB8, 0xBC, 0xC0};
+	uint8_t *ha = xcalloc(128 * 128, 1), *hb = xcalloc(256 * 128, 1);
+	float *got = xcalloc(64 * 256, sizeof(float));
+	void *da = NULL, *db = NULL, *dd = NULL;
+	_Alignas(128) unsigned char ma[128], mb128[128], mb256[128];
+	uint64_t x = 12345;
+	int rc;
+
+	for (int i = 0; i < 128 * 128; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		ha[i] = codes[(x >> 33) % COUNT(codes)];
+	}
+	for (int i = 0; i < 256 * 128; i++) {
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		hb[i] = codes[(x >> 33) % COUNT(codes)];
+	}
+	rc = upload_bytes(ha, 128 * 128, &da);
+	if (rc == F8B_OK)
+		rc = upload_bytes(hb, 256 * 128, &db);
+	if (rc == F8B_OK)
+		rc = ops->alloc(be, 64 * 256 * sizeof(float), &dd);
+	if (rc == F8B_OK)
+		rc = f8b_cuda_kgemm_encode(da, 128, 128, 128, ma);
+	if (rc == F8B_OK)
+		rc = f8b_cuda_kgemm_encode(db, 256, 128, 128, mb128);
+	if (rc == F8B_OK)
+		rc = f8b_cuda_kgemm_encode(db, 256, 128, 256, mb256);
+	if (!tap_ok(rc == F8B_OK, "layer wgmma: upload, encode the tensor maps%s%s", rc ? ": " : "",
+	            rc ? f8b_last_error() : ""))
+		goto out;
+	for (int n = 128; n <= 256; n += 128)
+		for (int ks = 0; ks < 4; ks++) {
+			rc = f8b_cuda_status((cudaError_t)f8b_kgemm_selftest_wgmma(
+			                         ma, n == 128 ? mb128 : mb256, dd, n, ks,
+			                         (cudaStream_t)f8b_cuda_stream(be)),
+			                     "f8b_kgemm_selftest_wgmma", __FILE__, __LINE__);
+			if (rc == F8B_OK)
+				rc = ops->sync(be);
+			if (rc == F8B_OK)
+				rc = ops->download(be, got, dd, 64 * (size_t)n * sizeof(float));
+			if (!tap_ok(rc == F8B_OK, "layer wgmma: m64n%dk32, K step %d ran%s%s", n,
+			            ks, rc ? ": " : "", rc ? f8b_last_error() : ""))
+				continue;
+			int bad = 0, fr = -1, fc = -1;
+			float fw = 0, fg = 0;
+			for (int r = 0; r < 64; r++)
+				for (int c = 0; c < n; c++) {
+					float want = 0;
+					for (int k = 32 * ks; k < 32 * ks + 32; k++)
+						want += f8b_fp8_to_f32(ha[r * 128 + k], F8B_E4M3) *
+						        f8b_fp8_to_f32(hb[c * 128 + k], F8B_E4M3);
+					if (got[r * n + c] != want && bad++ == 0) {
+						fr = r;
+						fc = c;
+						fw = want;
+						fg = got[r * n + c];
+					}
+				}
+			tap_ok(bad == 0,
+			       "layer wgmma: m64n%dk32 K step %d equals the host's sums exactly "
+			       "(descriptors, K advance, fragment layout): %d of %d wrong (first "
+			       "D[%d][%d] = %g, want %g)",
+			       n, ks, bad, 64 * n, fr, fc, fg, fw);
+		}
+out:
+	ops->free(be, da);
+	ops->free(be, db);
+	ops->free(be, dd);
+	free(ha);
+	free(hb);
+	free(got);
+}
+
+/* The GEMM's full/empty protocol, 4 stages, 4003 uses (1000 wraps). */
+static void test_ring(void)
+{
+	unsigned *derr = NULL, errors = 1;
+	int rc = ops->alloc(be, sizeof errors, (void **)&derr);
+	if (rc == F8B_OK)
+		rc = ops->memset(be, derr, 0, sizeof errors);
+	if (rc == F8B_OK)
+		rc = f8b_cuda_status((cudaError_t)f8b_kgemm_selftest_ring(
+		                         4003, derr, (cudaStream_t)f8b_cuda_stream(be)),
+		                     "f8b_kgemm_selftest_ring", __FILE__, __LINE__);
+	if (rc == F8B_OK)
+		rc = ops->sync(be);
+	if (rc == F8B_OK)
+		rc = ops->download(be, &errors, derr, sizeof errors);
+	tap_ok(rc == F8B_OK && errors == 0,
+	       "layer ring: 4003 uses of a 4-stage full/empty mbarrier ring, 256 consumer threads: "
+	       "%u stale words%s%s",
+	       errors, rc ? ": " : "", rc ? f8b_last_error() : "");
+	ops->free(be, derr);
+}
+
+int main(void)
+{
+	char why[256], msg[320];
+	struct f8b_device_info info;
+	int n, rc;
+
+	n = f8b_cuda_device_count(why, sizeof why);
+	if (n <= 0) {
+		snprintf(msg, sizeof msg, "no CUDA GPU: %s", why);
+		return tap_skip_all(msg);
+	}
+	rc = ops->open(0, &be, &info);
+	if (rc == F8B_EUNSUPPORTED) {
+		snprintf(msg, sizeof msg, "no usable CUDA GPU: %s", f8b_last_error());
+		return tap_skip_all(msg);
+	}
+	if (!tap_ok(rc == F8B_OK, "open device 0%s%s", rc ? ": " : "", rc ? f8b_last_error() : ""))
+		return tap_done();
+	tap_diag("device 0: %s, sm_%d%d, %d SMs", info.name, info.cc_major, info.cc_minor,
+	         info.sm_count);
+	if (info.cc_major == 9 && info.cc_minor == 0) {
+		test_tma();
+		test_wgmma();
+		test_ring();
+	} else {
+		tap_n++;
+		printf("ok %d # SKIP the layers are sm_90a code; this GPU is sm_%d%d\n", tap_n,
+		       info.cc_major, info.cc_minor);
+	}
+	ops->close(be);
+	return tap_done();
+}

@@ -1,0 +1,142 @@
+/* test_f8b_gemm_pick.c - the host-side choices of f8bench's own sm_90a
+ * fp8 GEMM (src/backend/cuda_gemm_f8b.h), which need no GPU: the kernel
+ * mode of every scaling pair and fast_accum, the refusals and their
+ * message, the tile table (every mode has tiles; promotion tiles at most
+ * 192 wide), the tile the plan picks and the --autotune candidates.
+ * Built with CUDA only (the table is compiled from kernels/gemm/); runs
+ * without a GPU.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "tap.h"
+#include "backend/cuda_gemm_f8b.h"
+#include "kernels/gemm/gemm.h"
+
+#define COUNT(x) (sizeof(x) / sizeof((x)[0]))
+
+static void test_modes(void)
+{
+	static const struct {
+		enum f8b_granularity a, b;
+		int fast, off; /* mode with fast_accum on / off; -1: refused */
+	} cases[] = {
+	    {F8B_GRAN_TENSORWISE, F8B_GRAN_TENSORWISE, F8B_KGEMM_FAST, F8B_KGEMM_PROMOTE},
+	    {F8B_GRAN_AXISWISE, F8B_GRAN_AXISWISE, F8B_KGEMM_FAST, F8B_KGEMM_PROMOTE},
+	    {F8B_GRAN_AXISWISE, F8B_GRAN_TENSORWISE, F8B_KGEMM_FAST, F8B_KGEMM_PROMOTE},
+	    {F8B_GRAN_TENSORWISE, F8B_GRAN_AXISWISE, F8B_KGEMM_FAST, F8B_KGEMM_PROMOTE},
+	    {F8B_GRAN_BLOCK1X128, F8B_GRAN_BLOCK128X128, F8B_KGEMM_BLOCK, F8B_KGEMM_BLOCK},
+	    {F8B_GRAN_BLOCK1X128, F8B_GRAN_BLOCK1X128, F8B_KGEMM_BLOCK_1X128,
+	     F8B_KGEMM_BLOCK_1X128},
+	    {F8B_GRAN_BLOCK128X128, F8B_GRAN_BLOCK128X128, -1, -1},
+	    {F8B_GRAN_BLOCK128X128, F8B_GRAN_TENSORWISE, -1, -1},
+	    {F8B_GRAN_TENSORWISE, F8B_GRAN_BLOCK128X128, -1, -1},
+	    {F8B_GRAN_AXISWISE, F8B_GRAN_BLOCK1X128, -1, -1},
+	};
+	for (size_t i = 0; i < COUNT(cases); i++)
+		for (int fast = 0; fast <= 1; fast++) {
+			struct f8b_gemm_desc d = {.m = 256,
+			                          .n = 256,
+			                          .k = 256,
+			                          .a_dtype = F8B_E4M3,
+			                          .b_dtype = F8B_E4M3,
+			                          .out_dtype = F8B_BF16,
+			                          .a_gran = cases[i].a,
+			                          .b_gran = cases[i].b,
+			                          .fast_accum = fast != 0,
+			                          .impl = F8B_GEMM_IMPL_F8B};
+			int want = fast ? cases[i].fast : cases[i].off, mode = -1;
+			int rc = f8b_kgemm_mode_of(&d, "case", &mode);
+			const char *ga = f8b_granularity_name(cases[i].a);
+			const char *gb = f8b_granularity_name(cases[i].b);
+			if (want >= 0)
+				tap_ok(rc == F8B_OK && mode == want,
+				       "%s x %s, fast_accum %s: kernel mode %d (want %d)", ga, gb,
+				       fast ? "on" : "off", mode, want);
+			else
+				tap_ok(rc == F8B_EUNSUPPORTED &&
+				           strstr(f8b_last_error(), "impl f8b") &&
+				           strstr(f8b_last_error(), ga) &&
+				           strstr(f8b_last_error(), gb),
+				       "%s x %s, fast_accum %s: refused naming both: %s", ga, gb,
+				       fast ? "on" : "off", rc ? f8b_last_error() : "accepted");
+		}
+	struct f8b_gemm_desc bf = {.m = 16,
+	                           .n = 16,
+	                           .k = 16,
+	                           .a_dtype = F8B_BF16,
+	                           .b_dtype = F8B_BF16,
+	                           .out_dtype = F8B_BF16,
+	                           .fast_accum = true};
+	int mode = -1, rc = f8b_kgemm_mode_of(&bf, "bf16", &mode);
+	tap_ok(rc == F8B_EUNSUPPORTED && strstr(f8b_last_error(), "bf16"),
+	       "bf16 operands refused: %s", rc ? f8b_last_error() : "accepted");
+}
+
+static void test_table(void)
+{
+	for (int mode = 0; mode < F8B_KGEMM_NMODES; mode++) {
+		int n = f8b_kgemm_candidates(mode), seen = 0, ok = 1;
+		int picked = f8b_kgemm_pick_tile(8192, 8192, 132, mode);
+		tap_ok(n >= 1 && picked >= 0 && (f8b_kgemm_tiles[picked].modes & (1u << mode)),
+		       "mode %d: %d tiles, 8192^2 picks tile %d", mode, n, picked);
+		if (picked < 0)
+			continue;
+		/* The candidates are the mode's tiles, each once, the pick first. */
+		for (int c = 0; c < n; c++) {
+			int t = f8b_kgemm_candidate_tile(picked, mode, c);
+			if (t < 0 || t >= f8b_kgemm_ntiles ||
+			    !(f8b_kgemm_tiles[t].modes & (1u << mode)) || (seen & (1 << t)) ||
+			    (c == 0 && t != picked))
+				ok = 0;
+			else
+				seen |= 1 << t;
+		}
+		tap_ok(ok && f8b_kgemm_candidate_tile(picked, mode, n) == -1,
+		       "mode %d: candidates 0..%d are its tiles, each once, the pick first; "
+		       "candidate %d does not exist",
+		       mode, n - 1, n);
+	}
+	for (int i = 0; i < f8b_kgemm_ntiles; i++) {
+		const struct f8b_kgemm_tile *t = &f8b_kgemm_tiles[i];
+		bool promo = t->modes & ~(1u << F8B_KGEMM_FAST);
+		tap_ok(t->bm == 128 && t->bk == 128 && t->bn % 64 == 0 &&
+		           (!promo || t->bn <= 192) && t->smem_bytes <= 227 * 1024 &&
+		           (t->cluster == 1 || t->cluster == 2),
+		       "tile %s: 128 rows, BK 128, BN %d (<= 192 with promotion), %d bytes of "
+		       "shared memory (<= 227 KiB)",
+		       t->name, t->bn, t->smem_bytes);
+	}
+}
+
+/* The pick rule on shapes whose answer is worked out by hand (132 SMs). */
+static void test_pick(void)
+{
+	static const struct {
+		int64_t m, n;
+		int mode, bn;
+	} cases[] = {
+	    {8192, 8192, F8B_KGEMM_FAST, 256},    /* 16 waves of 128x256 = 32 of 128x128 */
+	    {1024, 1024, F8B_KGEMM_FAST, 128},    /* one wave either way: less work */
+	    {8192, 8192, F8B_KGEMM_PROMOTE, 192}, /* 21 waves of 24576 < 32 of 16384 */
+	    {8192, 8192, F8B_KGEMM_BLOCK, 192},
+	    {8192, 8192, F8B_KGEMM_BLOCK_1X128, 128}, /* its only tile */
+	    {1024, 1024, F8B_KGEMM_PROMOTE, 128},     /* 1 wave: 64 x 16384 < 48 x 24576 */
+	};
+	for (size_t i = 0; i < COUNT(cases); i++) {
+		int t = f8b_kgemm_pick_tile(cases[i].m, cases[i].n, 132, cases[i].mode);
+		tap_ok(t >= 0 && f8b_kgemm_tiles[t].bn == cases[i].bn &&
+		           f8b_kgemm_tiles[t].cluster == 1,
+		       "M=%lld N=%lld mode %d on 132 SMs: tile %s (want 128x%d, no cluster)",
+		       (long long)cases[i].m, (long long)cases[i].n, cases[i].mode,
+		       t >= 0 ? f8b_kgemm_tiles[t].name : "none", cases[i].bn);
+	}
+}
+
+int main(void)
+{
+	test_modes();
+	test_table();
+	test_pick();
+	return tap_done();
+}
