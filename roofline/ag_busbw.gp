@@ -4,8 +4,9 @@
 # (dashed), per mode and rank count; NCCL's own all-gather from a ceilings
 # file (--ceilings) in black.
 #
-# Reads ag-vars.gp (nb, b_title, has_nccl) and ag-busbw.dat (block i-1 =
-# series i: bytes, busbw alone, busbw in the step; block nb = NCCL's).
+# Reads ag-vars.gp (nb, b_title, has_nccl, nccl_title) and ag-busbw.dat
+# (block i-1 = series i: bytes, busbw alone, busbw in the step; block nb =
+# NCCL's all-gather alone in the rows' variant, from the ceilings file).
 
 if (!exists("fmt")) fmt = "png"
 if (!exists("out")) out = "ag_busbw." . fmt
@@ -33,7 +34,7 @@ color(i) = word("#1f77b4 #e66100 #1a9641 #7b3294 #b2182b #56b4e9 #555555 #a6761d
 if (has_nccl) {
 	plot for [i=1:nb] "ag-busbw.dat" index (i-1) using 1:2 with linespoints pt 7 lw 2 lc rgb color(i) title b_title[i], \
 		for [i=1:nb] "ag-busbw.dat" index (i-1) using 1:3 with linespoints pt 6 lw 1.5 dt 2 lc rgb color(i) notitle, \
-		"ag-busbw.dat" index nb using 1:2 with linespoints pt 1 lw 2 lc rgb "black" title "the plain all-gather of the ceilings file (NCCL, MPI on host)"
+		"ag-busbw.dat" index nb using 1:2 with linespoints pt 1 lw 2 lc rgb "black" title nccl_title
 } else { if (nb > 0) {
 	plot for [i=1:nb] "ag-busbw.dat" index (i-1) using 1:2 with linespoints pt 7 lw 2 lc rgb color(i) title b_title[i], \
 		for [i=1:nb] "ag-busbw.dat" index (i-1) using 1:3 with linespoints pt 6 lw 1.5 dt 2 lc rgb color(i) notitle

@@ -53,6 +53,58 @@ void f8b_arpt_variant(const struct f8b_allgather_row *r, char *buf, size_t n)
 	         opt ? r->update : "");
 }
 
+/* A ceilings row of the gathers' variant of r: buffers, policy, placement. */
+static bool same_variant(const struct f8b_ceilings_row *c, const struct f8b_allgather_row *r)
+{
+	return !strcmp(or_dflt(c->nccl_buffers, "plain"), or_dflt(r->nccl_buffers, "plain")) &&
+	       !strcmp(or_dflt(c->cta_policy, "default"), or_dflt(r->cta_policy, "default")) &&
+	       (c->in_place != 0) == (r->in_place != 0);
+}
+
+/* The ceilings file's all-gathers of one variant, by size: the variant of
+ * the first multi-rank row (what the plot's rows ran), else the file's
+ * first.  A file sweeps every buffer mode, policy and placement, and one
+ * line through all of them would zig-zag between variants.  Writes the
+ * block (after a blank pair when `after`), and its title to vars. */
+static int nccl_series(const struct arpt *A, FILE *dat, FILE *vars, bool after)
+{
+	const struct f8b_ceilings_row *want = &A->nccl[0];
+	for (size_t i = 0; i < A->n; i++)
+		if (A->rows[i]->ranks > 1) {
+			for (size_t j = 0; j < A->nnccl; j++)
+				if (same_variant(&A->nccl[j], A->rows[i])) {
+					want = &A->nccl[j];
+					break;
+				}
+			break;
+		}
+	const char *wb = or_dflt(want->nccl_buffers, "plain"),
+	           *wp = or_dflt(want->cta_policy, "default");
+	int64_t last = -1;
+	int k = 0;
+	for (;;) { /* the next larger size of the variant (a file holds each once) */
+		const struct f8b_ceilings_row *next = NULL;
+		for (size_t j = 0; j < A->nnccl; j++) {
+			const struct f8b_ceilings_row *c = &A->nccl[j];
+			if (strcmp(or_dflt(c->nccl_buffers, "plain"), wb) ||
+			    strcmp(or_dflt(c->cta_policy, "default"), wp) ||
+			    (c->in_place != 0) != (want->in_place != 0) || c->bytes <= last)
+				continue;
+			if (!next || c->bytes < next->bytes)
+				next = c;
+		}
+		if (!next)
+			break;
+		if (!k++ && after)
+			fprintf(dat, "\n\n");
+		fprintf(dat, "%lld %.6g NaN\n", (long long)next->bytes, next->value / 1e9);
+		last = next->bytes;
+	}
+	fprintf(vars, "nccl_title = \"NCCL all-gather alone, %s, %s CTAs, %s (ceilings file)\"\n",
+	        wb, wp, want->in_place ? "in place" : "out of place");
+	return k;
+}
+
 /* Rows of one setting (weight, layers, prefetch, rs dtype, ranks, and how
  * the collectives ran). */
 static bool same_case_but_ranks(const struct f8b_allgather_row *a,
@@ -202,9 +254,7 @@ static struct f8b_proj_link intra_of(const struct arpt *A, const struct f8b_allg
 	const struct f8b_ceilings_row *big = NULL, *small = NULL;
 	for (size_t i = 0; i < A->nnccl; i++) {
 		const struct f8b_ceilings_row *c = &A->nccl[i];
-		if (strcmp(or_dflt(c->nccl_buffers, "plain"), or_dflt(r->nccl_buffers, "plain")) ||
-		    strcmp(or_dflt(c->cta_policy, "default"), or_dflt(r->cta_policy, "default")) ||
-		    (c->in_place != 0) != (r->in_place != 0))
+		if (!same_variant(c, r))
 			continue;
 		if (!big || c->bytes > big->bytes)
 			big = c;
@@ -341,8 +391,22 @@ static int write_dat(struct arpt *A)
 		fputc('\n', v.f);
 	}
 	F8B_TRY(f8b_rpt_close(&o, F8B_OK));
+	/* each block by message size, so its line runs left to right */
+	const struct f8b_allgather_row **by = malloc((A->n ? A->n : 1) * sizeof *by);
+	if (!by)
+		return F8B_ERR(F8B_ENOMEM, "allgather report: %zu rows", A->n);
+	for (size_t i = 0; i < A->n; i++) {
+		size_t j = i;
+		for (; j > 0 && by[j - 1]->ag_bytes > A->rows[i]->ag_bytes; j--)
+			by[j] = by[j - 1];
+		by[j] = A->rows[i];
+	}
 	/* busbw: one block per mode x ranks (2+), then NCCL's */
-	F8B_TRY(f8b_rpt_open(A->ctx.dir, &o, "ag-busbw.dat"));
+	int orc = f8b_rpt_open(A->ctx.dir, &o, "ag-busbw.dat");
+	if (orc != F8B_OK) {
+		free(by);
+		return orc;
+	}
 	f8b_rpt_dat_header(o.f, "all-gather bus bandwidth per message size (alone, in the step)",
 	                   "bytes busbw_alone_gbps busbw_in_step_gbps");
 	int nb = 0, rmax = 1;
@@ -352,7 +416,7 @@ static int write_dat(struct arpt *A)
 		for (int R = 2; R <= rmax && nb < AG_NMODES * 21; R++) {
 			int k = 0;
 			for (size_t i = 0; i < A->n; i++) {
-				const struct f8b_allgather_row *r = A->rows[i];
+				const struct f8b_allgather_row *r = by[i];
 				if (f8b_ag_mode_of(r->mode) != m || r->ranks != R ||
 				    strcmp(r->status, "ok") ||
 				    !f8b_rpt_finite_pos(r->ag_busbw_gbps))
@@ -368,15 +432,10 @@ static int write_dat(struct arpt *A)
 				        r->ag_overlap_busbw_gbps);
 			}
 		}
-	if (A->nnccl) {
-		if (nb)
-			fprintf(o.f, "\n\n");
-		for (size_t i = 0; i < A->nnccl; i++)
-			fprintf(o.f, "%lld %.6g NaN\n", (long long)A->nccl[i].bytes,
-			        A->nccl[i].value / 1e9);
-	}
+	free(by);
+	int nn = A->nnccl ? nccl_series(A, o.f, v.f, nb > 0) : 0;
 	A->nbus = nb;
-	fprintf(v.f, "nb = %d\nhas_nccl = %d\n", nb, A->nnccl > 0);
+	fprintf(v.f, "nb = %d\nhas_nccl = %d\n", nb, nn > 0);
 	F8B_TRY(f8b_rpt_close(&o, F8B_OK));
 	/* projection: predicted speedup against R per fp8 mode x tokens, then
 	 * the measured speedups (one block per fp8 mode: ranks, speedup) */

@@ -224,11 +224,11 @@ int f8b_arpt_markdown(void *state, FILE *md, bool drawn)
 	if (A->nspeed) {
 		f8b_rpt_md_plot(md, "ag_speedup", "fp8 speedup over bf16 and exposed communication",
 		                drawn);
-		fprintf(md, "data: [ag-speedup.dat](ag-speedup.dat)\n\n");
+		fprintf(md, "[ag-speedup.dat](ag-speedup.dat)\n\n");
 	}
 	if (A->nbus || A->nnccl) {
 		f8b_rpt_md_plot(md, "ag_busbw", "all-gather bus bandwidth", drawn);
-		fprintf(md, "data: [ag-busbw.dat](ag-busbw.dat)\n\n");
+		fprintf(md, "[ag-busbw.dat](ag-busbw.dat)\n\n");
 	} else {
 		fprintf(md,
 		        "No row of two or more ranks and no NCCL all-gather in a ceilings file: "
@@ -238,7 +238,7 @@ int f8b_arpt_markdown(void *state, FILE *md, bool drawn)
 	if (A->nproj) {
 		fputc('\n', md);
 		f8b_rpt_md_plot(md, "ag_projection", "projected fp8 speedup against GPUs", drawn);
-		fprintf(md, "data: [ag-projection.dat](ag-projection.dat)\n");
+		fprintf(md, "[ag-projection.dat](ag-projection.dat)\n");
 	}
 	int bad = 0;
 	for (size_t i = 0; i < A->n; i++)
