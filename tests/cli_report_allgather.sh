@@ -73,6 +73,17 @@ grep -q "within a node (up to 8 GPUs): .*c.h5: NCCL all-gather on 2 ranks" rc/re
 ok $? "with --ceilings the node's link is the ceilings file's all-gather"
 n=$(awk '/^$/ { b++ } END { print b + 0 }' rc/ag-busbw.dat)
 ok "$([ "$n" -ge 2 ] && echo 0 || echo 1)" "ag-busbw.dat has the ceilings' line after the rows' ($n blank lines)"
+# A ceilings file of several variants: the line drawn is the rows' own
+# (symmetric, zero CTAs, in place, the default), once per size, by size.
+$MPIEXEC $extra -n 2 "$F8BENCH" ceilings $Q --kinds allgather --coll-sizes 4K:64K \
+	--nccl-buffers plain,symmetric --nccl-cta-policy default,zero --in-place on,off -o c2.h5 >c2.txt 2>&1
+ok $? "a 2-rank ceilings file of all-gathers in six variants"
+"$F8BENCH" report a.h5 -o rv --ceilings c2.h5 >rv.txt 2>&1
+grep -q '^nccl_title = "NCCL all-gather alone, symmetric, zero CTAs, in place' rv/ag-vars.gp
+ok $? "the ceilings line is the rows' variant: $(grep nccl_title rv/ag-vars.gp)"
+sizes=$(awk '/^$/ { b++; next } /^#/ { next } b >= 2 * 4 { print $1 }' rv/ag-busbw.dat | tr '\n' ' ')
+ok "$(echo "$sizes" | awk '{ for (i = 2; i <= NF; i++) if ($i <= $(i - 1)) bad = 1; print (NF >= 3 && !bad) ? 0 : 1 }')" \
+	"the ceilings line holds each size once, in order ($sizes)"
 if [ $has_gp = 1 ]; then
 	for p in ag_speedup ag_busbw ag_projection; do
 		[ -s "rc/$p.png" ] && [ -s "rc/$p.svg" ]
