@@ -1,0 +1,60 @@
+# f8bench report: what roofline/ag_*.gp plot.
+l_gpu = "NVIDIA H200"
+l_date = "2026-11-26"
+array b_title[84]
+array p_mode[64]
+array p_title[64]
+ns = 30
+array s_mode[30]
+array s_title[30]
+s_mode[1] = 1; s_title[1] = "fp8-compute, 2x[4096x4096], 2 ranks"
+s_mode[2] = 2; s_title[2] = "fp8-allgather, 2x[4096x4096], 2 ranks"
+s_mode[3] = 3; s_title[3] = "fp8-ag-axiswise, 2x[4096x4096], 2 ranks"
+s_mode[4] = 1; s_title[4] = "fp8-compute, 2x[6144x4096], 2 ranks"
+s_mode[5] = 2; s_title[5] = "fp8-allgather, 2x[6144x4096], 2 ranks"
+s_mode[6] = 3; s_title[6] = "fp8-ag-axiswise, 2x[6144x4096], 2 ranks"
+s_mode[7] = 1; s_title[7] = "fp8-compute, 2x[4096x14336], 2 ranks"
+s_mode[8] = 2; s_title[8] = "fp8-allgather, 2x[4096x14336], 2 ranks"
+s_mode[9] = 3; s_title[9] = "fp8-ag-axiswise, 2x[4096x14336], 2 ranks"
+s_mode[10] = 1; s_title[10] = "fp8-compute, 2x[8192x8192], 2 ranks"
+s_mode[11] = 2; s_title[11] = "fp8-allgather, 2x[8192x8192], 2 ranks"
+s_mode[12] = 3; s_title[12] = "fp8-ag-axiswise, 2x[8192x8192], 2 ranks"
+s_mode[13] = 1; s_title[13] = "fp8-compute, 8x[8192x8192], 1 rank"
+s_mode[14] = 2; s_title[14] = "fp8-allgather, 8x[8192x8192], 1 rank"
+s_mode[15] = 3; s_title[15] = "fp8-ag-axiswise, 8x[8192x8192], 1 rank"
+s_mode[16] = 1; s_title[16] = "fp8-compute, 8x[8192x8192], 2 ranks"
+s_mode[17] = 2; s_title[17] = "fp8-allgather, 8x[8192x8192], 2 ranks"
+s_mode[18] = 3; s_title[18] = "fp8-ag-axiswise, 8x[8192x8192], 2 ranks"
+s_mode[19] = 1; s_title[19] = "fp8-compute, 2x[10240x8192], 2 ranks"
+s_mode[20] = 2; s_title[20] = "fp8-allgather, 2x[10240x8192], 2 ranks"
+s_mode[21] = 3; s_title[21] = "fp8-ag-axiswise, 2x[10240x8192], 2 ranks"
+s_mode[22] = 1; s_title[22] = "fp8-compute, 2x[28672x4096], 2 ranks"
+s_mode[23] = 2; s_title[23] = "fp8-allgather, 2x[28672x4096], 2 ranks"
+s_mode[24] = 1; s_title[24] = "fp8-compute, 2x[8192x28672], 2 ranks"
+s_mode[25] = 2; s_title[25] = "fp8-allgather, 2x[8192x28672], 2 ranks"
+s_mode[26] = 1; s_title[26] = "fp8-compute, 4x[16384x16384], 2 ranks"
+s_mode[27] = 2; s_title[27] = "fp8-allgather, 4x[16384x16384], 2 ranks"
+s_mode[28] = 3; s_title[28] = "fp8-ag-axiswise, 4x[16384x16384], 2 ranks"
+s_mode[29] = 1; s_title[29] = "fp8-compute, 2x[57344x8192], 2 ranks"
+s_mode[30] = 2; s_title[30] = "fp8-allgather, 2x[57344x8192], 2 ranks"
+b_title[1] = "bf16, 2 ranks"
+b_title[2] = "fp8-compute, 2 ranks"
+b_title[3] = "fp8-allgather, 2 ranks"
+b_title[4] = "fp8-ag-axiswise, 2 ranks"
+nccl_title = "NCCL all-gather alone, symmetric, zero CTAs, in place (ceilings file)"
+nb = 4
+has_nccl = 1
+p_mode[1] = 1; p_title[1] = "fp8-compute, 2048 tok/rank"
+p_mode[2] = 1; p_title[2] = "fp8-compute, 8192 tok/rank"
+p_mode[3] = 2; p_title[3] = "fp8-allgather, 2048 tok/rank"
+p_mode[4] = 2; p_title[4] = "fp8-allgather, 8192 tok/rank"
+p_mode[5] = 3; p_title[5] = "fp8-ag-axiswise, 2048 tok/rank"
+p_mode[6] = 3; p_title[6] = "fp8-ag-axiswise, 8192 tok/rank"
+p_mode[7] = 1; p_title[7] = "fp8-compute, 2048 tok/rank"
+p_mode[8] = 1; p_title[8] = "fp8-compute, 8192 tok/rank"
+p_mode[9] = 2; p_title[9] = "fp8-allgather, 2048 tok/rank"
+p_mode[10] = 2; p_title[10] = "fp8-allgather, 8192 tok/rank"
+p_mode[11] = 3; p_title[11] = "fp8-ag-axiswise, 2048 tok/rank"
+p_mode[12] = 3; p_title[12] = "fp8-ag-axiswise, 8192 tok/rank"
+np = 12
+has_measured = 1
