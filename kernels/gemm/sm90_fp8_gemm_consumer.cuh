@@ -21,7 +21,7 @@ struct f8b_kg_consumer {
 	static constexpr uint32_t STAGE = f8b_kg_stage_bytes(BN), A_BYTES = F8B_KG_BM * F8B_KG_BK;
 	/* Promotion with two wgmma groups in flight: 3 x BN/2 accumulators a
 	 * thread, so BN = 128 only, and not BLOCK_1X128 (BN/4 more scales). */
-	static constexpr bool OVERLAP = PROMO && BN == 128 && MODE != F8B_KGEMM_BLOCK_1X128;
+	static constexpr bool OVERLAP = F8B_KGEMM_OVERLAPS(BN, MODE);
 	static_assert(!PROMO || BN <= 192, "promotion holds 2 x BN/2 accumulators a thread");
 	static_assert(MODE != F8B_KGEMM_BLOCK_1X128 || BN <= 128, "BN/4 column scales a thread");
 
