@@ -24,15 +24,18 @@ struct f8b_kg_consumer {
 	static constexpr bool OVERLAP = F8B_KGEMM_OVERLAPS(BN, MODE);
 	static_assert(!PROMO || BN <= 192, "promotion holds 2 x BN/2 accumulators a thread");
 	static_assert(MODE != F8B_KGEMM_BLOCK_1X128 || BN <= 128, "BN/4 column scales a thread");
+	/* BLOCK: a block of B's scales starts at octet 8 or 16 of a tile, or
+	 * not at all (promote) */
+	static_assert(MODE != F8B_KGEMM_BLOCK || BN % 64 == 0, "BLOCK tiles: BN % 64 == 0");
 
 	const f8b_kgemm_args p;
 	const uint32_t base, bars;
 	const int cw, warp, lane;
 	/* FAST, PROMOTE with two tensorwise operands: sa * sb, read once */
 	float tw_scale = 1.0f;
-	uint32_t it = 0;                /* K-blocks consumed so far: ring stage and phase */
-	float acc[BN / 2];              /* FAST: the wgmma accumulator; else the fp32 sums */
-	float part[PROMO ? BN / 2 : 1]; /* the wgmma partial of one K-block */
+	uint32_t it = 0;                   /* K-blocks consumed so far: ring stage and phase */
+	float acc[BN / 2];                 /* FAST: the wgmma accumulator; else the fp32 sums */
+	float part[PROMO ? BN / 2 : 1];    /* the wgmma partial of one K-block */
 	float part2[OVERLAP ? BN / 2 : 1]; /* OVERLAP: the next K-block's partial */
 
 	__device__ __forceinline__ f8b_kg_consumer(const f8b_kgemm_args &args, uint32_t b,
@@ -136,7 +139,8 @@ struct f8b_kg_consumer {
 		 * jsplit on lie in the second. */
 		const int nblk = (p.n + F8B_KG_SBLK - 1) / F8B_KG_SBLK;
 		q.sb_p0 = p.b_scale_inv + (size_t)clamp(q.c0 / F8B_KG_SBLK, nblk) * p.b_scale_ld;
-		q.sb_p1 = p.b_scale_inv + (size_t)clamp(q.c0 / F8B_KG_SBLK + 1, nblk) * p.b_scale_ld;
+		q.sb_p1 =
+		    p.b_scale_inv + (size_t)clamp(q.c0 / F8B_KG_SBLK + 1, nblk) * p.b_scale_ld;
 		q.jsplit = (F8B_KG_SBLK - q.c0 % F8B_KG_SBLK) / 8;
 		return q;
 	}
@@ -153,7 +157,8 @@ struct f8b_kg_consumer {
 		}
 		if constexpr (MODE == F8B_KGEMM_BLOCK) {
 			sc.sb0 = __ldg(q.sb_p0 + kb);
-			sc.sb1 = __ldg(q.sb_p1 + kb);
+			if constexpr (BN > 128) /* else the tile lies in one block */
+				sc.sb1 = __ldg(q.sb_p1 + kb);
 		}
 		if constexpr (MODE == F8B_KGEMM_BLOCK_1X128) {
 			const float *sb = p.b_scale_inv + (size_t)kb * (size_t)p.n;
@@ -166,6 +171,24 @@ struct f8b_kg_consumer {
 		}
 	}
 
+	/* BLOCK: acc = fma(sa * sb, part, acc), octets j < JS of the tile's
+	 * columns in the first 128-row block of B (sb0), the others in the
+	 * second (sb1). */
+	template <int JS>
+	__device__ __forceinline__ void promote_block(const float *pt, const kscales &sc)
+	{
+		const float s00 = sc.sa0 * sc.sb0, s10 = sc.sa1 * sc.sb0;
+		const float s01 = sc.sa0 * sc.sb1, s11 = sc.sa1 * sc.sb1;
+#pragma unroll
+		for (int j = 0; j < BN / 8; j++) {
+			const float t0 = j < JS ? s00 : s01, t1 = j < JS ? s10 : s11;
+			acc[4 * j] = fmaf(t0, pt[4 * j], acc[4 * j]);
+			acc[4 * j + 1] = fmaf(t0, pt[4 * j + 1], acc[4 * j + 1]);
+			acc[4 * j + 2] = fmaf(t1, pt[4 * j + 2], acc[4 * j + 2]);
+			acc[4 * j + 3] = fmaf(t1, pt[4 * j + 3], acc[4 * j + 3]);
+		}
+	}
+
 	/* acc += part (PROMOTE), acc = fma(sa * sb, part, acc) (block modes). */
 	__device__ __forceinline__ void promote(const float *pt, const kscales &sc, const spos &q)
 	{
@@ -174,23 +197,25 @@ struct f8b_kg_consumer {
 			for (int i = 0; i < BN / 2; i++)
 				acc[i] += pt[i];
 		} else if constexpr (MODE == F8B_KGEMM_BLOCK) {
-			const float s00 = sc.sa0 * sc.sb0, s01 = sc.sa0 * sc.sb1;
-			const float s10 = sc.sa1 * sc.sb0, s11 = sc.sa1 * sc.sb1;
-#pragma unroll
-			for (int j = 0; j < BN / 8; j++) {
-				const bool second = j >= q.jsplit;
-				const float t0 = second ? s01 : s00, t1 = second ? s11 : s10;
-				acc[4 * j] = fmaf(t0, pt[4 * j], acc[4 * j]);
-				acc[4 * j + 1] = fmaf(t0, pt[4 * j + 1], acc[4 * j + 1]);
-				acc[4 * j + 2] = fmaf(t1, pt[4 * j + 2], acc[4 * j + 2]);
-				acc[4 * j + 3] = fmaf(t1, pt[4 * j + 3], acc[4 * j + 3]);
+			/* The tile's columns start at a multiple of 64 (BN % 64 == 0):
+			 * the second block of B begins at octet 16 or 8, or (BN <=
+			 * 128) never.  One code path per case, so that no column
+			 * selects its scale at run time. */
+			if constexpr (BN <= 128) {
+				promote_block<BN / 8>(pt, sc);
+			} else {
+				if (q.jsplit == 16)
+					promote_block<16>(pt, sc);
+				else
+					promote_block<8>(pt, sc);
 			}
 		} else {
 #pragma unroll
 			for (int j = 0; j < BN / 8; j++)
 #pragma unroll
 				for (int e = 0; e < 4; e++) {
-					const float t = (e < 2 ? sc.sa0 : sc.sa1) * sc.sbc[2 * j + e % 2];
+					const float t =
+					    (e < 2 ? sc.sa0 : sc.sa1) * sc.sbc[2 * j + e % 2];
 					acc[4 * j + e] = fmaf(t, pt[4 * j + e], acc[4 * j + e]);
 				}
 		}
