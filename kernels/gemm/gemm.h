@@ -36,6 +36,14 @@ enum f8b_kgemm_mode {
 	F8B_KGEMM_NMODES = 4
 };
 
+/* Whether the variant of a tile BN wide in `mode` promotes with two wgmma
+ * groups in flight (doc/gemm-kernels.md, "Promotion"): K-block kb + 1 is
+ * issued into a second partial accumulator before K-block kb is added, so
+ * the adds overlap the tensor cores.  3 x BN/2 accumulators a thread fit
+ * at BN = 128 only, and not beside BLOCK_1X128's BN/4 column scales. */
+#define F8B_KGEMM_OVERLAPS(bn, mode)                                                               \
+	((bn) == 128 && ((mode) == F8B_KGEMM_PROMOTE || (mode) == F8B_KGEMM_BLOCK))
+
 /* One entry of the tile table: a variant compiled at build time for each
  * mode in `modes`, dtype pair and output type. */
 struct f8b_kgemm_tile {

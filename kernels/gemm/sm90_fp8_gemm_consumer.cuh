@@ -19,17 +19,24 @@ struct f8b_kg_consumer {
 	static constexpr bool PROMO = MODE != F8B_KGEMM_FAST;
 	static constexpr bool BLOCKS = MODE == F8B_KGEMM_BLOCK || MODE == F8B_KGEMM_BLOCK_1X128;
 	static constexpr uint32_t STAGE = f8b_kg_stage_bytes(BN), A_BYTES = F8B_KG_BM * F8B_KG_BK;
+	/* Promotion with two wgmma groups in flight: 3 x BN/2 accumulators a
+	 * thread, so BN = 128 only, and not BLOCK_1X128 (BN/4 more scales). */
+	static constexpr bool OVERLAP = F8B_KGEMM_OVERLAPS(BN, MODE);
 	static_assert(!PROMO || BN <= 192, "promotion holds 2 x BN/2 accumulators a thread");
 	static_assert(MODE != F8B_KGEMM_BLOCK_1X128 || BN <= 128, "BN/4 column scales a thread");
+	/* BLOCK: a block of B's scales starts at octet 8 or 16 of a tile, or
+	 * not at all (promote) */
+	static_assert(MODE != F8B_KGEMM_BLOCK || BN % 64 == 0, "BLOCK tiles: BN % 64 == 0");
 
 	const f8b_kgemm_args p;
 	const uint32_t base, bars;
 	const int cw, warp, lane;
 	/* FAST, PROMOTE with two tensorwise operands: sa * sb, read once */
 	float tw_scale = 1.0f;
-	uint32_t it = 0;                /* K-blocks consumed so far: ring stage and phase */
-	float acc[BN / 2];              /* FAST: the wgmma accumulator; else the fp32 sums */
-	float part[PROMO ? BN / 2 : 1]; /* the wgmma partial of one K-block */
+	uint32_t it = 0;                   /* K-blocks consumed so far: ring stage and phase */
+	float acc[BN / 2];                 /* FAST: the wgmma accumulator; else the fp32 sums */
+	float part[PROMO ? BN / 2 : 1];    /* the wgmma partial of one K-block */
+	float part2[OVERLAP ? BN / 2 : 1]; /* OVERLAP: the next K-block's partial */
 
 	__device__ __forceinline__ f8b_kg_consumer(const f8b_kgemm_args &args, uint32_t b,
 	                                           uint32_t br, int which)
@@ -107,85 +114,203 @@ struct f8b_kg_consumer {
 		return i < n ? i : n - 1;
 	}
 
-	/* Promotion: each K-block's partial sum into the fp32 accumulator,
-	 * times its block scales in the block modes.  The scales of K-block kb
-	 * are read while its wgmma run. */
-	__device__ __forceinline__ void mainloop_promote(int tm, int tn, int kblocks)
-	{
-		const int r0 = clamp(tm * F8B_KG_BM + cw * 64 + warp * 16 + lane / 4, p.m);
-		const int r1 = clamp(tm * F8B_KG_BM + cw * 64 + warp * 16 + lane / 4 + 8, p.m);
-		const int c0 = tn * BN;
-		/* BLOCK: a tile spans at most two 128-row blocks of B (c0 % 128 +
-		 * BN <= 256 for the tiles of the table); columns from octet jsplit
-		 * on lie in the second. */
-		const int nblk = (p.n + F8B_KG_SBLK - 1) / F8B_KG_SBLK;
-		const float *sa_p = p.a_scale_inv;
-		const float *sb_p0 =
-		    p.b_scale_inv + (size_t)clamp(c0 / F8B_KG_SBLK, nblk) * p.b_scale_ld;
-		const float *sb_p1 =
-		    p.b_scale_inv + (size_t)clamp(c0 / F8B_KG_SBLK + 1, nblk) * p.b_scale_ld;
-		const int jsplit = (F8B_KG_SBLK - c0 % F8B_KG_SBLK) / 8;
+	/* One K-block's block scales: 2 of A (this thread's two rows), 2 of
+	 * B (BLOCK: the 128-row blocks the tile's columns fall in) or BN/4 of
+	 * B (BLOCK_1X128: this thread's columns). */
+	struct kscales {
+		float sa0 = 1.0f, sa1 = 1.0f, sb0 = 1.0f, sb1 = 1.0f;
+		float sbc[MODE == F8B_KGEMM_BLOCK_1X128 ? BN / 4 : 1];
+	};
 
+	/* Where this thread's scales lie, for the tile (tm, tn). */
+	struct spos {
+		int r0, r1, c0, jsplit;
+		const float *sb_p0, *sb_p1;
+	};
+
+	__device__ __forceinline__ spos scale_pos(int tm, int tn) const
+	{
+		spos q;
+		q.r0 = clamp(tm * F8B_KG_BM + cw * 64 + warp * 16 + lane / 4, p.m);
+		q.r1 = clamp(tm * F8B_KG_BM + cw * 64 + warp * 16 + lane / 4 + 8, p.m);
+		q.c0 = tn * BN;
+		/* BLOCK: a tile spans at most two 128-row blocks of B (c0 % 128 +
+		 * BN <= 256 for the tiles of the table); columns from octet
+		 * jsplit on lie in the second. */
+		const int nblk = (p.n + F8B_KG_SBLK - 1) / F8B_KG_SBLK;
+		q.sb_p0 = p.b_scale_inv + (size_t)clamp(q.c0 / F8B_KG_SBLK, nblk) * p.b_scale_ld;
+		q.sb_p1 =
+		    p.b_scale_inv + (size_t)clamp(q.c0 / F8B_KG_SBLK + 1, nblk) * p.b_scale_ld;
+		q.jsplit = (F8B_KG_SBLK - q.c0 % F8B_KG_SBLK) / 8;
+		return q;
+	}
+
+	/* The scales of K-block kb (block modes; kb < kblocks): read one
+	 * K-block ahead of their use, so that an L2 round trip is off the
+	 * path between a wgmma group's end and the promotion. */
+	__device__ __forceinline__ void load_scales(kscales &sc, const spos &q, int kb) const
+	{
+		if constexpr (BLOCKS) {
+			const float *sa = p.a_scale_inv + (size_t)kb * (size_t)p.m;
+			sc.sa0 = __ldg(sa + q.r0);
+			sc.sa1 = __ldg(sa + q.r1);
+		}
+		if constexpr (MODE == F8B_KGEMM_BLOCK) {
+			sc.sb0 = __ldg(q.sb_p0 + kb);
+			if constexpr (BN > 128) /* else the tile lies in one block */
+				sc.sb1 = __ldg(q.sb_p1 + kb);
+		}
+		if constexpr (MODE == F8B_KGEMM_BLOCK_1X128) {
+			const float *sb = p.b_scale_inv + (size_t)kb * (size_t)p.n;
+#pragma unroll
+			for (int j = 0; j < BN / 8; j++) {
+				const int col = q.c0 + 8 * j + 2 * (lane % 4);
+				sc.sbc[2 * j] = __ldg(sb + clamp(col, p.n));
+				sc.sbc[2 * j + 1] = __ldg(sb + clamp(col + 1, p.n));
+			}
+		}
+	}
+
+	/* BLOCK: acc = fma(sa * sb, part, acc), octets j < JS of the tile's
+	 * columns in the first 128-row block of B (sb0), the others in the
+	 * second (sb1). */
+	template <int JS>
+	__device__ __forceinline__ void promote_block(const float *pt, const kscales &sc)
+	{
+		const float s00 = sc.sa0 * sc.sb0, s10 = sc.sa1 * sc.sb0;
+		const float s01 = sc.sa0 * sc.sb1, s11 = sc.sa1 * sc.sb1;
+#pragma unroll
+		for (int j = 0; j < BN / 8; j++) {
+			const float t0 = j < JS ? s00 : s01, t1 = j < JS ? s10 : s11;
+			acc[4 * j] = fmaf(t0, pt[4 * j], acc[4 * j]);
+			acc[4 * j + 1] = fmaf(t0, pt[4 * j + 1], acc[4 * j + 1]);
+			acc[4 * j + 2] = fmaf(t1, pt[4 * j + 2], acc[4 * j + 2]);
+			acc[4 * j + 3] = fmaf(t1, pt[4 * j + 3], acc[4 * j + 3]);
+		}
+	}
+
+	/* acc += part (PROMOTE), acc = fma(sa * sb, part, acc) (block modes). */
+	__device__ __forceinline__ void promote(const float *pt, const kscales &sc, const spos &q)
+	{
+		if constexpr (!BLOCKS) {
+#pragma unroll
+			for (int i = 0; i < BN / 2; i++)
+				acc[i] += pt[i];
+		} else if constexpr (MODE == F8B_KGEMM_BLOCK) {
+			/* The tile's columns start at a multiple of 64 (BN % 64 == 0):
+			 * the second block of B begins at octet 16 or 8, or (BN <=
+			 * 128) never.  One code path per case, so that no column
+			 * selects its scale at run time. */
+			if constexpr (BN <= 128) {
+				promote_block<BN / 8>(pt, sc);
+			} else {
+				if (q.jsplit == 16)
+					promote_block<16>(pt, sc);
+				else
+					promote_block<8>(pt, sc);
+			}
+		} else {
+#pragma unroll
+			for (int j = 0; j < BN / 8; j++)
+#pragma unroll
+				for (int e = 0; e < 4; e++) {
+					const float t =
+					    (e < 2 ? sc.sa0 : sc.sa1) * sc.sbc[2 * j + e % 2];
+					acc[4 * j + e] = fmaf(t, pt[4 * j + e], acc[4 * j + e]);
+				}
+		}
+	}
+
+	/* Waits for the oldest of the wgmma groups in flight (all but N newer
+	 * ones), frees its stage and promotes its partial sum pt. */
+	template <int N>
+	__device__ __forceinline__ void retire(float *pt, uint32_t s, const kscales &sc,
+	                                       const spos &q)
+	{
+		f8b_wgmma_wait_group<N>();
 #pragma unroll
 		for (int i = 0; i < BN / 2; i++)
-			acc[i] = 0.0f;
+			f8b_reg_fence(pt[i]);
+		release(bars + 8 * (STAGES + s));
+		promote(pt, sc, q);
+	}
+
+	/* Promotion, one group in flight: issue K-block kb into part, wait
+	 * for it, promote it.  The tensor cores idle for this warpgroup
+	 * during the adds; the other consumer warpgroup may fill the gap. */
+	__device__ __forceinline__ void mainloop_promote1(const spos &q, int kblocks)
+	{
+		/* BLOCK_1X128 has no registers for a second set of BN/4 column
+		 * scales (it spilled): its scales are read in their own K-block,
+		 * in flight while its group runs. */
+		constexpr bool AHEAD = MODE != F8B_KGEMM_BLOCK_1X128;
+		kscales cur, nxt;
+		if constexpr (AHEAD)
+			load_scales(cur, q, 0);
 		for (int kb = 0; kb < kblocks; kb++, it++) {
 			const uint32_t s = it % STAGES;
 			issue(part, s, (it / STAGES) & 1, false);
-			float sa0 = 1.0f, sa1 = 1.0f, sb0 = 1.0f, sb1 = 1.0f;
-			float sbc[MODE == F8B_KGEMM_BLOCK_1X128 ? BN / 4 : 1];
-			if constexpr (BLOCKS) {
-				sa0 = __ldg(sa_p + r0);
-				sa1 = __ldg(sa_p + r1);
-				sa_p += p.m;
-			}
-			if constexpr (MODE == F8B_KGEMM_BLOCK) {
-				sb0 = __ldg(sb_p0 + kb);
-				sb1 = __ldg(sb_p1 + kb);
-			}
-			if constexpr (MODE == F8B_KGEMM_BLOCK_1X128) {
-				const float *sb = p.b_scale_inv + (size_t)kb * (size_t)p.n;
-#pragma unroll
-				for (int j = 0; j < BN / 8; j++) {
-					const int col = c0 + 8 * j + 2 * (lane % 4);
-					sbc[2 * j] = __ldg(sb + clamp(col, p.n));
-					sbc[2 * j + 1] = __ldg(sb + clamp(col + 1, p.n));
-				}
-			}
-			f8b_wgmma_wait_group<0>();
-#pragma unroll
-			for (int i = 0; i < BN / 2; i++)
-				f8b_reg_fence(part[i]);
-			release(bars + 8 * (STAGES + s));
-			if constexpr (!BLOCKS) {
-#pragma unroll
-				for (int i = 0; i < BN / 2; i++)
-					acc[i] += part[i];
-			} else if constexpr (MODE == F8B_KGEMM_BLOCK) {
-				const float s00 = sa0 * sb0, s01 = sa0 * sb1;
-				const float s10 = sa1 * sb0, s11 = sa1 * sb1;
-#pragma unroll
-				for (int j = 0; j < BN / 8; j++) {
-					const bool second = j >= jsplit;
-					const float t0 = second ? s01 : s00,
-					            t1 = second ? s11 : s10;
-					acc[4 * j] = fmaf(t0, part[4 * j], acc[4 * j]);
-					acc[4 * j + 1] = fmaf(t0, part[4 * j + 1], acc[4 * j + 1]);
-					acc[4 * j + 2] = fmaf(t1, part[4 * j + 2], acc[4 * j + 2]);
-					acc[4 * j + 3] = fmaf(t1, part[4 * j + 3], acc[4 * j + 3]);
-				}
+			if constexpr (AHEAD) {
+				load_scales(nxt, q, kb + 1 < kblocks ? kb + 1 : kb);
+				retire<0>(part, s, cur, q);
+				cur = nxt;
 			} else {
-#pragma unroll
-				for (int j = 0; j < BN / 8; j++)
-#pragma unroll
-					for (int e = 0; e < 4; e++) {
-						const float t =
-						    (e < 2 ? sa0 : sa1) * sbc[2 * j + e % 2];
-						acc[4 * j + e] =
-						    fmaf(t, part[4 * j + e], acc[4 * j + e]);
-					}
+				load_scales(cur, q, kb);
+				retire<0>(part, s, cur, q);
 			}
 		}
+	}
+
+	/* Promotion, two groups in flight (OVERLAP): K-block kb + 1 is issued
+	 * into the other partial accumulator before K-block kb is waited for
+	 * (wait_group 1) and promoted, so the tensor cores have this
+	 * warpgroup's next group queued while it adds.  Unrolled by two so
+	 * that part and part2 stay registers. */
+	__device__ __forceinline__ void mainloop_promote2(const spos &q, int kblocks)
+	{
+		/* Nothing is in flight when the loop is entered, and part2 only
+		 * at its back edge: no copies of registers a wgmma is writing
+		 * (ptxas serialises every wgmma when it meets one). */
+		kscales sc0, sc1; /* the scales of K-blocks kb and kb + 1 */
+		int kb = 0;
+		for (; kb + 1 < kblocks; kb += 2) {
+			load_scales(sc0, q, kb);
+			issue(part, it % STAGES, (it / STAGES) & 1, false);
+			if (kb > 0)
+				retire<1>(part2, (it - 1) % STAGES, sc1, q); /* K-block kb - 1 */
+			load_scales(sc1, q, kb + 1);
+			issue(part2, (it + 1) % STAGES, ((it + 1) / STAGES) & 1, false);
+			retire<1>(part, it % STAGES, sc0, q); /* K-block kb */
+			it += 2;
+		}
+		if (kb == 0) { /* kblocks == 1 */
+			load_scales(sc0, q, 0);
+			issue(part, it % STAGES, (it / STAGES) & 1, false);
+			retire<0>(part, it % STAGES, sc0, q);
+			it++;
+		} else if (kb < kblocks) { /* kblocks odd: the last one into part */
+			load_scales(sc0, q, kb);
+			issue(part, it % STAGES, (it / STAGES) & 1, false);
+			retire<1>(part2, (it - 1) % STAGES, sc1, q);
+			retire<0>(part, it % STAGES, sc0, q);
+			it++;
+		} else {
+			retire<0>(part2, (it - 1) % STAGES, sc1, q);
+		}
+	}
+
+	/* Promotion: each K-block's partial sum into the fp32 accumulator,
+	 * times its block scales in the block modes. */
+	__device__ __forceinline__ void mainloop_promote(int tm, int tn, int kblocks)
+	{
+		const spos q = scale_pos(tm, tn);
+#pragma unroll
+		for (int i = 0; i < BN / 2; i++)
+			acc[i] = 0.0f;
+		if constexpr (OVERLAP)
+			mainloop_promote2(q, kblocks);
+		else
+			mainloop_promote1(q, kblocks);
 	}
 
 	__device__ __forceinline__ void store2(OutT *d, int row, int col, float v0, float v1) const

@@ -20,8 +20,10 @@
  *       PROMOTE / BLOCK / BLOCK_1X128: the four wgmma write a partial
  *         accumulator (the first with scale-d = 0); wait for the group,
  *         free its stage, and add the partial into the fp32 accumulator
- *         (times the K-block's scales for the block modes).  The other
- *         consumer warpgroup's wgmma keep the tensor cores busy meanwhile.
+ *         (times the K-block's scales for the block modes).  At BN = 128
+ *         (PROMOTE, BLOCK: F8B_KGEMM_OVERLAPS) the next K-block is issued
+ *         into a second partial first, so the adds overlap it; else the
+ *         other consumer warpgroup's wgmma may fill the gap.
  *     After the tile's last K-block: scale (FAST, PROMOTE), convert and
  *     store D from registers.
  * The ring's stage and phase run on across tiles, so the producer loads

@@ -58,6 +58,8 @@ static const struct shape {
     {272, 1040, 528, true, 0},    /* ragged M, N, K (K = 8 x 128 + 16); N: 128x192 tiles */
     {128, 2048, 128, true, 1},    /* mean 1: fast accumulation fails the tolerance without */
     {256, 512, 384, false, 0},    /* non-square */
+    {208, 272, 400, false, 0},    /* 3 K-blocks: the two-group promotion's odd tail after
+                                   * one pair; ragged; 128x192 tiles at columns 192, 384 */
     {1024, 1024, 1024, false, 0}, /* square */
     {1040, 2064, 2320, false, 0}, /* ragged, more tiles than SMs: persistent CTAs wrap the ring */
     {256, 8192, 384, false, 1},   /* mean 1, long K */
