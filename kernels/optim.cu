@@ -192,15 +192,37 @@ __device__ __forceinline__ void update_elems(const f8b_optim_hyper &h, const raw
 		}
 		w[j] = widen(r.w[j]);
 	}
+	if constexpr (!is_fp8(V)) {
+		/* fp32, bf16 states: a branch an element (the selects below
+		 * would not fit 64 registers; these run at the copy bandwidth) */
 #pragma unroll
-	for (int j = 0; j < 4; j++) {
-		if (j >= n)
-			continue;
-		const float g = f8b_d_bf16_to_f32(r.g[j]);
-		if (f8b_om_finite(g))
-			acc.clip += (unsigned)f8b_optim_adamw(&h, g, &m[j], &v[j], &s[j], &w[j]);
-		else
-			acc.nonfin++;
+		for (int j = 0; j < 4; j++) {
+			const float g = f8b_d_bf16_to_f32(r.g[j]);
+			if (j < n && f8b_om_finite(g))
+				acc.clip +=
+				    (unsigned)f8b_optim_adamw(&h, g, &m[j], &v[j], &s[j], &w[j]);
+			else if (j < n)
+				acc.nonfin++;
+		}
+	} else {
+		/* fp8 states: without a branch.  Every element is updated, and
+		 * one with a non-finite gradient takes its old values back by
+		 * selects, so a span's 4 NB elements are one basic block (but
+		 * for the division's and sqrt's own rare slow paths) that the
+		 * compiler interleaves. */
+#pragma unroll
+		for (int j = 0; j < 4; j++) {
+			const float g = f8b_d_bf16_to_f32(r.g[j]);
+			float mj = m[j], vj = v[j], sj = s[j], wj = w[j];
+			const int c = f8b_optim_adamw(&h, g, &mj, &vj, &sj, &wj);
+			const bool ok = (j < n) & (f8b_om_finite(g) != 0);
+			m[j] = ok ? mj : m[j];
+			v[j] = ok ? vj : v[j];
+			s[j] = ok ? sj : s[j];
+			w[j] = ok ? wj : w[j];
+			acc.clip += ok ? (unsigned)c : 0u;
+			acc.nonfin += (j < n) & !ok;
+		}
 	}
 }
 
@@ -284,15 +306,23 @@ __device__ __forceinline__ void put_master(const f8b_optim_args &a, uint64_t t,
 {
 	if constexpr (V == F8B_OPTIM_FP8_MASTER16) {
 		uint16_t b[4];
+		/* one uniform branch a block, none an element */
+		if (a.stochastic) {
 #pragma unroll
-		for (int j = 0; j < 4; j++) {
-			b[j] = a.stochastic && f8b_om_finite(w[j])
-			           ? f8b_optim_bf16_sr(w[j],
-			                               f8b_optim_sr_bits(a.seed, t, (uint64_t)T.id,
-			                                                 (uint64_t)(e + j)))
-			           : f8b_d_f32_to_bf16(w[j]);
-			w[j] = f8b_d_bf16_to_f32(b[j]);
+			for (int j = 0; j < 4; j++) {
+				const uint16_t sr = f8b_optim_bf16_sr(
+				    w[j], f8b_optim_sr_bits(a.seed, t, (uint64_t)T.id,
+				                            (uint64_t)(e + j)));
+				b[j] = f8b_om_finite(w[j]) ? sr : f8b_d_f32_to_bf16(w[j]);
+			}
+		} else {
+#pragma unroll
+			for (int j = 0; j < 4; j++)
+				b[j] = f8b_d_f32_to_bf16(w[j]);
 		}
+#pragma unroll
+		for (int j = 0; j < 4; j++)
+			w[j] = f8b_d_bf16_to_f32(b[j]);
 		store4(static_cast<uint16_t *>(a.master), i, n, b);
 	} else {
 		store4(static_cast<float *>(a.master), i, n, w);
@@ -450,7 +480,7 @@ __device__ __forceinline__ void cta_add(unsigned v, unsigned long long *acc)
 		atomicAdd(acc, (unsigned long long)v);
 }
 
-template <int V, bool UPD, bool AMX, bool CST>
+template <int V, bool UPD, bool AMX, bool CST, bool AX>
 __global__ void __launch_bounds__(F8B_K_THREADS, span_of<V>::MINB)
     optim_kernel(const f8b_optim_args a)
 {
@@ -466,7 +496,8 @@ __global__ void __launch_bounds__(F8B_K_THREADS, span_of<V>::MINB)
 	const uint64_t t = a.ctr[F8B_OPTIM_CTR_STEP];
 	const f8b_optim_hyper h = a.hyper[f8b_optim_hyper_index(t, a.nhyper)];
 	const int warp = threadIdx.x >> 5;
-	const bool axis = a.gran == F8B_GRAN_AXISWISE;
+	/* a constant: the tensorwise kernels carry no axiswise code */
+	constexpr bool axis = AX;
 	/* tensorwise: the cast's scale, read once (only the last CTA's fold,
 	 * after every CTA's loop, writes it) */
 	const float ts = CST && !axis ? a.scale[T.slot] : 0.0f;
@@ -559,24 +590,33 @@ __global__ void __launch_bounds__(F8B_K_THREADS, span_of<V>::MINB)
 	}
 }
 
-template <int V> int launch(const f8b_optim_args &a, int pass, cudaStream_t stream)
+template <int V, bool AX> void launch_gran(const f8b_optim_args &a, int pass, cudaStream_t stream)
 {
 	const dim3 grid((unsigned)a.nchunks), block(F8B_K_THREADS);
 	switch (pass) {
 	case F8B_OPTIM_FUSED:
 		if (a.scaling == F8B_OPTIM_DYNAMIC)
-			optim_kernel<V, true, true, false><<<grid, block, 0, stream>>>(a);
+			optim_kernel<V, true, true, false, AX><<<grid, block, 0, stream>>>(a);
 		else
-			optim_kernel<V, true, true, true><<<grid, block, 0, stream>>>(a);
+			optim_kernel<V, true, true, true, AX><<<grid, block, 0, stream>>>(a);
 		break;
 	case F8B_OPTIM_UPDATE:
-		optim_kernel<V, true, false, false><<<grid, block, 0, stream>>>(a);
+		/* no weight amax or cast: one kernel for both granularities */
+		optim_kernel<V, true, false, false, false><<<grid, block, 0, stream>>>(a);
 		break;
 	case F8B_OPTIM_AMAX:
-		optim_kernel<V, false, true, false><<<grid, block, 0, stream>>>(a);
+		optim_kernel<V, false, true, false, AX><<<grid, block, 0, stream>>>(a);
 		break;
-	default: optim_kernel<V, false, false, true><<<grid, block, 0, stream>>>(a); break;
+	default: optim_kernel<V, false, false, true, AX><<<grid, block, 0, stream>>>(a); break;
 	}
+}
+
+template <int V> int launch(const f8b_optim_args &a, int pass, cudaStream_t stream)
+{
+	if (a.gran == F8B_GRAN_AXISWISE)
+		launch_gran<V, true>(a, pass, stream);
+	else
+		launch_gran<V, false>(a, pass, stream);
 	return (int)cudaGetLastError();
 }
 
