@@ -20,7 +20,7 @@
 # 20) at Llama 3 8B and Llama 2 70B layer scale, each row with its split
 # sequence timed beside it; the targets for both scales (targets.md for
 # Llama 2 70B, targets-8b.md); and, where cuobjdump is found, the SASS
-# instruction mix of the fp8 fused kernel (sass-fp8.txt).
+# instruction mix of the fp8 and fp8-master16 fused kernels (sass-fp8.txt).
 set -u
 build=${1:?usage: optim-gpu.sh BUILD OUT [CEILINGS.h5]}
 out=${2:?usage: optim-gpu.sh BUILD OUT [CEILINGS.h5]}
