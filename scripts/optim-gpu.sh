@@ -20,7 +20,7 @@
 # 20) at Llama 3 8B and Llama 2 70B layer scale, each row with its split
 # sequence timed beside it; the targets for both scales (targets.md for
 # Llama 2 70B, targets-8b.md); and, where cuobjdump is found, the SASS
-# instruction mix of the fp8 fused kernel (sass-fp8.txt).
+# instruction mix of the fp8 and fp8-master16 fused kernels (sass-fp8.txt).
 set -u
 build=${1:?usage: optim-gpu.sh BUILD OUT [CEILINGS.h5]}
 out=${2:?usage: optim-gpu.sh BUILD OUT [CEILINGS.h5]}
@@ -140,15 +140,20 @@ if [ "$quick" = 1 ]; then
 	F8BENCH=$f8b "$src/scripts/optim-targets.sh" "$out/optim.h5" llama3-8b \
 		>"$out/targets-8b.md" 2>>"$out/optim.log"
 	files="$files targets-8b.md"
-	# the fp8 fused pass's machine code: instructions by opcode
+	# the fused pass's machine code (tensorwise, cast in the pass) of fp8
+	# (variant 2) and fp8-master16 (3): instructions by opcode
 	if command -v cuobjdump >/dev/null 2>&1; then
-		cuobjdump -sass "$build/kernels/optim.o" 2>/dev/null | awk '
-			/Function :/ { p = $0 ~ /optim_kernelILi2ELb1ELb1ELb1E/ }
-			p && /\/\*[0-9a-f]+\*\// { op = $2; if (op ~ /^@/) op = $3
-				sub(/;$/, "", op); split(op, o, "."); n[o[1]]++; tot++ }
-			END { printf "fp8 fused kernel: %d instructions\n", tot
-				for (k in n) printf "%6d %s\n", n[k], k }' |
-			sort -k1,1nr >"$out/sass-fp8.txt"
+		: >"$out/sass-fp8.txt"
+		for k in 2:fp8 3:fp8-master16; do
+			cuobjdump -sass "$build/kernels/optim.o" 2>/dev/null | awk -v id="${k%%:*}" -v name="${k#*:}" '
+				/Function :/ { p = index($0, "optim_kernelILi" id "ELb1ELb1ELb1ELb0E") > 0 }
+				p && /\/\*[0-9a-f]+\*\// { op = $2; if (op ~ /^@/) op = $3
+					sub(/;$/, "", op); split(op, o, "."); n[o[1]]++; tot++ }
+				END { printf "%s fused kernel: %d instructions\n", name, tot; fflush()
+					for (k in n) printf "%6d %s\n", n[k], k | "sort -k1,1nr"
+					close("sort -k1,1nr") }' \
+				>>"$out/sass-fp8.txt"
+		done
 		files="$files sass-fp8.txt"
 	fi
 fi

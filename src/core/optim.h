@@ -196,14 +196,11 @@ F8B_HD int f8b_optim_adamw(const struct f8b_optim_hyper *h, float g, float *m, f
 	float mh = F8B_OM_MUL(mn, h->rbc1);
 	float den = F8B_OM_ADD(F8B_OM_MUL(sq, h->rbc2s), h->eps);
 	float u = F8B_OM_DIV(mh, den);
-	int clipped = 0;
-	if (u > h->clip) {
-		u = h->clip;
-		clipped = 1;
-	} else if (u < -h->clip) {
-		u = -h->clip;
-		clipped = 1;
-	}
+	/* the clip as selects, not branches (the kernel runs a warp's
+	 * elements without a branch between them); a NaN u stays NaN */
+	int hi = u > h->clip, lo = u < -h->clip;
+	u = hi ? h->clip : lo ? -h->clip : u;
+	int clipped = hi | lo;
 	float wd = F8B_OM_MUL(h->wd, *w);
 	*w = F8B_OM_SUB(*w, F8B_OM_MUL(h->lr, F8B_OM_ADD(u, wd)));
 	*m = mn;
