@@ -118,9 +118,10 @@ static void test_pick(void)
 	} cases[] = {
 	    {8192, 8192, F8B_KGEMM_FAST, 256}, /* 16 waves of 128x256 = 32 of 128x128 */
 	    {1024, 1024, F8B_KGEMM_FAST, 128}, /* one wave either way: less work */
-	    /* 32 waves of 16384, overlapped, < 21 of 24576 x 9/8 (not overlapped) */
-	    {8192, 8192, F8B_KGEMM_PROMOTE, 128},
+	    /* block scales: 32 waves of 16384, overlapped, < 21 of 24576 x 9/8 */
 	    {8192, 8192, F8B_KGEMM_BLOCK, 128},
+	    /* plain promotion, no charge: 21 waves of 24576 < 32 of 16384 */
+	    {8192, 8192, F8B_KGEMM_PROMOTE, 192},
 	    /* 1 wave of 24576 x 9/8 < 2 waves of 16384 */
 	    {2048, 1536, F8B_KGEMM_PROMOTE, 192},
 	    {2048, 1536, F8B_KGEMM_BLOCK, 192},

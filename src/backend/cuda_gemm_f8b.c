@@ -42,13 +42,16 @@ struct f8b_kplan {
  * with the wider tile (less A traffic per flop) winning ties.  E.g. 8192^2
  * on 132 SMs: 128x256 gives 2048 tiles = 16 waves of 32768, 128x128 gives
  * 4096 = 32 waves of 16384: a tie, so 128x256; 1024^2: 32 tiles (1 wave of
- * 32768) against 64 (1 wave of 16384): 128x128.  With promotion, a tile
+ * 32768) against 64 (1 wave of 16384): 128x128.  With block scales, a tile
  * whose adds do not overlap the next K-block's wgmma (F8B_KGEMM_OVERLAPS:
- * 128x192) counts its work 9/8 times (NO_OVERLAP_COST: the first H100 run
- * measured 128x192 promotion 1.13x slower than fast accumulation at
- * 8192^3): 8192^2 gives 32 waves of 16384 (128x128) against 21 waves of
- * 24576 x 9/8 (2752 tiles): 128x128; 2048 x 1536: 2 waves of 16384
- * against one of 24576 x 9/8: 128x192.  -1 when no tile has the mode. */
+ * 128x192) counts its work 9/8 times (NO_OVERLAP_COST): 8192^2 gives 32
+ * waves of 16384 (128x128) against 21 waves of 24576 x 9/8 (2752 tiles):
+ * 128x128; 2048 x 1536: 2 waves of 16384 against one of 24576 x 9/8:
+ * 128x192.  Plain promotion takes no such charge: on an H100 (tree
+ * d1a154b) --autotune at 8192^3 timed 128x192 at 1056 TFLOP/s against
+ * 1002 for the overlapped 128x128, while with block scales 128x128 ran at
+ * 857 against 842 for 128x192 (tree 2c3300d).  -1 when no tile has the
+ * mode. */
 #define NO_OVERLAP_COST 1.125
 int f8b_kgemm_pick_tile(int64_t m, int64_t n, int sms, int mode)
 {
@@ -61,7 +64,7 @@ int f8b_kgemm_pick_tile(int64_t m, int64_t n, int sms, int mode)
 		int64_t tiles = ((m + t->bm - 1) / t->bm) * ((n + t->bn - 1) / t->bn);
 		double waves = (double)((tiles + sms - 1) / sms);
 		double cost = waves * t->bm * t->bn;
-		if (mode != F8B_KGEMM_FAST && !F8B_KGEMM_OVERLAPS(t->bn, mode))
+		if (mode == F8B_KGEMM_BLOCK && !F8B_KGEMM_OVERLAPS(t->bn, mode))
 			cost *= NO_OVERLAP_COST;
 		if (best < 0 || cost < best_cost ||
 		    (cost == best_cost && t->bn > f8b_kgemm_tiles[best].bn)) {
