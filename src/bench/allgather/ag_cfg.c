@@ -149,14 +149,15 @@ void f8b_ag_cfg_free(void *cfg)
 	free(c);
 }
 
-static int parse_int(const char *arg, const char *opt, long lo, long hi, long *v)
+static int parse_int(const char *arg, const char *opt, long lo, long hi, int *out)
 {
 	char *end;
 	errno = 0;
-	*v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || *v < lo || *v > hi)
+	long v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < lo || v > hi)
 		return F8B_ERR(F8B_EINVAL, "--%s '%s': expected an integer in %ld..%ld", opt, arg,
 		               lo, hi);
+	*out = (int)v;
 	return F8B_OK;
 }
 
@@ -178,7 +179,6 @@ static int pick(const char *arg, const char *opt, const char *const *names, int 
 int f8b_ag_cfg_option(void *cfg, int key, const char *arg)
 {
 	struct ag_cfg *c = cfg;
-	long v;
 	switch (key) {
 	case OPT_MODES:
 		c->modes_spec = arg;
@@ -186,14 +186,8 @@ int f8b_ag_cfg_option(void *cfg, int key, const char *arg)
 		return F8B_OK;
 	case OPT_WEIGHTS: c->weights_spec = arg; return F8B_OK;
 	case OPT_TOKENS: c->tokens_spec = arg; return F8B_OK;
-	case OPT_LAYERS:
-		F8B_TRY(parse_int(arg, "layers", 1, AG_MAX_LAYERS, &v));
-		c->layers = (int)v;
-		return F8B_OK;
-	case OPT_PREFETCH:
-		F8B_TRY(parse_int(arg, "prefetch", 0, AG_MAX_PREFETCH, &v));
-		c->prefetch = (int)v;
-		return F8B_OK;
+	case OPT_LAYERS: return parse_int(arg, "layers", 1, AG_MAX_LAYERS, &c->layers);
+	case OPT_PREFETCH: return parse_int(arg, "prefetch", 0, AG_MAX_PREFETCH, &c->prefetch);
 	case OPT_RS_DTYPE:
 		if (strcmp(arg, "bf16") && strcmp(arg, "f32"))
 			return F8B_ERR(F8B_EINVAL, "--rs-dtype '%s' (accepted: bf16, f32)", arg);
@@ -245,13 +239,9 @@ int f8b_ag_cfg_option(void *cfg, int key, const char *arg)
 		return pick(arg, "rs-nccl-buffers", f8b_coll_buffers_names, F8B_COLL_BUF_N,
 		            &c->rs_buffers);
 	case OPT_GEMM_SM_MARGIN:
-		F8B_TRY(parse_int(arg, "gemm-sm-margin", 0, AG_MAX_SM_MARGIN, &v));
-		c->sm_margin = (int)v;
-		return F8B_OK;
+		return parse_int(arg, "gemm-sm-margin", 0, AG_MAX_SM_MARGIN, &c->sm_margin);
 	case OPT_RS_MAX_CTAS:
-		F8B_TRY(parse_int(arg, "rs-max-ctas", 0, AG_MAX_RS_CTAS, &v));
-		c->rs_max_ctas = (int)v;
-		return F8B_OK;
+		return parse_int(arg, "rs-max-ctas", 0, AG_MAX_RS_CTAS, &c->rs_max_ctas);
 	}
 	return F8B_ERR(F8B_EINTERNAL, "allgather option %d", key);
 }
