@@ -48,8 +48,9 @@ const struct f8b_option f8b_gemm_options[] = {
     {"out-dtype", OPT_OUT_DTYPE, 0, "T", "bf16 or f32 (default bf16)"},
     {"impl", OPT_IMPL, 0, "LIST",
      "fp8 GEMM implementations, each case run with each: cublaslt,\n"
-     "f8b (f8bench's own sm_90a kernel: tensorwise, fast_accum on;\n"
-     "the host backend refuses it) (default cublaslt)"},
+     "f8b (f8bench's own sm_90a kernel: tensorwise, axiswise and\n"
+     "blockwise, fast_accum on and off (promotion every 128 of K); the\n"
+     "host backend refuses it) (default cublaslt)"},
     {"outliers", OPT_OUTLIERS, 0, "FRAC[:SCALE]",
      "multiply a fraction of inputs by SCALE (default 100) to\nstress scaling (default none)"},
     {"ceilings", OPT_CEILINGS, 0, "FILE",

@@ -237,6 +237,7 @@ static void md_impl_ratio(FILE *f, const struct rpt *R)
 		fprintf(f, " | %s | ",
 		        a->algo_tile == 23   ? "128x256"
 		        : a->algo_tile == 20 ? "128x128"
+		        : a->algo_tile == 32 ? "128x192"
 		                             : "-");
 		f8b_rpt_md_num(f, "%.2e", q ? q->r->rel_error : NAN);
 		fprintf(f, " / ");
