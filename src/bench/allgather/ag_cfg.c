@@ -83,7 +83,8 @@ const struct f8b_option f8b_ag_options[] = {
      "a symmetric window) (default " AG_DEFAULT_BUFFERS ")"},
     {"nccl-cta-policy", OPT_NCCL_CTA, 0, "POLICY",
      "NCCL CTA policy: default, efficiency, zero (copy engines\n"
-     "where NCCL can; symmetric buffers only) (default " AG_DEFAULT_CTA ")"},
+     "where NCCL can; symmetric buffers only) (default " AG_DEFAULT_CTA " on\n"
+     "symmetric buffers, else default)"},
     {"in-place", OPT_IN_PLACE, 0, "on|off",
      "gather in place: each rank casts (fp8) or copies (bf16) its\n"
      "shard into its part of the gathered buffer, as FSDP does\n(default " AG_DEFAULT_IN_PLACE ")"},
@@ -96,8 +97,7 @@ const struct f8b_option f8b_ag_options[] = {
      "same as --nccl-buffers; " AG_DEFAULT_RS_BUFFERS_OF_SYMMETRIC " where those are symmetric)"},
     {"rs-max-ctas", OPT_RS_MAX_CTAS, 0, "N",
      "at most N CTAs (SMs) for the reduce-scatter, 1..64, on its own\n"
-     "communicator with NCCL's CTA policy (default 0: NCCL's choice,\n"
-     "on the all-gather's communicator)"},
+     "communicator with NCCL's CTA policy (default 0: NCCL's choice)"},
     {"gemm-sm-margin", OPT_GEMM_SM_MARGIN, 0, "N",
      "the step's GEMMs plan for N SMs fewer than the GPU has\n"
      "(cuBLASLt's SM count target), leaving them to NCCL's kernels,\n"
