@@ -30,6 +30,33 @@ static inline int tap_ok(int cond, const char *fmt, ...)
 	return cond;
 }
 
+/* One assertion skipped: "ok N # SKIP why" (a configuration this GPU or
+ * library cannot run). */
+static inline void tap_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static inline void tap_skip(const char *fmt, ...)
+{
+	va_list ap;
+	tap_n++;
+	printf("ok %d # SKIP ", tap_n);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+/* calloc of at least one element, or the test ends (exit 2: a hard error
+ * for automake's TAP driver) naming the size. */
+static inline void *tap_xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size);
+	if (!p) {
+		fprintf(stderr, "out of host memory (%zu x %zu bytes)\n", n, size);
+		exit(2);
+	}
+	return p;
+}
+
 /* Diagnostics (TAP comment lines). */
 #define tap_diag(...)                                                                              \
 	do {                                                                                       \

@@ -27,7 +27,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,30 +87,6 @@ static const struct scaling {
     {F8B_GRAN_BLOCK1X128, F8B_GRAN_BLOCK1X128, false},
 };
 
-static void skip_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void skip_line(const char *fmt, ...)
-{
-	va_list ap;
-
-	tap_n++;
-	printf("ok %d # SKIP ", tap_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size);
-	if (!p) {
-		fprintf(stderr, "test_f8b_gemm: out of host memory (%zu x %zu bytes)\n", n, size);
-		exit(2);
-	}
-	return p;
-}
-
 struct operand {
 	int64_t rows, cols;
 	enum f8b_granularity g;
@@ -165,9 +140,9 @@ static int quantize(struct operand *o, enum f8b_dtype dt, enum f8b_granularity g
 	F8B_TRY(ops->amax(be, &o->hp, g, o->amax));
 	F8B_TRY(ops->scales(be, o->amax, ns, dt, &so, o->scale, o->scale_inv));
 	F8B_TRY(ops->cast(be, &o->hp, g, o->scale, &o->q));
-	uint8_t *qh = xcalloc(n, 1);
-	float *sinv = xcalloc((size_t)ns, sizeof(float));
-	o->deq = xcalloc(n, sizeof(float));
+	uint8_t *qh = tap_xcalloc(n, 1);
+	float *sinv = tap_xcalloc((size_t)ns, sizeof(float));
+	o->deq = tap_xcalloc(n, sizeof(float));
 	rc = ops->download(be, qh, o->q.data, n);
 	if (rc == F8B_OK)
 		rc = ops->download(be, sinv, o->scale_inv, sizeof(float) * (size_t)ns);
@@ -262,7 +237,7 @@ static void check_d(const struct gemm_case *c, const char *label, const float *f
 {
 	const struct shape *s = c->s;
 	size_t ns = (size_t)(c->nrows * s->n);
-	float *sub = xcalloc(ns, sizeof(float));
+	float *sub = tap_xcalloc(ns, sizeof(float));
 	for (int64_t i = 0; i < c->nrows; i++)
 		memcpy(sub + i * s->n, full + c->rows[i] * s->n, (size_t)s->n * sizeof(float));
 	double err = f8b_rel_error(sub, c->ref, ns);
@@ -310,7 +285,7 @@ static void f8b_case(const struct gemm_case *c, int cand, int *ncand)
 	/* Every tile of the mode in turn (at most 8, should the table grow). */
 	*ncand = info.candidates >= 1 && info.candidates <= 8 ? info.candidates : 1;
 	if (rc == F8B_EUNSUPPORTED && !sm90) {
-		skip_line("unsupported: %s", f8b_last_error());
+		tap_skip("unsupported: %s", f8b_last_error());
 		return;
 	}
 	/* Tiles with clusters (algo_cluster 3 = 2x1x1) run in a pass of their
@@ -343,8 +318,8 @@ static void f8b_case(const struct gemm_case *c, int cand, int *ncand)
 		rc = ops->sync(be);
 	if (tap_ok(rc == F8B_OK, "%s: gemm + sync%s%s", label, rc ? ": " : "",
 	           rc ? f8b_last_error() : "")) {
-		void *raw = xcalloc(n, f8b_dtype_size(c->out));
-		float *full = xcalloc(n, sizeof(float));
+		void *raw = tap_xcalloc(n, f8b_dtype_size(c->out));
+		float *full = tap_xcalloc(n, sizeof(float));
 		rc = ops->download(be, raw, dt.data, f8b_tensor_bytes(&dt));
 		if (tap_ok(rc == F8B_OK, "%s: download D", label)) {
 			f8b_to_f32(raw, c->out, full, n);
@@ -378,8 +353,8 @@ static void run_shape(const struct shape *s, uint64_t seed, bool clusters)
 {
 	struct operand a = {0}, b = {0};
 	int64_t nrows = s->m * s->n <= FULL_CHECK_MK ? s->m : SAMPLE_ROWS;
-	int64_t *rows = xcalloc((size_t)nrows, sizeof *rows);
-	double *ref = xcalloc((size_t)(nrows * s->n), sizeof(double));
+	int64_t *rows = tap_xcalloc((size_t)nrows, sizeof *rows);
+	double *ref = tap_xcalloc((size_t)(nrows * s->n), sizeof(double));
 	int rc;
 
 	/* Sampled rows spread over M, the last one included (the ragged tile). */

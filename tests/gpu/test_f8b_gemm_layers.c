@@ -23,17 +23,6 @@ static struct f8b_backend *be;
 
 #define COUNT(x) (sizeof(x) / sizeof((x)[0]))
 
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size);
-	if (!p) {
-		fprintf(stderr, "test_f8b_gemm_layers: out of host memory (%zu x %zu bytes)\n", n,
-		        size);
-		exit(2);
-	}
-	return p;
-}
-
 static int upload_bytes(const uint8_t *h, size_t n, void **d)
 {
 	F8B_TRY(ops->alloc(be, n, d));
@@ -46,7 +35,7 @@ static void test_tma(void)
 {
 	enum { ROWS = 200, K = 176 };
 	static const int at[][2] = {{0, 0}, {128, 128}};
-	uint8_t *h = xcalloc(ROWS * K, 1), *got = xcalloc(128 * 128, 1);
+	uint8_t *h = tap_xcalloc(ROWS * K, 1), *got = tap_xcalloc(128 * 128, 1);
 	void *dx = NULL, *dout = NULL;
 	_Alignas(128) unsigned char map[128];
 	int rc;
@@ -104,8 +93,8 @@ out:
 static void test_wgmma(void)
 {
 	static const uint8_t codes[] = {0x00, 0x30, 0x38, 0x3C, 0x40, 0xB0, 0xB8, 0xBC, 0xC0};
-	uint8_t *ha = xcalloc(128 * 128, 1), *hb = xcalloc(256 * 128, 1);
-	float *got = xcalloc(64 * 256, sizeof(float));
+	uint8_t *ha = tap_xcalloc(128 * 128, 1), *hb = tap_xcalloc(256 * 128, 1);
+	float *got = tap_xcalloc(64 * 256, sizeof(float));
 	void *da = NULL, *db = NULL, *dd = NULL;
 	_Alignas(128) unsigned char ma[128], mb128[128], mb256[128];
 	uint64_t x = 12345;

@@ -16,7 +16,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,31 +59,6 @@ static const struct dtype_pair {
 };
 
 #define COUNT(x) (sizeof(x) / sizeof((x)[0]))
-
-/* "ok N # SKIP why": a configuration this GPU/library cannot run. */
-static void skip_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void skip_line(const char *fmt, ...)
-{
-	va_list ap;
-
-	tap_n++;
-	printf("ok %d # SKIP ", tap_n);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n ? n : 1, size);
-	if (!p) {
-		fprintf(stderr, "test_gemm_cuda: out of host memory (%zu x %zu bytes)\n", n, size);
-		exit(2);
-	}
-	return p;
-}
 
 /* A high-precision operand on the device and its quantized form. */
 struct operand {
@@ -149,9 +123,9 @@ static int quantize(struct operand *o, enum f8b_dtype dt, enum f8b_granularity g
 	F8B_TRY(ops->scales(be, o->amax, o->count, dt, &so, o->scale, o->scale_inv));
 	F8B_TRY(ops->cast(be, &o->hp, g, o->scale, &o->q));
 
-	qh = xcalloc(n, 1);
-	o->sinv_host = xcalloc((size_t)o->count, sizeof(float));
-	o->deq = xcalloc(n, sizeof(float));
+	qh = tap_xcalloc(n, 1);
+	o->sinv_host = tap_xcalloc((size_t)o->count, sizeof(float));
+	o->deq = tap_xcalloc(n, sizeof(float));
 	rc = ops->download(be, qh, o->q.data, n);
 	if (rc == F8B_OK)
 		rc =
@@ -222,8 +196,8 @@ static float *run_gemm(struct f8b_gemm_plan *plan, const struct f8b_gemm_desc *d
 		f8b_tensor_free(ops, be, &dt);
 		return NULL;
 	}
-	raw = xcalloc(n, f8b_dtype_size(d->out_dtype));
-	out = xcalloc(n, sizeof(float));
+	raw = tap_xcalloc(n, f8b_dtype_size(d->out_dtype));
+	out = tap_xcalloc(n, sizeof(float));
 	rc = ops->download(be, raw, dt.data, f8b_tensor_bytes(&dt));
 	f8b_tensor_free(ops, be, &dt);
 	if (!tap_ok(rc == F8B_OK, "%s: download D%s%s", label, rc ? ": " : "",
@@ -263,7 +237,7 @@ static void explain_block_layout(struct f8b_gemm_plan *plan, const struct f8b_ge
 
 	f8b_scale_shape(b->g, b->rows, b->cols, &sr, &sc);
 	ld = (sc + 3) / 4 * 4;
-	h = xcalloc((size_t)(sr * ld), sizeof(float));
+	h = tap_xcalloc((size_t)(sr * ld), sizeof(float));
 	for (int64_t br = 0; br < sr; br++)
 		for (int64_t bc = 0; bc < sc; bc++)
 			h[br * ld + bc] =
@@ -309,7 +283,7 @@ static float *fp8_case(const struct shape *s, const struct f8b_gemm_desc *d, str
 	label_of(label, sizeof label, s, d);
 	rc = ops->gemm_plan(be, d, 0, &plan, &info);
 	if (rc == F8B_EUNSUPPORTED) {
-		skip_line("unsupported: %s", f8b_last_error()); /* names the configuration */
+		tap_skip("unsupported: %s", f8b_last_error()); /* names the configuration */
 		return NULL;
 	}
 	if (!tap_ok(rc == F8B_OK, "%s: plan%s%s", label, rc ? ": " : "",
@@ -344,12 +318,12 @@ static void check_wrong_layout(const char *what, const struct shape *s, struct o
 	int64_t sr, sc, rows[SAMPLE_ROWS];
 	int64_t nrows = s->m < SAMPLE_ROWS ? s->m : SAMPLE_ROWS;
 	size_t nd = (size_t)(op->rows * op->cols);
-	float *wrong = xcalloc((size_t)op->count, sizeof(float));
-	float *deq = xcalloc(nd, sizeof(float));
-	double *ref = xcalloc((size_t)(nrows * s->n), sizeof(double));
-	float *dsub = xcalloc((size_t)(nrows * s->n), sizeof(float));
+	float *wrong = tap_xcalloc((size_t)op->count, sizeof(float));
+	float *deq = tap_xcalloc(nd, sizeof(float));
+	double *ref = tap_xcalloc((size_t)(nrows * s->n), sizeof(double));
+	float *dsub = tap_xcalloc((size_t)(nrows * s->n), sizeof(float));
 	double ratio = 0.0, tol = f8b_gemm_tolerance(s->k, out_dtype, false);
-	uint8_t *qh = xcalloc(nd, 1);
+	uint8_t *qh = tap_xcalloc(nd, 1);
 	int rc;
 
 	f8b_scale_shape(op->g, op->rows, op->cols, &sr, &sc);
@@ -398,7 +372,7 @@ static void run_shape(const struct shape *s, uint64_t seed)
 {
 	struct operand a = {0}, b = {0};
 	size_t nd = (size_t)(s->m * s->n);
-	double *ref = xcalloc(nd, sizeof(double));
+	double *ref = tap_xcalloc(nd, sizeof(double));
 	int rc;
 
 	rc = fill_hp(&a, s->m, s->k, seed);
@@ -490,8 +464,8 @@ static void run_shape(const struct shape *s, uint64_t seed)
 		struct f8b_gemm_plan *plan = NULL;
 		struct f8b_algo_info info;
 		size_t na = (size_t)(s->m * s->k), nb = (size_t)(s->n * s->k);
-		uint16_t *ah = xcalloc(na, 2), *bh = xcalloc(nb, 2);
-		float *af = xcalloc(na, sizeof(float)), *bf = xcalloc(nb, sizeof(float));
+		uint16_t *ah = tap_xcalloc(na, 2), *bh = tap_xcalloc(nb, 2);
+		float *af = tap_xcalloc(na, sizeof(float)), *bf = tap_xcalloc(nb, sizeof(float));
 
 		snprintf(label, sizeof label, "M=%lld K=%lld N=%lld bf16 x bf16 -> bf16",
 		         (long long)s->m, (long long)s->k, (long long)s->n);
@@ -545,7 +519,7 @@ static void test_candidates(void)
 	struct operand a = {0}, b = {0};
 	struct f8b_algo_info info;
 	struct f8b_gemm_plan *plan = NULL;
-	double *ref = xcalloc((size_t)(s->m * s->n), sizeof(double));
+	double *ref = tap_xcalloc((size_t)(s->m * s->n), sizeof(double));
 	int rc, ncand;
 
 	rc = fill_hp(&a, s->m, s->k, 501);
@@ -571,7 +545,7 @@ static void test_candidates(void)
 		snprintf(label, sizeof label, "candidate %d of %d", c, ncand);
 		rc = ops->gemm_plan(be, &d, c, &plan, &info);
 		if (rc == F8B_EUNSUPPORTED) {
-			skip_line("unsupported: %s: %s", label, f8b_last_error());
+			tap_skip("unsupported: %s: %s", label, f8b_last_error());
 			continue;
 		}
 		if (!tap_ok(rc == F8B_OK && info.heuristic_rank == c && info.candidates == ncand,
@@ -617,7 +591,7 @@ static void test_rebinding(void)
 	struct f8b_algo_info info;
 	struct f8b_gemm_plan *plan = NULL;
 	size_t nd = (size_t)(s->m * s->n);
-	double *ref = xcalloc(nd, sizeof(double)), *ref2 = xcalloc(nd, sizeof(double));
+	double *ref = tap_xcalloc(nd, sizeof(double)), *ref2 = tap_xcalloc(nd, sizeof(double));
 	float *twice = NULL, *sinv2 = NULL;
 	int rc;
 
@@ -631,7 +605,7 @@ static void test_rebinding(void)
 	if (rc == F8B_OK)
 		rc = f8b_ref_gemm(a.deq, b.deq, s->m, s->n, s->k, ref);
 	if (rc == F8B_OK) {
-		twice = xcalloc((size_t)b.count, sizeof(float));
+		twice = tap_xcalloc((size_t)b.count, sizeof(float));
 		for (int64_t i = 0; i < b.count; i++)
 			twice[i] = 2.0f * b.sinv_host[i]; /* exact: a power of two */
 		rc = ops->alloc(be, (size_t)b.count * sizeof(float), (void **)&sinv2);
@@ -641,7 +615,7 @@ static void test_rebinding(void)
 	if (rc == F8B_OK)
 		rc = ops->gemm_plan(be, &d, 0, &plan, &info);
 	if (rc == F8B_EUNSUPPORTED) {
-		skip_line("unsupported: scale-pointer rebinding (axiswise): %s", f8b_last_error());
+		tap_skip("unsupported: scale-pointer rebinding (axiswise): %s", f8b_last_error());
 		goto out;
 	}
 	if (!tap_ok(rc == F8B_OK, "rebinding: setup and plan%s%s", rc ? ": " : "",
