@@ -90,6 +90,14 @@ static int buf(struct ag_state *s, int b, size_t bytes)
 	return s->run->ops->memset(s->run->be, s->obuf[b], 0, bytes);
 }
 
+/* Chunks of ce elements over a tensor of n, for table entry `id`. */
+static int64_t add_chunks(struct f8b_optim_chunk *ch, int64_t j, int id, int64_t n, int64_t ce)
+{
+	for (int64_t st = 0; st < n; st += ce)
+		ch[j++] = (struct f8b_optim_chunk){id, st, n - st < ce ? n - st : ce};
+	return j;
+}
+
 /* The tensor and chunk tables: entries [0, L) and chunks [0, nall) are
  * after's (tensor l at ooff[l], slot 4l); then each layer's alone (offset
  * 0, slot 0), for overlap.  *cat and *cn: where layer l's own chunks
@@ -121,15 +129,11 @@ static int tables(struct ag_state *s, int64_t *cat, int64_t *cn, int64_t *nchunk
 		t[L + l] = t[l];
 		t[L + l].off = 0;
 		t[L + l].slot = 0;
-		for (int64_t st = 0; st < n; st += ce, j++)
-			ch[j] = (struct f8b_optim_chunk){l, st, n - st < ce ? n - st : ce};
+		j = add_chunks(ch, j, l, n, ce);
 	}
 	for (int l = 0; l < L; l++) {
 		cat[l] = j;
-		for (int64_t st = 0; st < shard_elems(s, l); st += ce, j++) {
-			int64_t left = shard_elems(s, l) - st;
-			ch[j] = (struct f8b_optim_chunk){0, st, left < ce ? left : ce};
-		}
+		j = add_chunks(ch, j, 0, shard_elems(s, l), ce);
 	}
 	int rc = buf(s, OB_TENSORS, sizeof(t[0]) * 2 * (size_t)L);
 	if (rc == F8B_OK)
@@ -179,11 +183,12 @@ static void layer_args(struct ag_state *s, int l, const int64_t *cat, const int6
 static int grads(struct ag_state *s)
 {
 	int64_t n = s->oarena;
-	if (s->c->overlap)
-		for (int l = 0, i = 0; l < s->L; l++, i++)
-			n = i == 0 || round_block(shard_elems(s, l)) > n
-			        ? round_block(shard_elems(s, l))
-			        : n;
+	if (s->c->overlap) { /* the largest shard */
+		n = 0;
+		for (int l = 0; l < s->L; l++)
+			if (round_block(shard_elems(s, l)) > n)
+				n = round_block(shard_elems(s, l));
+	}
 	F8B_TRY(f8b_ag_cbytes_on(s, true, (size_t)n * 2, &s->gw_all.data)); /* the RS's output */
 	s->gw_all = f8b_ag_view(s->gw_all.data, F8B_BF16, 1, n);
 	for (int l = 0; l < s->L; l++) {
@@ -329,7 +334,8 @@ int f8b_ag_optim_probe(struct ag_state *s, int l)
 
 int f8b_ag_optim_update(struct ag_state *s, int l)
 {
-	for (int j = l < 0 ? 0 : l; j < (l < 0 ? s->L : l + 1); j++)
+	int lo = l < 0 ? 0 : l, hi = l < 0 ? s->L : l + 1; /* every layer, or l */
+	for (int j = lo; j < hi; j++)
 		F8B_TRY(f8b_ag_optim_probe(s, j));
 	return group(s, l, F8B_OPTIM_FUSED);
 }

@@ -25,7 +25,8 @@
 
 static const struct f8b_scale_opts so = {0};
 
-/* A check's first failure, cut to the row's message if longer. */
+/* A check's first failure, cut to the row's message if longer: a
+ * truncation meant, which gcc's -Wformat-truncation flags on snprintf. */
 static void ag_why(char *why, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void ag_why(char *why, size_t n, const char *fmt, ...)
 {
