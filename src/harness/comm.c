@@ -281,6 +281,15 @@ int f8b_coll_name_index(const char *const *names, int n, const char *name)
 	return -1;
 }
 
+void f8b_coll_name_list(const char *const *names, int n, char *buf, size_t size)
+{
+	size_t k = 0;
+	if (size)
+		buf[0] = 0;
+	for (int j = 0; j < n && k < size; j++)
+		k += (size_t)snprintf(buf + k, size - k, "%s%s", j ? ", " : "", names[j]);
+}
+
 int f8b_coll_cta_policy(const struct f8b_coll *c)
 {
 	return c->cta_policy;

@@ -100,6 +100,8 @@ extern const char *const f8b_coll_buffers_names[F8B_COLL_BUF_N]; /* "plain", ...
 extern const char *const f8b_coll_cta_names[F8B_COLL_CTA_N];     /* "default", ... */
 /* The index of `name` in names[0..n), or -1. */
 int f8b_coll_name_index(const char *const *names, int n, const char *name);
+/* names[0..n) as "a, b, c" in buf (an error message's accepted values). */
+void f8b_coll_name_list(const char *const *names, int n, char *buf, size_t size);
 
 struct f8b_coll_opts {
 	int cta_policy; /* enum f8b_coll_cta */

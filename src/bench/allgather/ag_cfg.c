@@ -169,10 +169,8 @@ static int pick(const char *arg, const char *opt, const char *const *names, int 
 		*out = i;
 		return F8B_OK;
 	}
-	char acc[96] = "";
-	for (int j = 0; j < n; j++)
-		snprintf(acc + strlen(acc), sizeof acc - strlen(acc), "%s%s", j ? ", " : "",
-		         names[j]);
+	char acc[96];
+	f8b_coll_name_list(names, n, acc, sizeof acc);
 	return F8B_ERR(F8B_EINVAL, "--%s '%s' (accepted: %s)", opt, arg, acc);
 }
 

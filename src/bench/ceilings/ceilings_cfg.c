@@ -188,10 +188,8 @@ static int parse_names(const char *spec, const char *opt, const char *const *nam
 	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		int i = f8b_coll_name_index(names, n, t);
 		if (i < 0) {
-			char acc[96] = "";
-			for (int j = 0; j < n; j++)
-				snprintf(acc + strlen(acc), sizeof acc - strlen(acc), "%s%s",
-				         j ? ", " : "", names[j]);
+			char acc[96];
+			f8b_coll_name_list(names, n, acc, sizeof acc);
 			return F8B_ERR(F8B_EINVAL, "%s: unknown value '%s' (accepted: %s)", opt, t,
 			               acc);
 		}
