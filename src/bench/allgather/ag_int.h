@@ -275,6 +275,11 @@ int f8b_ag_prologue(struct ag_state *s);
 /* Gather for use u (u < L: layer u's forward; else layer 2L-1-u's
  * backward) into slot, on the current queue. */
 int f8b_ag_gather(struct ag_state *s, int u, int slot);
+/* One collective of the step on the communicator that runs its kind (the
+ * reduce-scatter's own, f8b_ag_rs_coll; else the all-gather's); nothing
+ * in the compute-only step (no_coll). */
+int f8b_ag_coll(struct ag_state *s, enum f8b_coll_op op, enum f8b_coll_type t,
+                enum f8b_coll_red red, const void *send, void *recv, size_t count);
 /* A whole step (the harness's launch). */
 int f8b_ag_step(void *state);
 int f8b_ag_solo(void *state);

@@ -300,9 +300,8 @@ static int group(struct ag_state *s, int l, int first)
 	const struct f8b_optim_args *a = l < 0 ? &s->oa : &s->oa_l[l];
 	size_t at = l < 0 ? 0 : 4 * (size_t)l, n = l < 0 ? 4 * (size_t)s->L : 1;
 	F8B_TRY(ops->optim_pass(be, a, first));
-	if (!s->no_coll)
-		F8B_TRY(f8b_coll_call(s->c->coll, F8B_COLL_ALLREDUCE, F8B_COLL_F32, F8B_COLL_MAX,
-		                      s->amax_loc + at, s->amax_all + at, n));
+	F8B_TRY(f8b_ag_coll(s, F8B_COLL_ALLREDUCE, F8B_COLL_F32, F8B_COLL_MAX, s->amax_loc + at,
+	                    s->amax_all + at, n));
 	F8B_TRY(ops->scales(be, s->amax_all + at, (int64_t)n, F8B_E4M3, &so, s->scale_all + at,
 	                    s->sinv_all + at));
 	return ops->optim_pass(be, a, F8B_OPTIM_CAST);

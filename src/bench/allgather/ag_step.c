@@ -44,12 +44,13 @@ double f8b_ag_rs_bytes(const struct ag_state *s, int l)
 
 /* ---- the step ------------------------------------------------------------ */
 
-static int coll(struct ag_state *s, enum f8b_coll_op op, enum f8b_coll_type t,
+int f8b_ag_coll(struct ag_state *s, enum f8b_coll_op op, enum f8b_coll_type t,
                 enum f8b_coll_red red, const void *send, void *recv, size_t count)
 {
 	if (s->no_coll)
 		return F8B_OK;
-	return f8b_coll_call(s->c->coll, op, t, red, send, recv, count);
+	struct f8b_coll *c = op == F8B_COLL_REDUCE_SCATTER ? f8b_ag_rs_coll(s->c) : s->c->coll;
+	return f8b_coll_call(c, op, t, red, send, recv, count);
 }
 
 static int mark(struct ag_state *s, struct f8b_event *e)
@@ -63,8 +64,8 @@ int f8b_ag_prologue(struct ag_state *s)
 	struct f8b_backend *be = s->run->be;
 	for (int l = 0; l < s->L; l++)
 		F8B_TRY(ops->amax(be, &s->w[l], F8B_GRAN_TENSORWISE, s->amax_loc + l));
-	F8B_TRY(coll(s, F8B_COLL_ALLREDUCE, F8B_COLL_F32, F8B_COLL_MAX, s->amax_loc, s->amax_all,
-	             (size_t)s->L));
+	F8B_TRY(f8b_ag_coll(s, F8B_COLL_ALLREDUCE, F8B_COLL_F32, F8B_COLL_MAX, s->amax_loc,
+	                    s->amax_all, (size_t)s->L));
 	for (int l = 0; l < s->L; l++)
 		F8B_TRY(ops->scales(be, s->amax_all + l, 1, F8B_E4M3, &so, s->scale_all + 4 * l,
 		                    s->sinv_all + 4 * l));
@@ -92,13 +93,13 @@ int f8b_ag_gather(struct ag_state *s, int u, int slot)
 		if (ip)
 			F8B_TRY(ops->bw_copy(be, own, src, shard, 1));
 		F8B_TRY(mark(s, s->t_ag[u][0]));
-		F8B_TRY(coll(s, F8B_COLL_ALLGATHER, F8B_COLL_U8, F8B_COLL_SUM, ip ? own : src,
-		             gathered, shard));
+		F8B_TRY(f8b_ag_coll(s, F8B_COLL_ALLGATHER, F8B_COLL_U8, F8B_COLL_SUM,
+		                    ip ? own : src, gathered, shard));
 	} else if (s->mode == AG_FP8_AG) {
 		F8B_TRY(ops->cast(be, &s->w[l], F8B_GRAN_TENSORWISE, s->scale_all + 4 * l, &q));
 		F8B_TRY(mark(s, s->t_ag[u][0]));
-		F8B_TRY(coll(s, F8B_COLL_ALLGATHER, F8B_COLL_U8, F8B_COLL_SUM, q.data, gathered,
-		             shard));
+		F8B_TRY(f8b_ag_coll(s, F8B_COLL_ALLGATHER, F8B_COLL_U8, F8B_COLL_SUM, q.data,
+		                    gathered, shard));
 	} else if (s->mode == AG_FP8_AG_AXIS && fwd) {
 		float *sinv =
 		    ip ? s->slot_sinv[slot] + (size_t)s->rank * (size_t)s->rows[l] : s->row_sinv;
@@ -110,10 +111,10 @@ int f8b_ag_gather(struct ag_state *s, int u, int slot)
 		                           .scale_inv = sinv};
 		F8B_TRY(ops->cast_fused(be, &s->w[l], &cs));
 		F8B_TRY(mark(s, s->t_ag[u][0]));
-		F8B_TRY(coll(s, F8B_COLL_ALLGATHER, F8B_COLL_U8, F8B_COLL_SUM, q.data, gathered,
-		             shard));
-		F8B_TRY(coll(s, F8B_COLL_ALLGATHER, F8B_COLL_F32, F8B_COLL_SUM, sinv,
-		             s->slot_sinv[slot], (size_t)s->rows[l]));
+		F8B_TRY(f8b_ag_coll(s, F8B_COLL_ALLGATHER, F8B_COLL_U8, F8B_COLL_SUM, q.data,
+		                    gathered, shard));
+		F8B_TRY(f8b_ag_coll(s, F8B_COLL_ALLGATHER, F8B_COLL_F32, F8B_COLL_SUM, sinv,
+		                    s->slot_sinv[slot], (size_t)s->rows[l]));
 	} else {
 		const void *src = s->w[l].data;
 		if (ip) {
@@ -122,8 +123,8 @@ int f8b_ag_gather(struct ag_state *s, int u, int slot)
 			src = mine;
 		}
 		F8B_TRY(mark(s, s->t_ag[u][0]));
-		F8B_TRY(coll(s, F8B_COLL_ALLGATHER, F8B_COLL_U8, F8B_COLL_SUM, src, gathered,
-		             2 * shard));
+		F8B_TRY(f8b_ag_coll(s, F8B_COLL_ALLGATHER, F8B_COLL_U8, F8B_COLL_SUM, src, gathered,
+		                    2 * shard));
 	}
 	return mark(s, s->t_ag[u][1]);
 }
@@ -332,11 +333,10 @@ int f8b_ag_step(void *state)
 		F8B_TRY(issue_gather(s, u + P + 1));
 		F8B_TRY(ops->stream_wait(be, s->ev_gw[l]));
 		F8B_TRY(mark(s, s->t_rs[l][0]));
-		if (!s->no_coll)
-			F8B_TRY(f8b_coll_call(f8b_ag_rs_coll(s->c), F8B_COLL_REDUCE_SCATTER,
-			                      s->gw_dtype == F8B_F32 ? F8B_COLL_F32 : F8B_COLL_BF16,
-			                      F8B_COLL_SUM, s->gw[l % 2].data, s->gw_shard[l].data,
-			                      (size_t)(s->rows[l] * s->k[l])));
+		F8B_TRY(f8b_ag_coll(s, F8B_COLL_REDUCE_SCATTER,
+		                    s->gw_dtype == F8B_F32 ? F8B_COLL_F32 : F8B_COLL_BF16,
+		                    F8B_COLL_SUM, s->gw[l % 2].data, s->gw_shard[l].data,
+		                    (size_t)(s->rows[l] * s->k[l])));
 		F8B_TRY(mark(s, s->t_rs[l][1]));
 		F8B_TRY(ops->event_record(be, s->ev_rs[l]));
 		/* overlap: the shard's update, behind its reduce-scatter, beside
