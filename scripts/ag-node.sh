@@ -141,10 +141,11 @@ part_ab() {
 table() { # FILE COLUMN...
 	local f=$1
 	shift
-	"$f8b" export "$f" --csv --table allgather 2>/dev/null | awk -F, -v want="$*" '
-		NR == 1 { n = split(want, w, " "); for (i = 1; i <= NF; i++) ix[$i] = i
+	"$f8b" export "$f" --csv --table allgather 2>/dev/null | awk -v want="$*" "$(cat "$src/scripts/csv.awk")"'
+		/^#/ { next }
+		!hdr { hdr = 1; n = split(want, w, " "); nh = split_csv($0, h); for (i = 1; i <= nh; i++) ix[h[i]] = i
 			  for (j = 1; j <= n; j++) printf "%s%s", w[j], j < n ? " " : "\n"; next }
-		{ for (j = 1; j <= n; j++) printf "%s%s", $(ix[w[j]]), j < n ? " " : "\n" }'
+		{ split_csv($0, f); for (j = 1; j <= n; j++) printf "%s%s", f[ix[w[j]]], j < n ? " " : "\n" }'
 }
 
 # One A/B: the configurations given, each a command appended to FILE.

@@ -19,22 +19,9 @@ f8b=${F8BENCH:-f8bench}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$f8b" export "$ag" --table allgather >"$tmp/ag.csv"
-# split_csv and v(name): the fields of the current line by header name.
-CSV='function split_csv(line, out,    n, i, ch, q, cur) {
-	n = 0; cur = ""; q = 0
-	for (i = 1; i <= length(line); i++) {
-		ch = substr(line, i, 1)
-		if (q) {
-			if (ch == "\"" && substr(line, i + 1, 1) == "\"") { cur = cur "\""; i++ }
-			else if (ch == "\"") q = 0
-			else cur = cur ch
-		} else if (ch == "\"") q = 1
-		else if (ch == ",") { out[++n] = cur; cur = "" }
-		else cur = cur ch
-	}
-	out[++n] = cur
-	return n
-}
+# split_csv (scripts/csv.awk) and v(name): the fields of the current line by
+# header name.
+CSV="$(cat "$(dirname "$0")/csv.awk")"'
 function v(n) { if (!(n in c)) { print "missing column " n > "/dev/stderr"; exit 2 } return f[c[n]] }
 function variant(   b, p) { b = v("nccl_buffers"); p = v("cta_policy")
 	return (b == "" ? "plain" : b) ", " (p == "" ? "default" : p) " CTAs, " (v("in_place") + 0 ? "in place" : "out of place") }'

@@ -2,6 +2,8 @@
 # ok COND-EXIT-STATUS "description"; skip_all "why"; done_testing
 tap_n=0
 tap_failed=0
+# csv_get's field splitter, found before a test changes directory.
+tap_csv_awk="$(cd "${srcdir:-.}" && pwd)/scripts/csv.awk"
 ok() {
 	local rc=$1; shift
 	tap_n=$((tap_n + 1))
@@ -32,29 +34,12 @@ skip_all() {
 }
 # csv_get FILE COLUMN [NAME=VALUE]...: the COLUMN of every row of the CSV
 # FILE (f8bench export) whose NAME columns hold VALUE, one a line.  Fields
-# are split as RFC 4180 writes them: a quoted field may hold commas and
-# doubled quotes (a message, a transport), which an awk -F, column reader
-# would split and so shift every column after it.  Lines starting with #
+# are split by scripts/csv.awk (RFC 4180: a quoted field may hold commas).  Lines starting with #
 # are skipped; the first other line is the header.
 csv_get() {
 	_f=$1 _k=$2
 	shift 2
-	awk -v k="$_k" -v conds="$*" '
-	function split_csv(line, out,    n, i, ch, q, cur) {
-		n = 0; cur = ""; q = 0
-		for (i = 1; i <= length(line); i++) {
-			ch = substr(line, i, 1)
-			if (q) {
-				if (ch == "\"" && substr(line, i + 1, 1) == "\"") { cur = cur "\""; i++ }
-				else if (ch == "\"") q = 0
-				else cur = cur ch
-			} else if (ch == "\"") q = 1
-			else if (ch == ",") { out[++n] = cur; cur = "" }
-			else cur = cur ch
-		}
-		out[++n] = cur
-		return n
-	}
+	awk -v k="$_k" -v conds="$*" "$(cat "$tap_csv_awk")"'
 	/^#/ { next }
 	!hdr { nh = split_csv($0, h); for (i = 1; i <= nh; i++) col[h[i]] = i; hdr = 1
 		nc = split(conds, cs, " "); next }
