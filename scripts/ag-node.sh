@@ -29,9 +29,10 @@
 #                windows and the copy engines with the reduce-scatter on
 #                registered buffers (with and without the priority and the
 #                bound) -> OUTDIR/allgather-ab2.h5
-#   ab3          the same two sizes and modes: one registered communicator
-#                (the old default), the default (two communicators), and the
-#                default with --gemm-sm-margin 8 and 16 -> OUTDIR/allgather-ab3.h5
+#   ab3          the same two sizes and modes: the default (two
+#                communicators), and the default with --gemm-sm-margin 4, 8
+#                and 16, and 8 with a high-priority communication stream
+#                -> OUTDIR/allgather-ab3.h5
 #   r1           the allgather step on one rank (D=8192, L=8, 2048 and 8192
 #                tokens, every mode), what the report predicts the node's
 #                rows from -> OUTDIR/allgather-r1.h5
@@ -171,8 +172,8 @@ part_ab2() {
 }
 
 part_ab3() {
-	ab_runs "$out/allgather-ab3.h5" "$logs/allgather-ab3.log" "--nccl-buffers registered" "" \
-		"--gemm-sm-margin 8" "--gemm-sm-margin 16"
+	ab_runs "$out/allgather-ab3.h5" "$logs/allgather-ab3.log" "" "--gemm-sm-margin 4" \
+		"--gemm-sm-margin 8" "--gemm-sm-margin 16" "--gemm-sm-margin 8 --comm-priority high"
 }
 
 part_r1() {
