@@ -20,9 +20,10 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$f8b" export "$ag" --table allgather >"$tmp/ag.csv"
 # split_csv (scripts/csv.awk) and v(name): the fields of the current line by
-# header name.
+# header name; v_opt(name) for a column older files lack ("" there).
 CSV="$(cat "$(dirname "$0")/csv.awk")"'
 function v(n) { if (!(n in c)) { print "missing column " n > "/dev/stderr"; exit 2 } return f[c[n]] }
+function v_opt(n) { return (n in c) ? f[c[n]] : "" }
 function variant(   b, p) { b = v("nccl_buffers"); p = v("cta_policy")
 	return (b == "" ? "plain" : b) ", " (p == "" ? "default" : p) " CTAs, " (v("in_place") + 0 ? "in place" : "out of place") }'
 # The rules every CSV reader below starts with: skip comments, read the
@@ -33,15 +34,16 @@ RULES='/^#/ { next }
 
 echo "### fp8 all-gather step: D=8192, L=8 (each cell measured / target)"
 echo
-echo "| ranks | collectives | tokens/rank | fp8-allgather vs bf16 | vs fp8-compute | exposed comm | all-gather busbw kept | GEMM TFLOP/s kept |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "| ranks | collectives | tokens/rank | fp8-allgather vs bf16 | vs fp8-compute | exposed comm | all-gather busbw kept | wait per gather | GEMM TFLOP/s kept |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 awk "$CSV$RULES"'
 v("status") == "ok" && v("d_out") == 8192 && v("d_in") == 8192 && v("layers") == 8 {
 	k = v("ranks") SUBSEP variant() SUBSEP v("tokens_per_rank")
 	if (!(k in keys)) order[++n] = k
 	keys[k] = 1
 	if (v("mode") == "fp8-allgather") { sp[k] = v("speedup_vs_bf16"); t[k] = v("time_median_s")
-		ex[k] = v("exposed_pct"); kept[k] = v("ag_busbw_kept_pct"); gk[k] = v("gemm_kept_pct") }
+		ex[k] = v("exposed_pct"); kept[k] = v("ag_busbw_kept_pct"); gk[k] = v("gemm_kept_pct")
+		w = v_opt("ag_wait_s"); if (w != "" && w !~ /nan/) wt[k] = w }
 	if (v("mode") == "fp8-compute") tc[k] = v("time_median_s")
 }
 END {
@@ -50,16 +52,20 @@ END {
 		tgt = small ? " / >= 1.00" : big ? " / >= 1.60" : ""
 		vc = (k in tc) && (k in t) ? sprintf("%.3f / >= 1", tc[k] / t[k]) : "-"
 		e = (k in ex) ? sprintf("%.1f%%%s", ex[k], small ? " / <= 15%" : big ? " / <= 5%" : "") : "-"
-		printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", p[1], p[2], p[3],
+		printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", p[1], p[2], p[3],
 			(k in sp) ? sprintf("%.3fx%s", sp[k], tgt) : "-", vc, e,
 			(k in kept) ? sprintf("%.1f%%%s", kept[k], big ? " / >= 90%" : "") : "-",
+			(k in wt) ? sprintf("%.1f us", 1e6 * wt[k]) : "-",
 			(k in gk) ? sprintf("%.1f%%%s", gk[k], big ? " / >= 95%" : "") : "-"
 	}
-	if (n == 0) print "| - | - | - | no ok row with D=8192, L=8 | | | | |"
+	if (n == 0) print "| - | - | - | no ok row with D=8192, L=8 | | | | | |"
 }' "$tmp/ag.csv"
 echo
 echo "On one rank there is no communication to save: busbw is 0 and the kept"
-echo "percentages are not defined."
+echo "percentages are not defined. A collective inside the step is timed on the"
+echo "rank that started it last; the wait is what the first rank spent at it"
+echo "before the last one came (\"-\": a file from before ag_wait_s, whose"
+echo "in-step times include that wait)."
 echo
 if [ -n "$coll" ]; then
 	"$f8b" export "$coll" --table ceilings >"$tmp/coll.csv"

@@ -43,6 +43,13 @@ for n in 1 2 3 4; do
 	so=$(col r$n.csv sqnr_out_db fp8-allgather 64) sc=$(col r$n.csv sqnr_out_db fp8-compute 64)
 	ok "$([ -n "$so" ] && [ "$so" = "$sc" ] && echo 0 || echo 1)" \
 		"$n ranks: fp8-allgather's output SQNR equals fp8-compute's ($so, $sc)"
+	# in-step collectives: timed from the last rank's start, the first
+	# ranks' wait apart (none on one rank)
+	aw=$(col r$n.csv ag_wait_s fp8-allgather 64) rw=$(col r$n.csv rs_wait_s fp8-allgather 64)
+	at=$(col r$n.csv ag_overlap_time_s fp8-allgather 64)
+	ok "$(awk -v a="$aw" -v r="$rw" -v t="$at" -v n=$n 'BEGIN { print (a ~ /^[0-9.e+-]+$/ && r ~ /^[0-9.e+-]+$/ &&
+		a >= 0 && r >= 0 && t > 0 && (n > 1 || a + r == 0)) ? 0 : 1 }')" \
+		"$n ranks: in-step gather $at s, waits for the last rank $aw s (gathers) and $rw s (reduce-scatters)"
 done
 s1=$(col r1.csv sqnr_out_db fp8-allgather 32) s2=$(col r2.csv sqnr_out_db fp8-allgather 32)
 s3=$(col r3.csv sqnr_out_db fp8-allgather 32)
@@ -136,6 +143,13 @@ for n in 1 2 4; do
 			"$n ranks, $v: overlap's peak $b is below after's $a by at least the $free bytes of the freed grad shards"
 	done
 done
+# more layers than the 8 doubles an all-reduce once took
+$MPIEXEC $extra -n 2 "$F8BENCH" allgather $Q --layers 9 --tokens 32 --weights 64x48 \
+	--optimizer fp8 -o o9.h5 >o9.txt 2>&1
+rc=$?
+"$F8BENCH" export o9.h5 --csv --table allgather >o9.csv 2>/dev/null
+ok "$([ $rc = 0 ] && [ "$(col o9.csv status fp8-allgather 32)" = ok ] && echo 0 || echo 1)" \
+	"--optimizer fp8 on 9 layers: ok ($(tail -1 o9.txt))"
 # out of place, and the same weights' step: the same outputs either way
 $MPIEXEC $extra -n 2 "$F8BENCH" allgather $Q --layers 3 --tokens 32 --weights 96x48 \
 	--optimizer fp8 --update overlap --in-place off --nccl-buffers plain -o oo.h5 >o.txt 2>&1

@@ -163,15 +163,24 @@ int f8b_comm_max_int(int *v)
 	return F8B_OK;
 }
 
+static int reduce_double(double *v, int n, MPI_Op op)
+{
+	if (n < 0)
+		return F8B_ERR(F8B_EINTERNAL, "all-reduce of %d doubles", n);
+	if (n > 0)
+		F8B_MPI_WAIT("all-reduce", MPI_Iallreduce(MPI_IN_PLACE, v, n, MPI_DOUBLE, op,
+		                                          MPI_COMM_WORLD, &f8b_rq_));
+	return F8B_OK;
+}
+
 int f8b_comm_max_double(double *v, int n)
 {
-	double in[8];
-	if (n > 8)
-		return F8B_ERR(F8B_EINTERNAL, "max of %d doubles", n);
-	memcpy(in, v, sizeof *v * (size_t)n);
-	F8B_MPI_WAIT("all-reduce",
-	             MPI_Iallreduce(in, v, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD, &f8b_rq_));
-	return F8B_OK;
+	return reduce_double(v, n, MPI_MAX);
+}
+
+int f8b_comm_min_double(double *v, int n)
+{
+	return reduce_double(v, n, MPI_MIN);
 }
 
 int f8b_comm_barrier(void)

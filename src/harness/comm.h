@@ -25,8 +25,10 @@ int f8b_comm_bcast(void *buf, size_t bytes);
 /* Logical OR / max of an int over ranks (all ranks get the result). */
 int f8b_comm_max_int(int *v);
 int f8b_comm_barrier(void);
-/* Element-wise maximum of n doubles over ranks (all ranks get it). */
+/* Element-wise maximum / minimum of n doubles over ranks, in place (all
+ * ranks get it; any n). */
 int f8b_comm_max_double(double *v, int n);
+int f8b_comm_min_double(double *v, int n);
 /* Gathers a fixed-size string from every rank to rank 0 (size*n bytes). */
 int f8b_comm_gather_str(const char *s, char *recv, size_t n);
 /* Ranks in the job (1 before f8b_comm_init). */

@@ -214,13 +214,13 @@ struct f8b_allgather_row {
 	double ag_time_s;          /* one all-gather of ag_bytes alone (median) */
 	double ag_algbw_gbps;      /* ag_bytes / ag_time */
 	double ag_busbw_gbps;      /* algbw * (R-1)/R */
-	double ag_overlap_time_s;  /* mean all-gather inside the step */
+	double ag_overlap_time_s;  /* mean all-gather inside the step, from the last rank's start */
 	double ag_overlap_busbw_gbps;
 	double ag_busbw_kept_pct; /* 100 * overlapped / standalone busbw */
 	double rs_bytes;          /* one reduce-scatter's input, largest layer */
 	double rs_time_s;         /* alone (median) */
 	double rs_busbw_gbps;
-	double rs_overlap_time_s; /* mean reduce-scatter inside the step */
+	double rs_overlap_time_s; /* mean reduce-scatter inside the step, the same way */
 	double rs_overlap_busbw_gbps;
 	double amax_allreduce_s; /* fp8-allgather: the one all-reduce of L amaxes, alone */
 	double gemm_time_s;      /* the step's GEMMs in the compute-only step */
@@ -247,6 +247,9 @@ struct f8b_allgather_row {
 	char optimizer[F8B_STR]; /* --optimizer: none|fp32|bf16|fp8|fp8-master16 ("": none) */
 	char update[F8B_STR];    /* --update: after|overlap ("" in older files: after) */
 	double optim_bytes;      /* bytes the optimizer's passes move per step on a rank */
+	double
+	    ag_wait_s; /* mean wait of the first rank at an all-gather for the last (NaN: older) */
+	double rs_wait_s; /* the same at a reduce-scatter */
 };
 
 extern const struct f8b_table_schema f8b_allgather_schema;

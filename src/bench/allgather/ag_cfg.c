@@ -494,6 +494,7 @@ void f8b_ag_case_key(const void *cfg, size_t i, void *vrow)
 	    &r->speedup_vs_bf16,     &r->sqnr_out_db,
 	    &r->sqnr_grad_x_db,      &r->sqnr_grad_w_db,
 	    &r->sqnr_min_db,         &r->optim_bytes,
+	    &r->ag_wait_s,           &r->rs_wait_s,
 	};
 	for (size_t j = 0; j < sizeof nan_cols / sizeof nan_cols[0]; j++)
 		*nan_cols[j] = NAN;

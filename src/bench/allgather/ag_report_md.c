@@ -88,11 +88,12 @@ static void measured_tables(const struct arpt *A, FILE *md)
 			fprintf(
 			    md,
 			    "| tokens/rank | mode | step (ms) | x bf16 | exposed comm | overlap "
-			    "eff. | all-gather busbw alone / in step (GB/s) | GEMM TFLOP/s kept "
-			    "| exact checks | SQNR min (dB) | peak mem (GiB) | status |\n");
+			    "eff. | all-gather busbw alone / in step (GB/s) | wait per gather (us) "
+			    "| GEMM TFLOP/s kept | exact checks | SQNR min (dB) | peak mem (GiB) | "
+			    "status |\n");
 			fprintf(md,
 			        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- "
-			        "| --- |\n");
+			        "| --- | --- |\n");
 		}
 		fprintf(md, "| %lld | %s | ", (long long)r->tokens_per_rank, r->mode);
 		f8b_rpt_md_num(md, "%.3f", 1e3 * r->time_median_s);
@@ -112,6 +113,8 @@ static void measured_tables(const struct arpt *A, FILE *md)
 		f8b_rpt_md_num(md, "%.1f", r->ag_busbw_gbps);
 		fputs(" / ", md);
 		f8b_rpt_md_num(md, "%.1f", r->ag_overlap_busbw_gbps);
+		fputs(" | ", md);
+		f8b_rpt_md_num(md, "%.1f", 1e6 * r->ag_wait_s);
 		fputs(" | ", md);
 		f8b_rpt_md_num(md, "%.1f%%", r->gemm_kept_pct);
 		fprintf(md, " | %d | ", (int)r->checks);

@@ -234,10 +234,19 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* Instrumented steps: v = {forward, backward, all-gathers, reduce-scatters,
- * GEMMs} of the step, each the median over AG_INSTR_STEPS steps. */
-static int instrumented(struct ag_state *s, bool no_coll, double v[5])
+ * GEMMs, all-gather waits, reduce-scatter waits} of the step, each the
+ * median over AG_INSTR_STEPS steps.  A collective ends on every rank at
+ * once but starts on each when that rank gets to it, so each one's time
+ * is taken on the rank that started it last (the minimum over ranks: the
+ * transfer), and what the others spent waiting for it (maximum minus
+ * minimum) is summed apart. */
+enum { IN_FWD, IN_BWD, IN_AG, IN_RS, IN_GEMM, IN_AG_WAIT, IN_RS_WAIT, IN_N };
+
+static int instrumented(struct ag_state *s, bool no_coll, double v[IN_N])
 {
-	double t[5][AG_INSTR_STEPS];
+	double t[IN_N][AG_INSTR_STEPS];
+	double lo[AG_MAX_USES + AG_MAX_LAYERS], hi[AG_MAX_USES + AG_MAX_LAYERS];
+	int nag = 2 * s->L, n = nag + s->L;
 	s->instr = true;
 	s->no_coll = no_coll;
 	int rc = F8B_OK;
@@ -249,23 +258,34 @@ static int instrumented(struct ag_state *s, bool no_coll, double v[5])
 			rc = s->run->ops->sync(s->run->be);
 		if (rc != F8B_OK)
 			break;
-		double ag = 0, rs = 0, gm = 0;
-		for (int u = 0; u < 2 * s->L; u++)
-			ag += elapsed(s, s->t_ag[u][0], s->t_ag[u][1]);
+		for (int u = 0; u < nag; u++)
+			lo[u] = elapsed(s, s->t_ag[u][0], s->t_ag[u][1]);
 		for (int l = 0; l < s->L; l++)
-			rs += elapsed(s, s->t_rs[l][0], s->t_rs[l][1]);
+			lo[nag + l] = elapsed(s, s->t_rs[l][0], s->t_rs[l][1]);
+		memcpy(hi, lo, sizeof lo[0] * (size_t)n);
+		rc = f8b_comm_min_double(lo, n);
+		if (rc == F8B_OK)
+			rc = f8b_comm_max_double(hi, n);
+		if (rc != F8B_OK)
+			break;
+		double gm = 0;
+		for (int i = IN_AG; i < IN_N; i++)
+			t[i][r] = 0;
+		for (int i = 0; i < n; i++) {
+			bool ag = i < nag;
+			t[ag ? IN_AG : IN_RS][r] += lo[i];
+			t[ag ? IN_AG_WAIT : IN_RS_WAIT][r] += hi[i] - lo[i];
+		}
 		for (int j = 0; j < 3 * s->L; j++)
 			gm += elapsed(s, s->t_gemm[j][0], s->t_gemm[j][1]);
-		t[0][r] = elapsed(s, s->t_mark[TM_START], s->t_mark[TM_FWD_END]);
-		t[1][r] = elapsed(s, s->t_mark[TM_FWD_END], s->t_mark[TM_END]);
-		t[2][r] = ag;
-		t[3][r] = rs;
-		t[4][r] = gm;
+		t[IN_FWD][r] = elapsed(s, s->t_mark[TM_START], s->t_mark[TM_FWD_END]);
+		t[IN_BWD][r] = elapsed(s, s->t_mark[TM_FWD_END], s->t_mark[TM_END]);
+		t[IN_GEMM][r] = gm;
 	}
 	s->instr = false;
 	s->no_coll = false;
 	F8B_TRY(rc);
-	for (int i = 0; i < 5; i++) {
+	for (int i = 0; i < IN_N; i++) {
 		qsort(t[i], AG_INSTR_STEPS, sizeof(double), cmp_double);
 		v[i] = t[i][AG_INSTR_STEPS / 2];
 	}
@@ -315,11 +335,13 @@ static int finish(void *vs, const struct f8b_measure_result *m, void *vrow)
 
 	/* Inside the step, and the GEMMs without collectives beside them:
 	 * the slowest rank's. */
-	double in[5], alone[5];
+	double in[IN_N], alone[IN_N];
 	F8B_TRY(instrumented(s, false, in));
 	F8B_TRY(instrumented(s, true, alone));
-	double v[8] = {in[0], in[1], in[2], in[3], in[4], alone[4]};
-	F8B_TRY(f8b_comm_max_double(v, 6));
+	/* the collectives' times are already the same on every rank */
+	double v[3] = {in[IN_FWD], in[IN_BWD], in[IN_GEMM]}, gemm_alone = alone[IN_GEMM];
+	F8B_TRY(f8b_comm_max_double(v, 3));
+	F8B_TRY(f8b_comm_max_double(&gemm_alone, 1));
 	row->fwd_time_s = v[0];
 	row->bwd_time_s = v[1];
 
@@ -343,14 +365,16 @@ static int finish(void *vs, const struct f8b_measure_result *m, void *vrow)
 	row->ag_time_s = ag_t;
 	row->ag_algbw_gbps = row->ag_bytes / ag_t / 1e9;
 	row->ag_busbw_gbps = row->ag_algbw_gbps * bus;
-	row->ag_overlap_time_s = v[2] / (2 * s->L);
-	row->ag_overlap_busbw_gbps = ag_step / v[2] * bus / 1e9;
+	row->ag_overlap_time_s = in[IN_AG] / (2 * s->L);
+	row->ag_overlap_busbw_gbps = ag_step / in[IN_AG] * bus / 1e9;
+	row->ag_wait_s = in[IN_AG_WAIT] / (2 * s->L);
 	row->ag_busbw_kept_pct = 100.0 * row->ag_overlap_busbw_gbps / row->ag_busbw_gbps;
 	row->rs_bytes = f8b_ag_rs_bytes(s, 0);
 	row->rs_time_s = rs_t;
 	row->rs_busbw_gbps = row->rs_bytes / rs_t * bus / 1e9;
-	row->rs_overlap_time_s = v[3] / s->L;
-	row->rs_overlap_busbw_gbps = rs_step / v[3] * bus / 1e9;
+	row->rs_overlap_time_s = in[IN_RS] / s->L;
+	row->rs_overlap_busbw_gbps = rs_step / in[IN_RS] * bus / 1e9;
+	row->rs_wait_s = in[IN_RS_WAIT] / s->L;
 	row->amax_allreduce_s = ar_t;
 	/* The step's collectives at their standalone speed (bytes scaled). */
 	row->comm_time_s = ag_t * ag_step / row->ag_bytes + rs_t * rs_step / row->rs_bytes +
@@ -365,10 +389,10 @@ static int finish(void *vs, const struct f8b_measure_result *m, void *vrow)
 	row->step_flops = flops;
 	if (s->opt)
 		row->optim_bytes = f8b_ag_optim_bytes(s);
-	row->gemm_time_s = v[5];
-	row->gemm_tflops = flops / v[5] / 1e12;
-	row->gemm_overlap_time_s = v[4];
-	row->gemm_overlap_tflops = flops / v[4] / 1e12;
+	row->gemm_time_s = gemm_alone;
+	row->gemm_tflops = flops / gemm_alone / 1e12;
+	row->gemm_overlap_time_s = v[2];
+	row->gemm_overlap_tflops = flops / v[2] / 1e12;
 	row->gemm_kept_pct = 100.0 * row->gemm_overlap_tflops / row->gemm_tflops;
 	if (!m->converged && !row->message[0])
 		snprintf(row->message, sizeof row->message, "timing not converged: %.70s",
