@@ -33,6 +33,10 @@
 #                communicators), and the default with --gemm-sm-margin 4, 8
 #                and 16, and 8 with a high-priority communication stream
 #                -> OUTDIR/allgather-ab3.h5
+#   rsq          --rs-stream: the default and --rs-stream own (bf16 and
+#                fp8-allgather, 2048 and 8192 tokens per rank), then
+#                --optimizer fp8 with --update after and overlap, each on
+#                the shared and on its own stream -> OUTDIR/allgather-rsq.h5
 #   r1           the allgather step on one rank (D=8192, L=8, 2048 and 8192
 #                tokens, every mode), what the report predicts the node's
 #                rows from -> OUTDIR/allgather-r1.h5
@@ -66,7 +70,7 @@ f8b="$build/f8bench"
 status=0
 mpi() { mpiexec -n "$ngpu" --bind-to none "$@"; }
 say "== ag-node.sh on $(hostname) at $(date -u +%FT%TZ): $ngpu GPUs, parts: $parts"
-say "tree: $(cd "$src" && git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+say "tree: ${F8B_GIT_DESCRIBE:-$(cd "$src" && git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader | tee -a "$summary"
 nvidia-smi topo -m >"$logs/topo.txt" 2>&1
 
@@ -176,6 +180,20 @@ part_ab3() {
 		"--gemm-sm-margin 8" "--gemm-sm-margin 16" "--gemm-sm-margin 8 --comm-priority high"
 }
 
+part_rsq() {
+	local f="$out/allgather-rsq.h5"
+	ab_runs "$f" "$logs/allgather-rsq.log" "" "--rs-stream own"
+	for u in after overlap; do
+		for q in shared own; do
+			echo "+ mpiexec -n $ngpu f8bench allgather --tokens 2048,8192 --min-time 0.2 --max-time ${AG_MAX_TIME:-2} --optimizer fp8 --update $u --rs-stream $q -o allgather-rsq.h5 --append" | tee -a "$summary"
+			mpi "$f8b" allgather --tokens 2048,8192 --min-time 0.2 --max-time "${AG_MAX_TIME:-2}" \
+				--optimizer fp8 --update $u --rs-stream $q -o "$f" --append >>"$logs/allgather-rsq.log" 2>&1 || status=1
+		done
+	done
+	table "$f" mode tokens_per_rank optimizer update rs_stream time_median_s speedup_vs_bf16 exposed_pct \
+		ag_busbw_kept_pct ag_wait_s rs_busbw_gbps rs_overlap_busbw_gbps rs_wait_s gemm_kept_pct peak_mem_bytes checks status | tee -a "$summary"
+}
+
 part_r1() {
 	echo "+ mpiexec -n 1 f8bench allgather --tokens 2048,8192 --min-time 0.2 --max-time ${AG_MAX_TIME:-2} -o allgather-r1.h5" | tee -a "$summary"
 	mpiexec -n 1 --bind-to none "$f8b" allgather --tokens 2048,8192 --min-time 0.2 \
@@ -217,6 +235,7 @@ for p in $parts; do
 	ab) part_ab ;;
 	ab2) part_ab2 ;;
 	ab3) part_ab3 ;;
+	rsq) part_rsq ;;
 	r1) part_r1 ;;
 	optim) part_optim ;;
 	sweep) part_sweep ;;

@@ -143,6 +143,21 @@ for n in 1 2 4; do
 			"$n ranks, $v: overlap's peak $b is below after's $a by at least the $free bytes of the freed grad shards"
 	done
 done
+# --rs-stream own: the reduce-scatters and the updates on a queue (and a
+# communicator) of their own, the same weights either way
+for u in after overlap; do
+	$MPIEXEC $extra -n 2 "$F8BENCH" allgather $Q --layers 3 --tokens 32 --weights 96x48 \
+		--optimizer fp8 --update $u --rs-stream own -o os-$u.h5 >o.txt 2>&1
+	rc=$?
+	"$F8BENCH" export os-$u.h5 --csv --table allgather >os-$u.csv 2>/dev/null
+	got="$(col os-$u.csv status fp8-allgather 32)/$(col os-$u.csv rs_stream fp8-allgather 32)"
+	a=$(col os-$u.csv sqnr_out_db fp8-allgather 32) b=$(col o-2-fp8-$u.csv sqnr_out_db fp8-allgather 32)
+	ok "$([ $rc = 0 ] && [ "$got" = ok/own ] && [ -n "$a" ] && [ "$a" = "$b" ] && echo 0 || echo 1)" \
+		"2 ranks, --optimizer fp8 --update $u --rs-stream own: $got, the same output SQNR as on one queue ($a, $b)"
+done
+ok "$([ "$(col o-2-fp8-after.csv rs_stream fp8-allgather 32)" = shared ] && echo 0 || echo 1)" \
+	"rows without --rs-stream record shared"
+
 # more layers than the 8 doubles an all-reduce once took
 $MPIEXEC $extra -n 2 "$F8BENCH" allgather $Q --layers 9 --tokens 32 --weights 64x48 \
 	--optimizer fp8 -o o9.h5 >o9.txt 2>&1
@@ -192,6 +207,7 @@ bad "--update" --optimizer fp32 --update sometimes
 bad "without --optimizer" --update overlap
 bad "--rs-dtype f32 is not accepted" --optimizer fp32 --rs-dtype f32
 bad "fp8-allgather only" --optimizer fp8 --modes bf16,fp8-allgather
+bad "accepted: shared, own" --rs-stream separate
 $MPIEXEC $extra -n 3 "$F8BENCH" $A --weights 64x48 -o bad.h5 >bad.txt 2>&1
 ok "$([ $? = 2 ] && grep -q "on 3 ranks" bad.txt && echo 0 || echo 1)" "64 rows over 3 ranks: refused"
 # Ranks given different arguments.

@@ -388,7 +388,8 @@ const struct f8b_table_schema f8b_lls_kernel_schema = {
 	X(S, update, STR, "")                                                                      \
 	X(S, optim_bytes, F64, "bytes")                                                            \
 	X(S, ag_wait_s, F64, "s")                                                                  \
-	X(S, rs_wait_s, F64, "s")
+	X(S, rs_wait_s, F64, "s")                                                                  \
+	X(S, rs_stream, STR, "")
 
 F8B_ALLGATHER_COLUMNS(F8B_CHECK_TYPE, struct f8b_allgather_row)
 

@@ -249,7 +249,8 @@ struct f8b_allgather_row {
 	double optim_bytes;      /* bytes the optimizer's passes move per step on a rank */
 	double
 	    ag_wait_s; /* mean wait of the first rank at an all-gather for the last (NaN: older) */
-	double rs_wait_s; /* the same at a reduce-scatter */
+	double rs_wait_s;        /* the same at a reduce-scatter */
+	char rs_stream[F8B_STR]; /* --rs-stream: shared|own ("" in older files: shared) */
 };
 
 extern const struct f8b_table_schema f8b_allgather_schema;

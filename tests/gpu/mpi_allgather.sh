@@ -4,10 +4,11 @@
 # with its checks counted), NCCL named, fp8 gathers moving half the bytes;
 # with 2 GPUs once more over NCCL's socket transport (P2P and SHM off, the
 # path between nodes), and once with the gathers on symmetric windows and
-# the copy engines, the reduce-scatter on a registered communicator of its
-# own with at most 16 CTAs, a high-priority communication stream, and
-# GEMMs that leave 8 SMs free; --optimizer in each variant with both
-# --update schedules.  Skips without a GPU.
+# the copy engines, the reduce-scatter on a registered communicator and a
+# stream of its own with at most 16 CTAs, a high-priority communication
+# stream, and GEMMs that leave 8 SMs free; --optimizer in each variant with
+# both --update schedules, and fp8's with the reduce-scatters and updates
+# on their own stream.  Skips without a GPU.
 . "${srcdir:-.}/tests/tap.sh"
 [ -n "$MPIEXEC" ] || skip_all "no mpiexec found by configure"
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
@@ -49,10 +50,10 @@ run() { # $1 name, rest: env
 }
 X=
 run nccl
-X="--nccl-buffers symmetric --nccl-cta-policy zero --rs-nccl-buffers registered --rs-max-ctas 16 --comm-priority high --gemm-sm-margin 8"
+X="--nccl-buffers symmetric --nccl-cta-policy zero --rs-nccl-buffers registered --rs-max-ctas 16 --rs-stream own --comm-priority high --gemm-sm-margin 8"
 run twocomm
-got="$(col twocomm.csv rs_nccl_buffers bf16 512)/$(col twocomm.csv rs_max_ctas bf16 512)/$(col twocomm.csv comm_priority bf16 512)/$(col twocomm.csv gemm_sm_margin bf16 512)"
-ok "$([ "$got" = registered/16/high/8 ] && echo 0 || echo 1)" "twocomm: rows record the reduce-scatter's communicator ($got)"
+got="$(col twocomm.csv rs_nccl_buffers bf16 512)/$(col twocomm.csv rs_max_ctas bf16 512)/$(col twocomm.csv rs_stream bf16 512)/$(col twocomm.csv comm_priority bf16 512)/$(col twocomm.csv gemm_sm_margin bf16 512)"
+ok "$([ "$got" = registered/16/own/high/8 ] && echo 0 || echo 1)" "twocomm: rows record the reduce-scatter's communicator and stream ($got)"
 X=
 # --optimizer, --update (doc/allgather.md "The optimizer"): each variant,
 # both schedules; the step checked against the host reference, the
@@ -82,6 +83,20 @@ for v in fp32 bf16 fp8 fp8-master16; do
 	ta=$(col opt-$v-after.csv time_median_s fp8-allgather 2048)
 	to=$(col opt-$v-overlap.csv time_median_s fp8-allgather 2048)
 	diag "$v on $n GPUs: step after $ta s, overlap $to s (target: overlap <= after); peak after $a, overlap $b bytes"
+done
+# the reduce-scatters and the updates (with their all-reduce) on a stream
+# and a communicator of their own
+for u in after overlap; do
+	$MPIEXEC $extra -n $n "$F8BENCH" $O --optimizer fp8 --update $u --rs-stream own -o opt-own-$u.h5 >opt.txt 2>&1
+	rc=$?
+	"$F8BENCH" export opt-own-$u.h5 --table allgather >opt-own-$u.csv 2>/dev/null
+	c=opt-own-$u.csv
+	got="$(col $c status fp8-allgather 2048)/$(col $c update fp8-allgather 2048)/$(col $c rs_stream fp8-allgather 2048)"
+	ck=$(col $c checks fp8-allgather 2048)
+	ok "$([ $rc = 0 ] && [ "$got" = ok/$u/own ] && [ "${ck:-0}" -ge $((2 * OL + 2)) ] && echo 0 || echo 1)" \
+		"--optimizer fp8 --update $u --rs-stream own on $n GPUs: $got, $ck exact checks"
+	[ $rc = 0 ] || diag "$(tail -8 opt.txt)"
+	diag "fp8, --rs-stream own, $u: step $(col $c time_median_s fp8-allgather 2048) s"
 done
 if [ $n -ge 2 ]; then
 	run net NCCL_P2P_DISABLE=1 NCCL_SHM_DISABLE=1

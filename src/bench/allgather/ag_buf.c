@@ -130,7 +130,11 @@ static int events(struct ag_state *s)
 			F8B_TRY(ops->event_create(be, &s->t_gemm[j][e]));
 	for (int i = 0; i < TM_N; i++)
 		F8B_TRY(ops->event_create(be, &s->t_mark[i]));
-	return ops->stream_create(be, s->c->comm_high, &s->cs);
+	F8B_TRY(ops->stream_create(be, s->c->comm_high, &s->cs));
+	if (!s->c->rs_stream)
+		return F8B_OK;
+	F8B_TRY(ops->event_create(be, &s->ev_rs_end));
+	return ops->stream_create(be, s->c->comm_high, &s->rss);
 }
 
 struct f8b_fill_spec f8b_ag_weight_fill(const struct ag_state *s, int l, bool shard)
@@ -248,6 +252,8 @@ void f8b_ag_free(struct ag_state *s)
 	struct f8b_backend *be = s->run->be;
 	if (s->cs)
 		ops->stream_destroy(be, s->cs);
+	if (s->rss)
+		ops->stream_destroy(be, s->rss);
 	for (int i = s->ncbuf; i-- > 0;) {
 		f8b_coll_free(s->cbuf_coll[i], *s->cbuf[i]);
 		*s->cbuf[i] = NULL;
@@ -286,8 +292,8 @@ void f8b_ag_free(struct ag_state *s)
 		for (int l = 0; l < AG_MAX_LAYERS; l++)
 			if (gs[j][l].plan)
 				ops->gemm_plan_free(be, gs[j][l].plan);
-	struct f8b_event *es[] = {s->ev_start, s->ev_comm_end};
-	for (int i = 0; i < 2; i++)
+	struct f8b_event *es[] = {s->ev_start, s->ev_comm_end, s->ev_rs_end};
+	for (int i = 0; i < 3; i++)
 		if (es[i])
 			ops->event_destroy(be, es[i]);
 	for (int u = 0; u < AG_MAX_USES; u++) {

@@ -50,6 +50,7 @@ enum {
 	OPT_RS_BUFFERS,
 	OPT_RS_MAX_CTAS,
 	OPT_GEMM_SM_MARGIN,
+	OPT_RS_STREAM,
 };
 enum { OPT_OPTIMIZER = 3150, OPT_UPDATE };
 
@@ -98,6 +99,11 @@ const struct f8b_option f8b_ag_options[] = {
     {"rs-max-ctas", OPT_RS_MAX_CTAS, 0, "N",
      "at most N CTAs (SMs) for the reduce-scatter, 1..64, on its own\n"
      "communicator with NCCL's CTA policy (default 0: NCCL's choice)"},
+    {"rs-stream", OPT_RS_STREAM, 0, "shared|own",
+     "the reduce-scatters' queue: shared, behind the gathers on the\n"
+     "communication queue; or own, a queue of their own (FSDP2's\n"
+     "reduce-scatter stream; with --optimizer the updates and their\n"
+     "all-reduce too), on their own communicator (default shared)"},
     {"gemm-sm-margin", OPT_GEMM_SM_MARGIN, 0, "N",
      "the step's GEMMs plan for N SMs fewer than the GPU has\n"
      "(cuBLASLt's SM count target), leaving them to NCCL's kernels,\n"
@@ -231,6 +237,13 @@ int f8b_ag_cfg_option(void *cfg, int key, const char *arg)
 		int v2 = 0;
 		F8B_TRY(pick(arg, "comm-priority", prio, 2, &v2));
 		c->comm_high = v2 == 1;
+		return F8B_OK;
+	}
+	case OPT_RS_STREAM: {
+		static const char *const q[] = {"shared", "own"};
+		int v2 = 0;
+		F8B_TRY(pick(arg, "rs-stream", q, 2, &v2));
+		c->rs_stream = v2 == 1;
 		return F8B_OK;
 	}
 	case OPT_RS_BUFFERS:
@@ -411,7 +424,11 @@ int f8b_ag_cfg_finalize(void *cfg, size_t *ncases)
 		                    ? c->buffers
 		                    : f8b_coll_name_index(f8b_coll_buffers_names, F8B_COLL_BUF_N,
 		                                          AG_DEFAULT_RS_BUFFERS_OF_SYMMETRIC);
-	c->rs_own_comm = c->rs_buffers != c->buffers || c->rs_max_ctas > 0;
+	/* A queue of their own needs a communicator of their own: NCCL runs
+	 * a communicator's collectives in the order each rank queued them,
+	 * and two queues would let the GPUs of two ranks take them in two
+	 * orders. */
+	c->rs_own_comm = c->rs_buffers != c->buffers || c->rs_max_ctas > 0 || c->rs_stream;
 	/* Bound every MPI wait from here on: a rank that died before the
 	 * first collective must not leave the others waiting. */
 	f8b_comm_set_timeout(c->timeout_s);
@@ -468,6 +485,7 @@ void f8b_ag_case_key(const void *cfg, size_t i, void *vrow)
 	f8b_setstr(r->rs_nccl_buffers, sizeof r->rs_nccl_buffers,
 	           f8b_coll_buffers_names[c->rs_buffers]);
 	r->rs_max_ctas = c->rs_max_ctas;
+	f8b_setstr(r->rs_stream, sizeof r->rs_stream, c->rs_stream ? "own" : "shared");
 	r->gemm_sm_margin = c->sm_margin;
 	bool opt = c->optim >= 0 && ac->mode == AG_FP8_AG;
 	f8b_setstr(r->optimizer, sizeof r->optimizer,

@@ -109,9 +109,10 @@ struct ag_cfg {
 	int rs_buffers;   /* --rs-nccl-buffers (-1 until finalize: the all-gather's) */
 	int rs_max_ctas;  /* --rs-max-ctas; 0: NCCL's choice */
 	bool rs_own_comm; /* the reduce-scatter runs on rs_coll */
-	int sm_margin;    /* --gemm-sm-margin */
-	int optim;        /* --optimizer: enum f8b_optim_variant, or -1 (none) */
-	bool overlap;     /* --update overlap */
+	bool rs_stream; /* --rs-stream own: reduce-scatters (and updates) on a queue of their own */
+	int sm_margin;  /* --gemm-sm-margin */
+	int optim;      /* --optimizer: enum f8b_optim_variant, or -1 (none) */
+	bool overlap;   /* --update overlap */
 	bool update_set, modes_set;
 	struct ag_case *cases;
 	size_t ncases;
@@ -200,8 +201,9 @@ struct ag_state {
 
 	struct ag_gemm fwd[AG_MAX_LAYERS], gi[AG_MAX_LAYERS], gwg[AG_MAX_LAYERS];
 
-	struct f8b_stream *cs; /* the communication queue */
-	struct f8b_event *ev_start, *ev_comm_end;
+	struct f8b_stream *cs;  /* the communication queue */
+	struct f8b_stream *rss; /* --rs-stream own: the reduce-scatters' (NULL: cs) */
+	struct f8b_event *ev_start, *ev_comm_end, *ev_rs_end;
 	struct f8b_event *ev_gath[AG_MAX_USES], *ev_used[AG_MAX_USES];
 	struct f8b_event *ev_gw[AG_MAX_LAYERS], *ev_rs[AG_MAX_LAYERS];
 
@@ -276,8 +278,9 @@ int f8b_ag_prologue(struct ag_state *s);
  * backward) into slot, on the current queue. */
 int f8b_ag_gather(struct ag_state *s, int u, int slot);
 /* One collective of the step on the communicator that runs its kind (the
- * reduce-scatter's own, f8b_ag_rs_coll; else the all-gather's); nothing
- * in the compute-only step (no_coll). */
+ * reduce-scatter's own, f8b_ag_rs_coll, which also takes the optimizer's
+ * all-reduce when the reduce-scatters have their own queue; else the
+ * all-gather's); nothing in the compute-only step (no_coll). */
 int f8b_ag_coll(struct ag_state *s, enum f8b_coll_op op, enum f8b_coll_type t,
                 enum f8b_coll_red red, const void *send, void *recv, size_t count);
 /* A whole step (the harness's launch). */

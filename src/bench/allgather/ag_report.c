@@ -38,13 +38,14 @@ static int variant_key(const struct f8b_allgather_row *r)
 	int u = !strcmp(r->update, "overlap");
 	int key = (((o * 2 + u) * 8 + b + 1) * 8 + (p + 1)) * 2 + (r->in_place != 0);
 	key = (key * 4 + (rb + 1)) * (AG_MAX_RS_CTAS + 1) + r->rs_max_ctas;
-	return (key * 2 + !strcmp(r->comm_priority, "high")) * (AG_MAX_SM_MARGIN + 1) +
-	       r->gemm_sm_margin;
+	key = (key * 2 + !strcmp(r->comm_priority, "high")) * (AG_MAX_SM_MARGIN + 1) +
+	      r->gemm_sm_margin;
+	return key * 2 + !strcmp(r->rs_stream, "own");
 }
 
 void f8b_arpt_variant(const struct f8b_allgather_row *r, char *buf, size_t n)
 {
-	char extra[96];
+	char extra[160];
 	f8b_ag_comm_extra(r, extra, sizeof extra);
 	bool opt = *r->optimizer && strcmp(r->optimizer, "none");
 	snprintf(buf, n, "%s, %s CTAs, %s%s%s%s%s%s", or_dflt(r->nccl_buffers, "plain"),

@@ -20,11 +20,17 @@ static bool high_priority(const struct f8b_allgather_row *r)
 	return !strcmp(r->comm_priority, "high");
 }
 
+/* "" (older files) reads as shared */
+static bool own_rs_stream(const struct f8b_allgather_row *r)
+{
+	return !strcmp(r->rs_stream, "own");
+}
+
 bool f8b_ag_same_rs_comm(const struct f8b_allgather_row *a, const struct f8b_allgather_row *b)
 {
 	return high_priority(a) == high_priority(b) &&
 	       !strcmp(rs_buffers_of(a), rs_buffers_of(b)) && a->rs_max_ctas == b->rs_max_ctas &&
-	       a->gemm_sm_margin == b->gemm_sm_margin;
+	       a->gemm_sm_margin == b->gemm_sm_margin && own_rs_stream(a) == own_rs_stream(b);
 }
 
 void f8b_ag_comm_extra(const struct f8b_allgather_row *r, char *buf, size_t n)
@@ -36,6 +42,8 @@ void f8b_ag_comm_extra(const struct f8b_allgather_row *r, char *buf, size_t n)
 		k += (size_t)snprintf(buf, n, ", RS on %.16s buffers", rs);
 	if (r->rs_max_ctas > 0 && k < n)
 		k += (size_t)snprintf(buf + k, n - k, ", <= %d CTAs", (int)r->rs_max_ctas);
+	if (own_rs_stream(r) && k < n)
+		k += (size_t)snprintf(buf + k, n - k, ", RS on its own stream");
 	if (high_priority(r) && k < n)
 		k += (size_t)snprintf(buf + k, n - k, ", high-priority comm stream");
 	if (r->gemm_sm_margin > 0 && k < n)

@@ -49,7 +49,11 @@ int f8b_ag_coll(struct ag_state *s, enum f8b_coll_op op, enum f8b_coll_type t,
 {
 	if (s->no_coll)
 		return F8B_OK;
-	struct f8b_coll *c = op == F8B_COLL_REDUCE_SCATTER ? f8b_ag_rs_coll(s->c) : s->c->coll;
+	/* With --rs-stream own, each communicator is driven from one queue:
+	 * the optimizer's all-reduce (the only one in a step with --optimizer)
+	 * runs beside the reduce-scatters, on theirs. */
+	bool rs = op == F8B_COLL_REDUCE_SCATTER || (op == F8B_COLL_ALLREDUCE && s->opt && s->rss);
+	struct f8b_coll *c = rs ? f8b_ag_rs_coll(s->c) : s->c->coll;
 	return f8b_coll_call(c, op, t, red, send, recv, count);
 }
 
@@ -331,6 +335,8 @@ int f8b_ag_step(void *state)
 		F8B_TRY(ops->event_record(be, s->ev_used[u]));
 		F8B_TRY(ops->stream_use(be, s->cs));
 		F8B_TRY(issue_gather(s, u + P + 1));
+		if (s->rss)
+			F8B_TRY(ops->stream_use(be, s->rss));
 		F8B_TRY(ops->stream_wait(be, s->ev_gw[l]));
 		F8B_TRY(mark(s, s->t_rs[l][0]));
 		F8B_TRY(f8b_ag_coll(s, F8B_COLL_REDUCE_SCATTER,
@@ -347,13 +353,18 @@ int f8b_ag_step(void *state)
 		gin = gout;
 		s->grad_x = gout;
 	}
-	F8B_TRY(ops->stream_use(be, s->cs));
+	F8B_TRY(ops->stream_use(be, s->rss ? s->rss : s->cs));
 	/* after: every shard's update once the last reduce-scatter is done */
 	if (s->opt && !s->c->overlap)
 		F8B_TRY(f8b_ag_optim_update(s, -1));
+	if (s->rss)
+		F8B_TRY(ops->event_record(be, s->ev_rs_end));
+	F8B_TRY(ops->stream_use(be, s->cs));
 	F8B_TRY(ops->event_record(be, s->ev_comm_end));
 	F8B_TRY(ops->stream_use(be, NULL));
 	F8B_TRY(ops->stream_wait(be, s->ev_comm_end));
+	if (s->rss)
+		F8B_TRY(ops->stream_wait(be, s->ev_rs_end));
 	return mark(s, s->t_mark[TM_END]);
 }
 
