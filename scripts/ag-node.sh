@@ -164,7 +164,7 @@ ab_runs() { # FILE LOG CONFIG...
 		app=--append
 	done
 	table "$f" mode tokens_per_rank nccl_buffers cta_policy rs_nccl_buffers rs_max_ctas comm_priority \
-		gemm_sm_margin time_median_s speedup_vs_bf16 exposed_pct ag_busbw_gbps ag_busbw_kept_pct \
+		gemm_sm_margin rs_stream time_median_s speedup_vs_bf16 exposed_pct ag_busbw_gbps ag_busbw_kept_pct ag_wait_s \
 		rs_busbw_gbps gemm_tflops gemm_kept_pct status | tee -a "$summary"
 }
 
