@@ -235,7 +235,9 @@ struct f8b_backend_ops {
 	 * "[R,C]" is rows x cols.  bf16 values are computed in fp32 and
 	 * rounded to nearest even once, at the store.  A backend that cannot
 	 * run a shape returns F8B_EUNSUPPORTED with a message (cuda: rows of
-	 * more than F8B_LLS_ROW_MAX_COLS columns in the row-wise kernels). */
+	 * more than F8B_LLS_ROW_MAX_COLS columns in the row-wise kernels of
+	 * LayerNorm and of sigmoid_bwd_cast's row granularities; cast_fused
+	 * takes them in more launches). */
 
 	/* LayerNorm over each row of x (bf16 [M,K]), no affine parameters:
 	 *   mean[m] = sum_k x / K,  var[m] = sum_k (x - mean)^2 / K  (f32 out)
@@ -312,7 +314,10 @@ struct f8b_backend_ops {
 	                        const struct f8b_cast_spec *cast);
 	/* v = x (bf16 [R,C]) quantised per `cast` in the fewest passes: one
 	 * for axiswise / block1x128 rows and for a given scale, two for
-	 * dynamic tensorwise (the amax must be complete before any cast). */
+	 * dynamic tensorwise (the amax must be complete before any cast);
+	 * cuda: rows over F8B_LLS_ROW_MAX_COLS columns, axiswise or
+	 * block1x128, take the amax, the scales and the cast apart (the same
+	 * bytes, four launches). */
 	int (*cast_fused)(struct f8b_backend *be, const struct f8b_tensor *x,
 	                  const struct f8b_cast_spec *cast);
 	/* Delayed scaling's history (tensorwise), one step: the history

@@ -166,6 +166,30 @@ int f8b_cuda_sigmoid_bwd_cast(struct f8b_backend *be, const struct f8b_tensor *y
 	return F8B_OK;
 }
 
+/* cast_fused of rows longer than the row kernel holds (axiswise,
+ * block1x128): the same values from the tile kernels, in four launches
+ * instead of one.  The per-block amax; the scales, parked in scale_inv;
+ * the cast by them; then scale_inv itself over them; and amax_all, the
+ * max over the blocks' amaxes. */
+static int cast_long_rows(struct f8b_backend *be, const struct f8b_tensor *x,
+                          const struct f8b_cast_spec *cs)
+{
+	cudaStream_t st = stream_of(be);
+	int64_t n = f8b_scale_count(cs->gran, x->rows, x->cols);
+	int g = (int)cs->gran, dt = (int)cs->dtype, pow2 = cs->opts.pow2;
+	float margin = cs->opts.margin;
+	K_TRY(f8b_k_amax(x->data, F8B_BF16, x->rows, x->cols, g, cs->amax, st));
+	if (cs->q) {
+		K_TRY(f8b_k_scales(cs->amax, n, dt, margin, pow2, cs->scale_inv, NULL, st));
+		K_TRY(f8b_k_cast(x->data, F8B_BF16, x->rows, x->cols, g, cs->scale_inv, cs->q->data,
+		                 dt, st));
+	}
+	K_TRY(f8b_k_scales(cs->amax, n, dt, margin, pow2, NULL, cs->scale_inv, st));
+	if (cs->amax_all)
+		K_TRY(f8b_k_amax(cs->amax, F8B_F32, 1, n, F8B_GRAN_TENSORWISE, cs->amax_all, st));
+	return F8B_OK;
+}
+
 int f8b_cuda_cast_fused(struct f8b_backend *be, const struct f8b_tensor *x,
                         const struct f8b_cast_spec *cast)
 {
@@ -173,8 +197,8 @@ int f8b_cuda_cast_fused(struct f8b_backend *be, const struct f8b_tensor *x,
 
 	F8B_TRY(f8b_lls_check_elementwise(x, NULL, NULL, true, op));
 	F8B_TRY(f8b_lls_check_cast_fused_spec(cast, x->rows, x->cols));
-	if (cast->gran != F8B_GRAN_TENSORWISE)
-		F8B_TRY(check_row_len(x->cols, op));
+	if (cast->gran != F8B_GRAN_TENSORWISE && x->cols > F8B_LLS_ROW_MAX_COLS)
+		return cast_long_rows(be, x, cast);
 	struct f8b_k_qspec q = qspec(cast);
 	K_TRY(f8b_k_cast_fused(x->data, x->rows, x->cols, &q, stream_of(be)));
 	return F8B_OK;

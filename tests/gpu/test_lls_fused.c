@@ -252,6 +252,15 @@ int main(void)
 		test_amax_all(w, 9, 264);
 		test_amax_all(w, 1500, 2056); /* more rows than resident blocks */
 	}
+	/* cast_fused of rows longer than the row kernel holds
+	 * (F8B_LLS_ROW_MAX_COLS): axiswise and block1x128 from the tile
+	 * kernels, the same bytes; a ragged last 128-column block, and the
+	 * 28672-column rows of a Llama 2 70B FFN weight */
+	static const int64_t lshapes[][2] = {{3, F8B_LLS_ROW_MAX_COLS + 8}, {5, 20001}, {4, 28672}};
+	for (size_t s = 5; s < sizeof specs / sizeof specs[0]; s++)
+		for (size_t i = 0; i < sizeof lshapes / sizeof lshapes[0]; i++)
+			test_fused(W_PLAIN, &specs[s], lshapes[i][0], lshapes[i][1]);
+	test_amax_all(W_PLAIN, 3, 20001);
 
 	lls_pt_close();
 	return tap_done();
