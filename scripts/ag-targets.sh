@@ -24,8 +24,10 @@ trap 'rm -rf "$tmp"' EXIT
 CSV="$(cat "$(dirname "$0")/csv.awk")"'
 function v(n) { if (!(n in c)) { print "missing column " n > "/dev/stderr"; exit 2 } return f[c[n]] }
 function v_opt(n) { return (n in c) ? f[c[n]] : "" }
-function variant(   b, p) { b = v("nccl_buffers"); p = v("cta_policy")
-	return (b == "" ? "plain" : b) ", " (p == "" ? "default" : p) " CTAs, " (v("in_place") + 0 ? "in place" : "out of place") }'
+function variant(   b, p, o, x) { b = v("nccl_buffers"); p = v("cta_policy"); o = v_opt("optimizer")
+	x = (v_opt("rs_stream") == "own" ? ", RS on its own stream" : "") \
+	    (o != "" && o != "none" ? ", adamw " o " " v_opt("update") : "")
+	return (b == "" ? "plain" : b) ", " (p == "" ? "default" : p) " CTAs, " (v("in_place") + 0 ? "in place" : "out of place") x }'
 # The rules every CSV reader below starts with: skip comments, read the
 # header, split each row into f[].
 RULES='/^#/ { next }
