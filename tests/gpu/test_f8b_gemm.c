@@ -8,10 +8,10 @@
  * 128x128 and 1x128 x 1x128), every fp8 dtype pair, bf16 and f32 output,
  * fast_accum on and off, and every tile the kernel has for that mode
  * (algorithm candidates 0..n-1; the ping-pong and cluster tiles, FAST
- * only, in passes of their own after the others): quantise A and B on the GPU (inputs with
- * 1 % outliers at 30x, so that scales differ by an order of magnitude
- * between rows and blocks and a misplaced scale is an O(1) error), download
- * what the GEMM reads, compute D in double on the host, poison D (all-ones
+ * only, in passes of their own after the others): quantise A and B on
+ * the GPU (inputs with 1 % outliers at 30x, so that scales differ by an
+ * order of magnitude between rows and blocks and a misplaced scale is an
+ * O(1) error), download what the GEMM reads, compute D in double on the host, poison D (all-ones
  * bytes: NaN in bf16 and f32) and run the kernel; rel_error must be within
  * f8b_gemm_tolerance(K, out, fast_accum) - the very tolerance the cuBLASLt
  * rows use.  Two shapes have inputs of mean 1 and long K, where fast
