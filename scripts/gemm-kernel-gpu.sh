@@ -14,15 +14,18 @@
 # no Makefile yet (bootstrap + configure); the script runs `make` for the
 # programs it needs (nothing to do when they are built).  Order: tests,
 # benchmark, tiles, sass, sanitizer - the most telling first, each step
-# under its own time limit, so that the whole run takes about 6 minutes
-# after the build and at most about 11 even when the kernel hangs (a wait
+# under its own time limit, so that the whole run takes about 8 minutes
+# after the build and at most about 18 even when the kernel hangs (a wait
 # that never ends traps after ~17 s: ptx/mbarrier.cuh).
 # Environment:
 #   SHAPES  the benchmark's --shapes (default: 4096 and 8192 cubed)
 #   SCALINGS the benchmark's --scaling (default tensorwise,axiswise,blockwise)
-#   TILE_SHAPES  shapes on which every f8b tile is timed (--autotune)
-#   TEST_TIMEOUT (240), BENCH_TIMEOUT (150), TILES_TIMEOUT (50),
-#   SANITIZER_TIMEOUT (80 per tool): seconds
+#   TILE_SHAPES  shapes on which every f8b tile is timed (--autotune -v:
+#     each tile's TFLOP/s, the ping-pong one's included, and its ratio to
+#     cuBLASLt's tensorwise fast row of the benchmark step; default 4096
+#     and 8192 cubed)
+#   TEST_TIMEOUT (360), BENCH_TIMEOUT (150), TILES_TIMEOUT (120),
+#   SANITIZER_TIMEOUT (120 per tool): seconds
 # Leaves in OUT_DIR: test_f8b_gemm.log, test_f8b_gemm_layers.log,
 # sanitizer-{memcheck,racecheck,synccheck}.log, sass.txt,
 # resource-usage.txt, gemm-impl.h5 (+ .csv), gemm-f8b-tiles.h5 (+ .csv),
@@ -39,10 +42,10 @@ out=$(cd "$out" && pwd)
 shapes=${SHAPES:-4096x4096x4096,8192x8192x8192}
 scalings=${SCALINGS:-tensorwise,axiswise,blockwise}
 bench_timeout=${BENCH_TIMEOUT:-150}
-test_timeout=${TEST_TIMEOUT:-240}
-san_timeout=${SANITIZER_TIMEOUT:-80}
-tiles_timeout=${TILES_TIMEOUT:-50}
-tile_shapes=${TILE_SHAPES:-8192x8192x8192}
+test_timeout=${TEST_TIMEOUT:-360}
+san_timeout=${SANITIZER_TIMEOUT:-120}
+tiles_timeout=${TILES_TIMEOUT:-120}
+tile_shapes=${TILE_SHAPES:-4096x4096x4096,8192x8192x8192}
 summary="$out/summary.txt"
 : >"$summary"
 say() { echo "$*" | tee -a "$summary"; }
@@ -163,9 +166,10 @@ fi
 
 # ---- every tile of f8b's table (--autotune: the fastest kept, the host's
 # pick timed beside it), with and without promotion: does the cluster tile
-# pay, is 128x192 the better promotion tile?
+# pay, does the ping-pong tile beat 128x256, is 128x192 the better
+# promotion tile?  -v prints every candidate's time.
 rm -f "$out/gemm-f8b-tiles.h5"
-timeout "$tiles_timeout" "$f8bench" gemm --impl f8b --autotune 8 --shapes "$tile_shapes" \
+timeout "$tiles_timeout" "$f8bench" gemm -v --impl f8b --autotune 8 --shapes "$tile_shapes" \
 	--dtypes e4m3:e4m3 --scaling tensorwise --fast-accum on,off --max-time 0.5 \
 	-o "$out/gemm-f8b-tiles.h5" >"$out/tiles.log" 2>&1
 rc=$?
@@ -181,6 +185,28 @@ if [ -f "$out/gemm-f8b-tiles.h5" ] &&
 		printf "  %sx%sx%s fast_accum %s: %s, fastest tile %s stages %s cluster id %s (3 = 2x1x1): %.1f TFLOP/s; host pick %.1f TFLOP/s\n", $c["m"], $c["k"], $c["n"], $c["fast_accum"], $c["status"], $c["algo_tile"], $c["algo_stages"], $c["algo_cluster"], $c["tflops"], (h > 0 ? f / h : 0)
 	}' "$out/gemm-f8b-tiles.csv" | tee -a "$summary"
 fi
+# every candidate (tile) of f8b at each shape, beside cuBLASLt's tensorwise
+# fast_accum-on TFLOP/s of the benchmark step at the same shape (when it
+# ran there): the ping-pong tile is "/pp", custom 1
+say "f8b tiles, each timed by --autotune (TFLOP/s; vs TW-fast: over cuBLASLt's tensorwise fast_accum-on row of the benchmark step):"
+impl_csv="$out/gemm-impl.csv"
+[ -f "$impl_csv" ] || impl_csv=/dev/null
+awk -F, -v tlog="$out/tiles.log" '
+NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+$c["impl"] == "cublaslt" && $c["scaling"] == "tensorwise" && ($c["fast_accum"] == 1 || $c["fast_accum"] == "on") && $c["status"] == "ok" {
+	twf[$c["m"] "x" $c["k"] "x" $c["n"]] = $c["tflops"]
+}
+END {
+	while ((getline line < tlog) > 0) {
+		if (line !~ /^f8bench gemm: autotune .* impl f8b candidate /) continue
+		split(line, w, " ")
+		shape = w[4]; fa = w[9]; cand = w[13]; sub(/:$/, "", cand)
+		tf = w[14]; tile = line; sub(/^[^[]*\[f8b sm90 [a-z0-9.]* tile=/, "", tile); sub(/ .*/, "", tile)
+		if (line ~ /not timed/) { printf "  %s fast_accum %s candidate %s: not timed (refused or wrong)\n", shape, fa, cand; continue }
+		r = (shape in twf && twf[shape] > 0) ? sprintf("%.3f", tf / twf[shape]) : "-"
+		printf "  %s fast_accum %-3s candidate %s %-20s %8.1f TFLOP/s  vs TW-fast %s\n", shape, fa, cand, tile, tf, r
+	}
+}' "$impl_csv" | tee -a "$summary"
 
 # ---- what the compiler made of the kernels
 : >"$out/sass.txt"

@@ -2,7 +2,8 @@
  * fp8 GEMM (src/backend/cuda_gemm_f8b.h), which need no GPU: the kernel
  * mode of every scaling pair and fast_accum, the refusals and their
  * message, the tile table (every mode has tiles; promotion tiles at most
- * 192 wide), the tile the plan picks and the --autotune candidates.
+ * 192 wide; the ping-pong tile FAST only, a candidate never picked), the
+ * tile the plan picks and the --autotune candidates.
  * Built with CUDA only (the table is compiled from kernels/gemm/); runs
  * without a GPU.
  */
@@ -106,7 +107,43 @@ static void test_table(void)
 		       "tile %s: 128 rows, BK 128, BN %d (<= 192 with promotion), %d bytes of "
 		       "shared memory (<= 227 KiB)",
 		       t->name, t->bn, t->smem_bytes);
+		/* ping-pong: FAST only (no promotion form), no cluster, 2 x BN/2
+		 * accumulators a thread (BN <= 128) */
+		if (t->sched != F8B_KGEMM_SCHED_COOP)
+			tap_ok(t->sched == F8B_KGEMM_SCHED_PINGPONG &&
+			           t->modes == (1u << F8B_KGEMM_FAST) && t->cluster == 1 &&
+			           t->bn <= 128 && strstr(t->name, "/pp"),
+			       "tile %s: ping-pong, FAST only, no cluster, BN %d <= 128", t->name,
+			       t->bn);
 	}
+}
+
+/* The ping-pong tile is an --autotune candidate of FAST, never the pick
+ * (until an H100 run says it should be), at any shape. */
+static void test_pingpong(void)
+{
+	int pp = -1;
+	for (int i = 0; i < f8b_kgemm_ntiles; i++)
+		if (f8b_kgemm_tiles[i].sched == F8B_KGEMM_SCHED_PINGPONG)
+			pp = i;
+	if (!tap_ok(pp >= 0, "the table has a ping-pong tile"))
+		return;
+	static const int64_t sizes[] = {16, 1024, 2048, 4096, 8192, 16384, 5120, 28672};
+	int picked_pp = 0, listed = 0, n = f8b_kgemm_candidates(F8B_KGEMM_FAST);
+	for (size_t i = 0; i < COUNT(sizes); i++)
+		for (size_t j = 0; j < COUNT(sizes); j++)
+			for (int mode = 0; mode < F8B_KGEMM_NMODES; mode++) {
+				int t = f8b_kgemm_pick_tile(sizes[i], sizes[j], 132, mode);
+				picked_pp += t >= 0 && f8b_kgemm_tiles[t].sched != 0;
+			}
+	int picked = f8b_kgemm_pick_tile(8192, 8192, 132, F8B_KGEMM_FAST);
+	for (int c = 0; c < n; c++)
+		listed += f8b_kgemm_candidate_tile(picked, F8B_KGEMM_FAST, c) == pp;
+	tap_ok(picked_pp == 0, "no shape picks the ping-pong tile (%d did)", picked_pp);
+	tap_ok(listed == 1, "FAST's %d candidates list the ping-pong tile %s once (%d)", n,
+	       f8b_kgemm_tiles[pp].name, listed);
+	tap_ok(f8b_kgemm_candidate_tile(picked, F8B_KGEMM_FAST, n - 1) == pp,
+	       "the ping-pong tile is FAST's last candidate (table order)");
 }
 
 /* The pick rule on shapes whose answer is worked out by hand (132 SMs). */
@@ -132,7 +169,7 @@ static void test_pick(void)
 	for (size_t i = 0; i < COUNT(cases); i++) {
 		int t = f8b_kgemm_pick_tile(cases[i].m, cases[i].n, 132, cases[i].mode);
 		tap_ok(t >= 0 && f8b_kgemm_tiles[t].bn == cases[i].bn &&
-		           f8b_kgemm_tiles[t].cluster == 1,
+		           f8b_kgemm_tiles[t].cluster == 1 && f8b_kgemm_tiles[t].sched == 0,
 		       "M=%lld N=%lld mode %d on 132 SMs: tile %s (want 128x%d, no cluster)",
 		       (long long)cases[i].m, (long long)cases[i].n, cases[i].mode,
 		       t >= 0 ? f8b_kgemm_tiles[t].name : "none", cases[i].bn);
@@ -144,5 +181,6 @@ int main(void)
 	test_modes();
 	test_table();
 	test_pick();
+	test_pingpong();
 	return tap_done();
 }

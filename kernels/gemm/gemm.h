@@ -44,6 +44,12 @@ enum f8b_kgemm_mode {
 #define F8B_KGEMM_OVERLAPS(bn, mode)                                                               \
 	((bn) == 128 && ((mode) == F8B_KGEMM_PROMOTE || (mode) == F8B_KGEMM_BLOCK))
 
+/* How the two consumer warpgroups share the work (doc/gemm-kernels.md):
+ * COOP: both on one tile, 64 rows each, storing it together; PINGPONG
+ * (FAST only): each on whole tiles of its own, in turn, so that one
+ * stores its tile while the other's wgmma run. */
+enum f8b_kgemm_sched { F8B_KGEMM_SCHED_COOP = 0, F8B_KGEMM_SCHED_PINGPONG = 1 };
+
 /* One entry of the tile table: a variant compiled at build time for each
  * mode in `modes`, dtype pair and output type. */
 struct f8b_kgemm_tile {
@@ -52,8 +58,9 @@ struct f8b_kgemm_tile {
 	int threads;      /* 128 producer + 2 x 128 consumer threads */
 	int smem_bytes;   /* dynamic shared memory per CTA */
 	int cluster;      /* CTAs of a cluster along M sharing B (multicast): 1 or 2 */
+	int sched;        /* enum f8b_kgemm_sched */
 	unsigned modes;   /* bit (1u << mode) set for each enum f8b_kgemm_mode compiled */
-	const char *name; /* "128x256x128/c1" */
+	const char *name; /* "128x256x128/c1", "128x128x128/c1/pp" */
 };
 
 extern const struct f8b_kgemm_tile f8b_kgemm_tiles[];

@@ -22,7 +22,7 @@ f8b_kgemm_fn pick(int tile, int mode, int a, int b, int out)
 
 } // namespace
 
-#define F8B_TILE_ENTRY(BN, ST, CL, MODES)                                                          \
+#define F8B_TILE_ENTRY(BN, ST, CL, SCHED, MODES)                                                   \
 	{F8B_KG_BM,                                                                                \
 	 BN,                                                                                       \
 	 F8B_KG_BK,                                                                                \
@@ -30,8 +30,9 @@ f8b_kgemm_fn pick(int tile, int mode, int a, int b, int out)
 	 F8B_KG_THREADS,                                                                           \
 	 f8b_kg_smem_bytes(BN, ST),                                                                \
 	 CL,                                                                                       \
+	 SCHED,                                                                                    \
 	 MODES,                                                                                    \
-	 "128x" #BN "x128/c" #CL},
+	 SCHED == F8B_KG_PP ? "128x" #BN "x128/c" #CL "/pp" : "128x" #BN "x128/c" #CL},
 extern "C" const struct f8b_kgemm_tile f8b_kgemm_tiles[] = {F8B_KGEMM_TILE_LIST(F8B_TILE_ENTRY)};
 #undef F8B_TILE_ENTRY
 extern "C" const int f8b_kgemm_ntiles = sizeof f8b_kgemm_tiles / sizeof f8b_kgemm_tiles[0];

@@ -111,7 +111,7 @@ struct f8b_kg_consumer {
 
 	__device__ __forceinline__ int clamp(int i, int n) const
 	{
-		return i < n ? i : n - 1;
+		return f8b_kg_clamp(i, n);
 	}
 
 	/* One K-block's block scales: 2 of A (this thread's two rows), 2 of
@@ -313,71 +313,14 @@ struct f8b_kg_consumer {
 			mainloop_promote1(q, kblocks);
 	}
 
-	__device__ __forceinline__ void store2(OutT *d, int row, int col, float v0, float v1) const
-	{
-		if (row >= p.m || col >= p.n)
-			return;
-		OutT *q = d + (size_t)row * (size_t)p.n + col;
-		if (col + 1 < p.n && (p.n & 1) == 0) { /* the pair is 2-element aligned */
-			if constexpr (sizeof(OutT) == 2)
-				*reinterpret_cast<__nv_bfloat162 *>(q) =
-				    __floats2bfloat162_rn(v0, v1);
-			else
-				*reinterpret_cast<float2 *>(q) = make_float2(v0, v1);
-		} else {
-			q[0] = static_cast<OutT>(v0);
-			if (col + 1 < p.n)
-				q[1] = static_cast<OutT>(v1);
-		}
-	}
-
-	/* Epilogue from registers: scaled once as (sa * sb) * acc in FAST and
-	 * PROMOTE (the block modes scaled at each promotion), rounded once to
-	 * the output type. */
+	/* Epilogue from registers (sm90_fp8_gemm_epilogue.cuh): scaled once
+	 * as (sa * sb) * acc in FAST and PROMOTE (the block modes scaled at each
+	 * promotion), rounded once to the output type. */
 	__device__ __forceinline__ void epilogue(int tm, int tn) const
 	{
-		OutT *d = static_cast<OutT *>(p.d);
-		const int row0 = tm * F8B_KG_BM + cw * 64 + warp * 16 + lane / 4;
-		const int colb = tn * BN + 2 * (lane % 4);
-		if (BLOCKS || (!p.a_vec && !p.b_vec)) {
-			const float scale = tw_scale;
-#pragma unroll
-			for (int j = 0; j < BN / 8; j++)
-#pragma unroll
-				for (int h = 0; h < 2; h++)
-					store2(d, row0 + 8 * h, colb + 8 * j,
-					       BLOCKS ? acc[4 * j + 2 * h]
-					              : acc[4 * j + 2 * h] * scale,
-					       BLOCKS ? acc[4 * j + 2 * h + 1]
-					              : acc[4 * j + 2 * h + 1] * scale);
-			return;
-		}
-		/* Axiswise (either operand): one scale per row of A, per row of B.
-		 * The column scales of 8 octets are read before their stores
-		 * (which could alias them for all the compiler knows, and would
-		 * serialise the loads), 16 registers at a time. */
-		const float sa[2] = {__ldg(p.a_scale_inv + (p.a_vec ? clamp(row0, p.m) : 0)),
-		                     __ldg(p.a_scale_inv + (p.a_vec ? clamp(row0 + 8, p.m) : 0))};
-		constexpr int CHUNK = BN / 8 < 8 ? BN / 8 : 8;
-#pragma unroll
-		for (int j0 = 0; j0 < BN / 8; j0 += CHUNK) {
-			float sb[2 * CHUNK];
-#pragma unroll
-			for (int j = 0; j < CHUNK; j++)
-#pragma unroll
-				for (int e = 0; e < 2; e++)
-					sb[2 * j + e] = __ldg(
-					    p.b_scale_inv +
-					    (p.b_vec ? clamp(colb + 8 * (j0 + j) + e, p.n) : 0));
-#pragma unroll
-			for (int j = 0; j < CHUNK; j++)
-#pragma unroll
-				for (int h = 0; h < 2; h++)
-					store2(d, row0 + 8 * h, colb + 8 * (j0 + j),
-					       acc[4 * (j0 + j) + 2 * h] * (sa[h] * sb[2 * j]),
-					       acc[4 * (j0 + j) + 2 * h + 1] *
-					           (sa[h] * sb[2 * j + 1]));
-		}
+		f8b_kg_store<BN, OutT, !BLOCKS, 1>::run(
+		    p, acc, tm * F8B_KG_BM + cw * 64 + warp * 16 + lane / 4,
+		    tn * BN + 2 * (lane % 4), tw_scale);
 	}
 
 	__device__ __forceinline__ void tile(int tm, int tn, int kblocks)

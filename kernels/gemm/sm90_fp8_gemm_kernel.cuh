@@ -28,6 +28,9 @@
  *     store D from registers.
  * The ring's stage and phase run on across tiles, so the producer loads
  * the next tile while the consumers store this one.
+ * The ping-pong schedule (FAST, sm90_fp8_gemm_pingpong.cuh) has the same
+ * producer; its consumers take the CTA's tiles in turn, each a whole
+ * 128 x BN tile, so one stores while the other's wgmma run.
  *
  * K not a multiple of 128 and M, N not multiples of the tile: TMA fills
  * the out-of-bounds part of a box with zeros (adding nothing to the sums);
@@ -45,6 +48,7 @@
 #include "../kernels_internal.cuh"
 #include "gemm.h"
 #include "common/smem.cuh"
+#include "ptx/barrier.cuh"
 #include "ptx/cluster.cuh"
 #include "ptx/mbarrier.cuh"
 #include "ptx/regs.cuh"
@@ -69,19 +73,28 @@ constexpr int F8B_KG_SBLK = 128;         /* rows and K of a scale block */
 #define F8B_KG_BLK   (1u << F8B_KGEMM_BLOCK)
 #define F8B_KG_BLK1  (1u << F8B_KGEMM_BLOCK_1X128)
 
-/* The tile table: (BN, stages, cluster, modes).  Each stage holds A (128 x
+/* Schedules of the consumer warpgroups (struct f8b_kgemm_tile's sched):
+ * COOP, both on one 128 x BN tile, 64 rows each; PP (ping-pong, FAST
+ * only), each on whole tiles in turn (sm90_fp8_gemm_pingpong.cuh). */
+#define F8B_KG_COOP F8B_KGEMM_SCHED_COOP
+#define F8B_KG_PP   F8B_KGEMM_SCHED_PINGPONG
+
+/* The tile table: (BN, stages, cluster, schedule, modes).  Each stage holds A (128 x
  * 128 bytes) and B (BN x 128 bytes): 32 KiB for BN = 128 (6 stages, 192
  * KiB), 40 KiB for BN = 192 (5 stages, 200 KiB), 48 KiB for BN = 256 (4
  * stages, 192 KiB), under the 227 KiB an H100 CTA may have.  cluster 2:
  * two CTAs on tile rows 2i and 2i+1 of one tile column share B, each
  * loading half of it and multicasting it to both.  Promotion holds two
  * accumulator sets (BN/2 + BN/2 registers a thread), so its tiles are at
- * most 192 wide; BLOCK_1X128 also holds BN/4 column scales (128 only). */
+ * most 192 wide; BLOCK_1X128 also holds BN/4 column scales (128 only).
+ * The ping-pong tile (last) gives each consumer a whole 128 x 128 tile
+ * (2 x 64 accumulators a thread); an --autotune candidate only. */
 #define F8B_KGEMM_TILE_LIST(X)                                                                     \
-	X(128, 6, 1, F8B_KG_FAST | F8B_KG_PROMO | F8B_KG_BLK | F8B_KG_BLK1)                        \
-	X(256, 4, 1, F8B_KG_FAST)                                                                  \
-	X(256, 4, 2, F8B_KG_FAST)                                                                  \
-	X(192, 5, 1, F8B_KG_PROMO | F8B_KG_BLK)
+	X(128, 6, 1, F8B_KG_COOP, F8B_KG_FAST | F8B_KG_PROMO | F8B_KG_BLK | F8B_KG_BLK1)           \
+	X(256, 4, 1, F8B_KG_COOP, F8B_KG_FAST)                                                     \
+	X(256, 4, 2, F8B_KG_COOP, F8B_KG_FAST)                                                     \
+	X(192, 5, 1, F8B_KG_COOP, F8B_KG_PROMO | F8B_KG_BLK)                                       \
+	X(128, 6, 1, F8B_KG_PP, F8B_KG_FAST)
 
 __host__ __device__ constexpr int f8b_kg_stage_bytes(int bn)
 {
@@ -101,18 +114,23 @@ f8b_kgemm_fn f8b_kgemm_pick_fast(int tile, int a, int b, int out);
 f8b_kgemm_fn f8b_kgemm_pick_promote(int tile, int a, int b, int out);
 f8b_kgemm_fn f8b_kgemm_pick_blockwise(int tile, int mode, int a, int b, int out);
 
+#include "sm90_fp8_gemm_epilogue.cuh"
 #include "sm90_fp8_gemm_consumer.cuh"
+#include "sm90_fp8_gemm_pingpong.cuh"
 
-template <int BN, int STAGES, int CL, int MODE, int AT, int BT, typename OutT>
+template <int BN, int STAGES, int CL, int SCHED, int MODE, int AT, int BT, typename OutT>
 __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
     f8b_fp8_gemm_kernel(const __grid_constant__ CUtensorMap tmap_a,
                         const __grid_constant__ CUtensorMap tmap_b, const f8b_kgemm_args p)
 {
 #ifdef F8B_GEMM_SM90A
 	constexpr int BM = F8B_KG_BM, BK = F8B_KG_BK;
+	static_assert(SCHED == F8B_KG_COOP || (MODE == F8B_KGEMM_FAST && CL == 1),
+	              "ping-pong: FAST, no cluster");
 	/* Arrivals that free a stage: every consumer warp of the cluster (a
-	 * stage of B is written into both CTAs by each one's producer). */
-	constexpr int CONSUMER_WARPS = 8 * CL;
+	 * stage of B is written into both CTAs by each one's producer); in
+	 * ping-pong the 4 warps of the one consumer that reads it. */
+	constexpr int CONSUMER_WARPS = SCHED == F8B_KG_PP ? 4 : 8 * CL;
 	constexpr uint32_t B_PART = (BN / CL) * BK; /* bytes of B each CTA loads */
 	/* setmaxnreg: 128 x 40 + 256 x 232 = 64512 <= 65536; promotion at BN
 	 * = 192 (2 x 96 accumulators a thread) takes 128 x 24 + 256 x 240. */
@@ -187,11 +205,24 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 	}
 
 	f8b_setmaxnreg_inc<CONSUMER_REGS>();
-	f8b_kg_consumer<BN, STAGES, CL, MODE, AT, BT, OutT> c(p, base, bars, wg - 1);
-	for (int t = cluster; t < sched.tiles; t += clusters) {
-		int stm, tn;
-		sched.tile(t, stm, tn);
-		c.tile(stm * CL + (int)rank, tn, kblocks);
+	if constexpr (SCHED == F8B_KG_PP) {
+		/* Consumer wg - 1 takes tiles j = wg - 1, wg + 1, ... of the
+		 * CTA's sequence t_j = blockIdx.x + j * gridDim.x. */
+		f8b_kg_pp_consumer<BN, STAGES, AT, BT, OutT> c(p, base, bars, wg - 1);
+		uint32_t j = (uint32_t)(wg - 1);
+		for (int t = blockIdx.x + (wg - 1) * gridDim.x; t < sched.tiles;
+		     t += 2 * gridDim.x, j += 2) {
+			int tm, tn;
+			sched.tile(t, tm, tn);
+			c.tile(j, tm, tn, kblocks, t + (int)gridDim.x < sched.tiles);
+		}
+	} else {
+		f8b_kg_consumer<BN, STAGES, CL, MODE, AT, BT, OutT> c(p, base, bars, wg - 1);
+		for (int t = cluster; t < sched.tiles; t += clusters) {
+			int stm, tn;
+			sched.tile(t, stm, tn);
+			c.tile(stm * CL + (int)rank, tn, kblocks);
+		}
 	}
 #else
 	(void)tmap_a;
@@ -201,28 +232,32 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 }
 
 /* The variant of one tile entry for dtypes (a, b) and output out. */
-template <int BN, int STAGES, int CL, int MODE, typename OutT>
+template <int BN, int STAGES, int CL, int SCHED, int MODE, typename OutT>
 f8b_kgemm_fn f8b_kg_pick_ab(int a, int b)
 {
 	if (a == F8B_E4M3 && b == F8B_E4M3)
-		return f8b_fp8_gemm_kernel<BN, STAGES, CL, MODE, F8B_WG_E4M3, F8B_WG_E4M3, OutT>;
+		return f8b_fp8_gemm_kernel<BN, STAGES, CL, SCHED, MODE, F8B_WG_E4M3, F8B_WG_E4M3,
+		                           OutT>;
 	if (a == F8B_E4M3 && b == F8B_E5M2)
-		return f8b_fp8_gemm_kernel<BN, STAGES, CL, MODE, F8B_WG_E4M3, F8B_WG_E5M2, OutT>;
+		return f8b_fp8_gemm_kernel<BN, STAGES, CL, SCHED, MODE, F8B_WG_E4M3, F8B_WG_E5M2,
+		                           OutT>;
 	if (a == F8B_E5M2 && b == F8B_E4M3)
-		return f8b_fp8_gemm_kernel<BN, STAGES, CL, MODE, F8B_WG_E5M2, F8B_WG_E4M3, OutT>;
+		return f8b_fp8_gemm_kernel<BN, STAGES, CL, SCHED, MODE, F8B_WG_E5M2, F8B_WG_E4M3,
+		                           OutT>;
 	return nullptr; /* e5m2 x e5m2: no fp8 GEMM takes it (doc/gemm.md) */
 }
 
 template <int MODE> f8b_kgemm_fn f8b_kg_pick_mode(int tile, int a, int b, int out)
 {
 	int i = 0;
-#define F8B_KG_PICK(BN, ST, CL, MODES)                                                             \
+#define F8B_KG_PICK(BN, ST, CL, SCHED, MODES)                                                      \
 	if (tile == i++) {                                                                         \
 		if constexpr (((MODES) >> MODE) & 1u) {                                            \
 			if (out == F8B_BF16)                                                       \
-				return f8b_kg_pick_ab<BN, ST, CL, MODE, __nv_bfloat16>(a, b);      \
+				return f8b_kg_pick_ab<BN, ST, CL, SCHED, MODE, __nv_bfloat16>(a,   \
+				                                                              b);  \
 			if (out == F8B_F32)                                                        \
-				return f8b_kg_pick_ab<BN, ST, CL, MODE, float>(a, b);              \
+				return f8b_kg_pick_ab<BN, ST, CL, SCHED, MODE, float>(a, b);       \
 		}                                                                                  \
 		return nullptr;                                                                    \
 	}

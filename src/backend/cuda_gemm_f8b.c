@@ -50,8 +50,9 @@ struct f8b_kplan {
  * 128x192.  Plain promotion takes no such charge: on an H100 (tree
  * d1a154b) --autotune at 8192^3 timed 128x192 at 1056 TFLOP/s against
  * 1002 for the overlapped 128x128, while with block scales 128x128 ran at
- * 857 against 842 for 128x192 (tree 2c3300d).  -1 when no tile has the
- * mode. */
+ * 857 against 842 for 128x192 (tree 2c3300d).  Tiles with a cluster or
+ * the ping-pong schedule are --autotune candidates only, until measured.
+ * -1 when no tile has the mode. */
 #define NO_OVERLAP_COST 1.125
 int f8b_kgemm_pick_tile(int64_t m, int64_t n, int sms, int mode)
 {
@@ -59,8 +60,9 @@ int f8b_kgemm_pick_tile(int64_t m, int64_t n, int sms, int mode)
 	double best_cost = 0;
 	for (int i = 0; i < f8b_kgemm_ntiles; i++) {
 		const struct f8b_kgemm_tile *t = &f8b_kgemm_tiles[i];
-		if (t->cluster != 1 || !(t->modes & (1u << mode)))
-			continue; /* cluster tiles: --autotune only, until measured */
+		if (t->cluster != 1 || t->sched != F8B_KGEMM_SCHED_COOP ||
+		    !(t->modes & (1u << mode)))
+			continue; /* --autotune only, until measured */
 		int64_t tiles = ((m + t->bm - 1) / t->bm) * ((n + t->bn - 1) / t->bn);
 		double waves = (double)((tiles + sms - 1) / sms);
 		double cost = waves * t->bm * t->bn;
@@ -243,15 +245,19 @@ int f8b_cuda_kgemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, i
 		info->splitk = 1;
 		info->reduction = 0;
 		info->swizzle = 0;
-		info->custom = 0;
+		/* cuBLASLt's algorithm-specific option; here the schedule
+		 * (enum f8b_kgemm_sched: 1 = ping-pong), which the tile id
+		 * alone does not tell */
+		info->custom = t->sched;
 		/* CUBLASLT_CLUSTER_SHAPE_1x1x1 = 2, _2x1x1 = 3 */
 		info->cluster = t->cluster == 2 ? 3 : 2;
 		info->heuristic_rank = candidate;
 		info->candidates = ncand;
 		info->workspace = 0;
 		snprintf(info->desc, sizeof info->desc,
-		         "f8b sm90 %s tile=%s stages=%d cluster=%d grid=%d persistent",
-		         mode_name(mode), t->name, t->stages, t->cluster, p->grid);
+		         "f8b sm90 %s tile=%s stages=%d cluster=%d grid=%d persistent%s",
+		         mode_name(mode), t->name, t->stages, t->cluster, p->grid,
+		         t->sched == F8B_KGEMM_SCHED_PINGPONG ? " ping-pong" : "");
 	}
 	*out = p;
 	return F8B_OK;

@@ -22,7 +22,7 @@ int f8b_kgemm_mode_of(const struct f8b_gemm_desc *d, const char *cfg, int *mode)
 
 /* The tile index the plan picks for an M x N output on `sms` SMs in mode
  * (the fewest waves, weighted by tile area; the wider tile on ties;
- * cluster tiles never), -1 when no tile has the mode. */
+ * cluster and ping-pong tiles never), -1 when no tile has the mode. */
 int f8b_kgemm_pick_tile(int64_t m, int64_t n, int sms, int mode);
 
 /* Tiles of the table compiled for mode; the tile of candidate c (0: picked,

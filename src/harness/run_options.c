@@ -59,7 +59,8 @@ static const struct f8b_option common_options[] = {
     {"no-hold", OPT_NO_HOLD, 0, NULL, "do not hold the GPU while a sample is queued"},
     {"batch", OPT_BATCH, 0, "N", "time N back-to-back launches per sample (no flush; default off)"},
     {"quiet", OPT_QUIET, 'q', NULL, "no progress lines"},
-    {"verbose", OPT_VERBOSE, 'v', NULL, "more detail (algorithm chosen, unmet criteria)"},
+    {"verbose", OPT_VERBOSE, 'v', NULL,
+     "more detail (algorithm chosen, each --autotune candidate's\ntime, unmet criteria)"},
     {"shard", OPT_SHARD, 0, "I/N",
      "run only shard I of N of the cases (i % N == I), e.g. one per\nSlurm array task; "
      "--resume skips what the file has of the shard"},

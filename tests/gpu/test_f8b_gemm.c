@@ -7,10 +7,11 @@
  * axiswise, axiswise x tensorwise and the reverse, blockwise 1x128 x
  * 128x128 and 1x128 x 1x128), every fp8 dtype pair, bf16 and f32 output,
  * fast_accum on and off, and every tile the kernel has for that mode
- * (algorithm candidates 0..n-1): quantise A and B on the GPU (inputs with
- * 1 % outliers at 30x, so that scales differ by an order of magnitude
- * between rows and blocks and a misplaced scale is an O(1) error), download
- * what the GEMM reads, compute D in double on the host, poison D (all-ones
+ * (algorithm candidates 0..n-1; the ping-pong and cluster tiles, FAST
+ * only, in passes of their own after the others): quantise A and B on
+ * the GPU (inputs with 1 % outliers at 30x, so that scales differ by an
+ * order of magnitude between rows and blocks and a misplaced scale is an
+ * O(1) error), download what the GEMM reads, compute D in double on the host, poison D (all-ones
  * bytes: NaN in bf16 and f32) and run the kernel; rel_error must be within
  * f8b_gemm_tolerance(K, out, fast_accum) - the very tolerance the cuBLASLt
  * rows use.  Two shapes have inputs of mean 1 and long K, where fast
@@ -73,19 +74,34 @@ static const struct dtype_pair {
     {F8B_E5M2, F8B_E4M3},
 };
 
+/* The tiles run in three passes, one after the other over every shape,
+ * so that a failure in a later one (a trap leaves the CUDA context
+ * unusable) cannot hide the results of an earlier one: the tiles the
+ * host picks, then the two --autotune-only FAST tiles, the ping-pong one
+ * (algo_custom 1) and the cluster one (algo_cluster 3 = 2x1x1). */
+enum pass { PASS_MAIN, PASS_PINGPONG, PASS_CLUSTER, NPASSES };
+
 static const struct scaling {
 	enum f8b_granularity a, b;
-	/* run in the second pass too, the cluster tile's (a FAST tile): the
-	 * two scalings whose scale reads differ (a scalar, vectors) */
+	/* a FAST mode with fast_accum on: run in the ping-pong pass */
+	bool fast_mode;
+	/* run in the cluster pass too (a FAST tile): the two scalings whose
+	 * scale reads differ (a scalar, vectors) */
 	bool cluster_pass;
 } scalings[] = {
-    {F8B_GRAN_TENSORWISE, F8B_GRAN_TENSORWISE, true},
-    {F8B_GRAN_AXISWISE, F8B_GRAN_AXISWISE, true},
-    {F8B_GRAN_AXISWISE, F8B_GRAN_TENSORWISE, false},
-    {F8B_GRAN_TENSORWISE, F8B_GRAN_AXISWISE, false},
-    {F8B_GRAN_BLOCK1X128, F8B_GRAN_BLOCK128X128, false},
-    {F8B_GRAN_BLOCK1X128, F8B_GRAN_BLOCK1X128, false},
+    {F8B_GRAN_TENSORWISE, F8B_GRAN_TENSORWISE, true, true},
+    {F8B_GRAN_AXISWISE, F8B_GRAN_AXISWISE, true, true},
+    {F8B_GRAN_AXISWISE, F8B_GRAN_TENSORWISE, true, false},
+    {F8B_GRAN_TENSORWISE, F8B_GRAN_AXISWISE, true, false},
+    {F8B_GRAN_BLOCK1X128, F8B_GRAN_BLOCK128X128, false, false},
+    {F8B_GRAN_BLOCK1X128, F8B_GRAN_BLOCK1X128, false, false},
 };
+
+static bool in_pass(const struct scaling *sc, enum pass pass)
+{
+	return pass == PASS_MAIN || (pass == PASS_PINGPONG && sc->fast_mode) ||
+	       (pass == PASS_CLUSTER && sc->cluster_pass);
+}
 
 struct operand {
 	int64_t rows, cols;
@@ -219,7 +235,8 @@ struct gemm_case {
 	const struct shape *s;
 	const struct scaling *sc;
 	enum f8b_dtype at, bt, out;
-	bool fast, clusters;
+	bool fast;
+	enum pass pass;
 	struct operand *a, *b;
 	const int64_t *rows;
 	int64_t nrows;
@@ -288,10 +305,11 @@ static void f8b_case(const struct gemm_case *c, int cand, int *ncand)
 		tap_skip("unsupported: %s", f8b_last_error());
 		return;
 	}
-	/* Tiles with clusters (algo_cluster 3 = 2x1x1) run in a pass of their
-	 * own after all the others, so that a failure there (a trap leaves the
-	 * CUDA context unusable) cannot hide the results of the others. */
-	if (rc == F8B_OK && (info.cluster == 3) != c->clusters) {
+	/* Each tile in its own pass (enum pass). */
+	enum pass tile_pass = info.cluster == 3  ? PASS_CLUSTER
+	                      : info.custom == 1 ? PASS_PINGPONG
+	                                         : PASS_MAIN;
+	if (rc == F8B_OK && tile_pass != c->pass) {
 		ops->gemm_plan_free(be, plan);
 		return;
 	}
@@ -339,8 +357,8 @@ static void run_outputs(struct gemm_case *c)
 	static const enum f8b_dtype outs[] = {F8B_BF16, F8B_F32};
 	for (size_t oi = 0; oi < (only_small ? 1 : COUNT(outs)); oi++)
 		for (int fast = 1; fast >= 0; fast--) {
-			if (c->clusters && (!fast || !c->sc->cluster_pass))
-				continue;
+			if (c->pass != PASS_MAIN && !fast)
+				continue; /* the ping-pong and cluster tiles are FAST only */
 			c->out = outs[oi];
 			c->fast = fast != 0;
 			int ncand = 1;
@@ -349,7 +367,7 @@ static void run_outputs(struct gemm_case *c)
 		}
 }
 
-static void run_shape(const struct shape *s, uint64_t seed, bool clusters)
+static void run_shape(const struct shape *s, uint64_t seed, enum pass pass)
 {
 	struct operand a = {0}, b = {0};
 	int64_t nrows = s->m * s->n <= FULL_CHECK_MK ? s->m : SAMPLE_ROWS;
@@ -367,7 +385,7 @@ static void run_shape(const struct shape *s, uint64_t seed, bool clusters)
 	            (long long)s->k, (long long)s->n, rc ? ": " : "", rc ? f8b_last_error() : ""))
 		goto out;
 	for (size_t si = 0; si < COUNT(scalings); si++) {
-		if (clusters && !scalings[si].cluster_pass)
+		if (!in_pass(&scalings[si], pass))
 			continue;
 		for (size_t di = 0; di < (only_small ? 1 : COUNT(dtypes)); di++) {
 			const struct scaling *sc = &scalings[si];
@@ -388,7 +406,7 @@ static void run_shape(const struct shape *s, uint64_t seed, bool clusters)
 				                      .sc = sc,
 				                      .at = dtypes[di].a,
 				                      .bt = dtypes[di].b,
-				                      .clusters = clusters,
+				                      .pass = pass,
 				                      .a = &a,
 				                      .b = &b,
 				                      .rows = rows,
@@ -468,10 +486,10 @@ int main(void)
 	sm90 = info.cc_major == 9 && info.cc_minor == 0;
 	if (sm90)
 		test_refusals();
-	for (int clusters = 0; clusters <= 1; clusters++)
+	for (int pass = 0; pass < NPASSES; pass++)
 		for (size_t i = 0; i < COUNT(shapes); i++)
 			if (shapes[i].small || !only_small)
-				run_shape(&shapes[i], 2000 + 10 * i, clusters != 0);
+				run_shape(&shapes[i], 2000 + 10 * i, (enum pass)pass);
 	ops->close(be);
 	return tap_done();
 }

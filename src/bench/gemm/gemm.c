@@ -115,6 +115,30 @@ static int launch(void *vs);
  * replaces the heuristic's only when it is more than AUTOTUNE_MARGIN faster.  The heuristic's plan
  * is kept so finish() can time it again right beside the row's own
  * measurement. */
+/* --autotune -v: one line per candidate, its time and TFLOP/s (the row
+ * keeps only the fastest and the heuristic's), e.g. to see a tile of
+ * f8b's table that is not chosen; info NULL: refused or wrong. */
+static void report_candidate(const struct gemm_state *s, int c, const struct f8b_algo_info *info,
+                             double median_s)
+{
+	char head[160];
+	snprintf(head, sizeof head,
+	         "f8bench gemm: autotune %lldx%lldx%lld %s x %s fast_accum %s impl %s",
+	         (long long)s->m, (long long)s->k, (long long)s->n,
+	         f8b_granularity_name(s->desc.a_gran), f8b_granularity_name(s->desc.b_gran),
+	         s->desc.fast_accum ? "on" : "off", f8b_gemm_impl_name(s->desc.impl));
+	if (!info) {
+		fprintf(stderr, "%s candidate %d: not timed (refused or wrong)\n", head, c);
+		return;
+	}
+	double flops = 2.0 * (double)s->m * (double)s->n * (double)s->k;
+	fprintf(stderr,
+	        "%s candidate %d: %.1f TFLOP/s, %.4f ms (mean of two medians; tile %d, custom %d) "
+	        "[%s]\n",
+	        head, c, median_s > 0 ? flops / median_s / 1e12 : 0.0, median_s * 1e3, info->tile,
+	        info->custom, info->desc);
+}
+
 static int autotune(struct gemm_state *s, int n, struct f8b_gemm_row *row)
 {
 	const struct f8b_backend_ops *ops = s->run->ops;
@@ -153,6 +177,9 @@ static int autotune(struct gemm_state *s, int n, struct f8b_gemm_row *row)
 			t[c] += 0.5 * m.median_s;
 		}
 	}
+	if (s->run->verbose && rc == F8B_OK)
+		for (int c = 0; c < n; c++)
+			report_candidate(s, c, plans[c] ? &infos[c] : NULL, t[c]);
 	/* Leave the heuristic's choice only for a gain beyond what repeated
 	 * medians of one algorithm differ by on a power-capped H100 (about
 	 * 2%, results/h100): a smaller "gain" is as likely drift as speed. */

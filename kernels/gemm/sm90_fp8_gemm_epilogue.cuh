@@ -1,0 +1,120 @@
+/* sm90_fp8_gemm_epilogue.cuh - the fp8 GEMM's epilogue from registers
+ * (doc/gemm-kernels.md, "Epilogue"), shared by the cooperative consumer
+ * (sm90_fp8_gemm_consumer.cuh: 64 rows a warpgroup) and the ping-pong one
+ * (sm90_fp8_gemm_pingpong.cuh: 128 rows a warpgroup, two m64 fragments).
+ *
+ * A fragment is the m64nBNk32 accumulator of ptx/wgmma.cuh: thread t of
+ * the warpgroup (warp w, lane l) holds element 4j + 2h + e at row
+ * 16 w + l/4 + 8 h and column 8 j + 2 (l % 4) + e, j < BN/8.  HALVES
+ * fragments lie one after the other in acc (BN/2 floats each), fragment f
+ * 64 f rows below the first.  SCALED: multiply by the FAST / PROMOTE
+ * scales, (sa * sb) * acc (tensorwise x tensorwise: tw_scale, read once by
+ * the caller), else store acc as it is (the block modes, scaled at each
+ * promotion).  Rounded once to the output type; guarded stores.
+ */
+#ifndef F8B_GEMM_SM90_FP8_GEMM_EPILOGUE_CUH
+#define F8B_GEMM_SM90_FP8_GEMM_EPILOGUE_CUH
+
+__device__ __forceinline__ int f8b_kg_clamp(int i, int n)
+{
+	return i < n ? i : n - 1;
+}
+
+template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
+	static __device__ __forceinline__ void store2(const f8b_kgemm_args &p, OutT *d, int row,
+	                                              int col, float v0, float v1)
+	{
+		if (row >= p.m || col >= p.n)
+			return;
+		OutT *q = d + (size_t)row * (size_t)p.n + col;
+		if (col + 1 < p.n && (p.n & 1) == 0) { /* the pair is 2-element aligned */
+			if constexpr (sizeof(OutT) == 2)
+				*reinterpret_cast<__nv_bfloat162 *>(q) =
+				    __floats2bfloat162_rn(v0, v1);
+			else
+				*reinterpret_cast<float2 *>(q) = make_float2(v0, v1);
+		} else {
+			q[0] = static_cast<OutT>(v0);
+			if (col + 1 < p.n)
+				q[1] = static_cast<OutT>(v1);
+		}
+	}
+
+	/* One scale for every element (tensorwise x tensorwise), or none. */
+	static __device__ __forceinline__ void uniform(const f8b_kgemm_args &p, const float *acc,
+	                                               int row0, int colb, float scale)
+	{
+		OutT *d = static_cast<OutT *>(p.d);
+#pragma unroll
+		for (int f = 0; f < HALVES; f++)
+#pragma unroll
+			for (int j = 0; j < BN / 8; j++)
+#pragma unroll
+				for (int h = 0; h < 2; h++) {
+					const float *a = acc + f * (BN / 2) + 4 * j + 2 * h;
+					store2(p, d, row0 + 64 * f + 8 * h, colb + 8 * j,
+					       SCALED ? a[0] * scale : a[0],
+					       SCALED ? a[1] * scale : a[1]);
+				}
+	}
+
+	/* row0, colb: this thread's first row and column of the tile in D. */
+	static __device__ __forceinline__ void run(const f8b_kgemm_args &p, const float *acc,
+	                                           int row0, int colb, float tw_scale)
+	{
+		if constexpr (SCALED) {
+			if (p.a_vec || p.b_vec) {
+				axiswise(p, acc, row0, colb);
+				return;
+			}
+		}
+		uniform(p, acc, row0, colb, tw_scale);
+	}
+
+	static __device__ __forceinline__ void axiswise(const f8b_kgemm_args &p, const float *acc,
+	                                                int row0, int colb)
+	{
+		OutT *d = static_cast<OutT *>(p.d);
+		/* Axiswise (either operand): one scale per row of A, per row of B.
+		 * The column scales of 8 octets are read before their stores
+		 * (which could alias them for all the compiler knows, and would
+		 * serialise the loads), 16 registers at a time, and serve every
+		 * fragment. */
+		float sa[2 * HALVES];
+#pragma unroll
+		for (int f = 0; f < HALVES; f++)
+#pragma unroll
+			for (int h = 0; h < 2; h++)
+				sa[2 * f + h] =
+				    __ldg(p.a_scale_inv +
+				          (p.a_vec ? f8b_kg_clamp(row0 + 64 * f + 8 * h, p.m) : 0));
+		constexpr int CHUNK = BN / 8 < 8 ? BN / 8 : 8;
+#pragma unroll
+		for (int j0 = 0; j0 < BN / 8; j0 += CHUNK) {
+			float sb[2 * CHUNK];
+#pragma unroll
+			for (int j = 0; j < CHUNK; j++)
+#pragma unroll
+				for (int e = 0; e < 2; e++)
+					sb[2 * j + e] = __ldg(
+					    p.b_scale_inv +
+					    (p.b_vec ? f8b_kg_clamp(colb + 8 * (j0 + j) + e, p.n)
+					             : 0));
+#pragma unroll
+			for (int f = 0; f < HALVES; f++)
+#pragma unroll
+				for (int j = 0; j < CHUNK; j++)
+#pragma unroll
+					for (int h = 0; h < 2; h++) {
+						const float *a =
+						    acc + f * (BN / 2) + 4 * (j0 + j) + 2 * h;
+						const float s = sa[2 * f + h];
+						store2(p, d, row0 + 64 * f + 8 * h,
+						       colb + 8 * (j0 + j), a[0] * (s * sb[2 * j]),
+						       a[1] * (s * sb[2 * j + 1]));
+					}
+		}
+	}
+};
+
+#endif
