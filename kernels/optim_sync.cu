@@ -48,6 +48,10 @@ namespace
  * CTA has left its last barrier (it took its ticket after). */
 __device__ __forceinline__ void grid_barrier(unsigned long long *count, unsigned long long target)
 {
+	/* each thread's own writes and atomics ordered at GPU scope first:
+	 * the release below would cover them through the CTA barrier, but
+	 * this costs one fence a thread a barrier and leans on nothing */
+	__threadfence();
 	__syncthreads();
 	if (threadIdx.x == 0) {
 		asm volatile("red.release.gpu.add.u64 [%0], 1;" ::"l"(count) : "memory");
