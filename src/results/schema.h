@@ -266,7 +266,7 @@ struct f8b_optim_row {
 	int32_t stochastic;        /* 1: the bf16 master rounds stochastically (fp8-master16) */
 	int64_t chunk_bytes;       /* the chunk threshold of the multi-tensor launch */
 	int32_t chunks;            /* chunks per launch (a CTA each; dynamic-sync: fewer CTAs) */
-	int32_t launches;          /* kernel launches per step (1: fused, dynamic-sync; 2: dynamic) */
+	int32_t launches;          /* kernel launches per step (2: dynamic; else 1) */
 	char backend[F8B_STR];
 	char status[F8B_STR];
 	double time_median_s; /* one step */
