@@ -7,22 +7,22 @@
 #include "kernels/kernels.h"
 
 /* dynamic-sync's fused pass: the device must launch cooperative kernels
- * (its grid barrier needs every CTA resident at once). */
+ * (its grid barrier needs every CTA resident at once; the kernel side
+ * asks once per device, cudaErrorNotSupported when it cannot), and a
+ * graph capture must take the cooperative launch. */
 static int sync_pass(struct f8b_backend *be, const struct f8b_optim_args *a)
 {
-	int coop = 0;
-	F8B_CUDA_TRY(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, be->device));
-	if (!coop)
+	enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+	F8B_CUDA_TRY(cudaStreamIsCapturing(be->stream, &cs));
+	unsigned grid = 0;
+	int e = f8b_k_optim_sync_pass(a, be->stream, &grid);
+	if (e == cudaErrorNotSupported)
 		return F8B_ERR(
 		    F8B_EUNSUPPORTED,
 		    "--scaling dynamic-sync: %s (device %d) cannot launch cooperative "
 		    "kernels (cudaDevAttrCooperativeLaunch is 0), which its grid barrier "
 		    "needs; --scaling dynamic gives the same scales in two launches",
 		    be->name, be->device);
-	enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
-	F8B_CUDA_TRY(cudaStreamIsCapturing(be->stream, &cs));
-	unsigned grid = 0;
-	int e = f8b_k_optim_sync_pass(a, be->stream, &grid);
 	if (e != cudaSuccess && cs == cudaStreamCaptureStatusActive)
 		return F8B_ERR(F8B_EUNSUPPORTED,
 		               "--scaling dynamic-sync: this CUDA runtime and driver could not "
