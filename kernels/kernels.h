@@ -141,8 +141,18 @@ int f8b_k_transpose8(const void *x, int64_t rows, int64_t cols, void *out, cudaS
 
 /* optim.cu: one pass (enum f8b_optim_pass) of the optim step over every
  * chunk of a (backend.h optim_pass): one CTA per chunk, the last CTA
- * folding the amax and computing the next scales. */
+ * folding the amax and computing the next scales.  The fused pass of
+ * dynamic-sync goes to f8b_k_optim_sync_pass. */
 int f8b_k_optim_pass(const struct f8b_optim_args *a, int pass, cudaStream_t stream);
+
+/* optim_sync.cu: dynamic-sync's fused pass as one cooperative launch
+ * (doc/optim.md "One launch with a grid barrier"): as many CTAs as are
+ * resident at once (at most a->nchunks, and a->sync_ctas when set), each
+ * striding over the chunks; the update and the exact amax, a grid
+ * barrier, the fold spread over the grid, a second barrier, the cast.
+ * *grid (when not NULL) gets the CTAs launched.  cudaErrorNotSupported
+ * when the device has no cooperative launch. */
+int f8b_k_optim_sync_pass(const struct f8b_optim_args *a, cudaStream_t stream, unsigned *grid);
 
 #ifdef __cplusplus
 }

@@ -5,8 +5,9 @@
 # Run by `f8bench report` inside its output directory, as
 #     gnuplot -e "fmt='png'; out='optim_time.png'" optim_time.gp
 # Reads optim-vars.gp (o_gpu, o_date, o_params, o_steps, o_graph) and
-# optim_time.dat (i, variant, bytes/param, dynamic, delayed, predicted and
-# split ms).  The split bar is update, amax and cast as three launches.
+# optim_time.dat (i, variant, bytes/param, dynamic, dynamic-sync, delayed,
+# predicted and split ms).  The split bar is update, amax and cast as
+# three launches.
 
 if (!exists("fmt")) fmt = "png"
 if (!exists("out")) out = "optim_time." . fmt
@@ -36,7 +37,8 @@ set style fill solid 0.85 border rgb "#333333"
 set boxwidth 0.9
 set xtics nomirror
 plot "optim_time.dat" using 4:xtic(2) lc rgb "#1f77b4" title "dynamic (2 passes)", \
-     "" using 5 lc rgb "#e66100" title "delayed", \
-     "" using 6 lc rgb "#1a9641" title "predicted", \
-     "" using 7 lc rgb "#999999" title "split: update, amax, cast", \
+     "" using 5 lc rgb "#5e3c99" title "dynamic-sync (1 pass, grid barrier)", \
+     "" using 6 lc rgb "#e66100" title "delayed", \
+     "" using 7 lc rgb "#1a9641" title "predicted", \
+     "" using 8 lc rgb "#999999" title "split: update, amax, cast", \
      "" using 1:3 axes x1y2 with points pt 7 ps 1.8 lc rgb "#000000" title "bytes / parameter"

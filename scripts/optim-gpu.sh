@@ -1,7 +1,8 @@
 #!/bin/sh
 # optim-gpu.sh - the optim benchmark on a GPU node (doc/optim.md): the GPU
 # test (host against GPU, bit for bit), then f8bench optim at Llama 3 8B
-# layer scale, every variant x scaling with graphs on and off (tensorwise),
+# layer scale, every variant x scaling (dynamic in two launches and in
+# one with a grid barrier, dynamic-sync) with graphs on and off (tensorwise),
 # the same with an axiswise fp8 weight (graphs on), stochastic rounding
 # over 10/30/100 steps, two other chunk thresholds, and a Llama 2 70B
 # layer (fp32 and fp8), into OUT/optim.h5;
@@ -16,8 +17,9 @@
 # (--params counts instead, e.g. for a dry run on the host), STEPS (100),
 # EXTRA (more f8bench options, e.g. "--chunk-bytes 256K").
 # QUICK=1 (a few minutes on one H100): the GPU test, then every variant
-# with predicted and dynamic scaling (tensorwise, graphs on, STEPS default
-# 20) at Llama 3 8B and Llama 2 70B layer scale, each row with its split
+# with predicted, dynamic and dynamic-sync scaling (tensorwise, graphs on,
+# STEPS default 20) at Llama 3 8B and Llama 2 70B layer scale: dynamic's
+# two launches beside dynamic-sync's one; each row with its split
 # sequence timed beside it; the targets for both scales (targets.md for
 # Llama 2 70B, targets-8b.md); and, where cuobjdump is found, the SASS
 # instruction mix of the fp8 and fp8-master16 fused kernels (sass-fp8.txt).
@@ -78,18 +80,20 @@ if [ "$quick" = 1 ]; then
 	for set in $sets; do
 		# shellcheck disable=SC2086
 		run $set --steps "$steps" --variant fp32,bf16,fp8,fp8-master16 \
-			--scaling predicted,dynamic --granularity tensorwise --graph on $copt \
+			--scaling predicted,dynamic,dynamic-sync --granularity tensorwise --graph on $copt \
 			${EXTRA:-} $app -o "$out/optim.h5"
 		app=--append
 	done
 else
 	# shellcheck disable=SC2086
 	run $set_opt --steps "$steps" --variant fp32,bf16,fp8,fp8-master16 \
-		--scaling dynamic,delayed,predicted --granularity tensorwise --graph on,off $copt ${EXTRA:-} \
+		--scaling dynamic,dynamic-sync,delayed,predicted --granularity tensorwise --graph on,off \
+		$copt ${EXTRA:-} \
 		-o "$out/optim.h5"
 	# shellcheck disable=SC2086
 	run $set_opt --steps "$steps" --variant fp32,bf16,fp8,fp8-master16 \
-		--scaling dynamic,delayed,predicted --granularity axiswise --graph on $copt ${EXTRA:-} \
+		--scaling dynamic,dynamic-sync,delayed,predicted --granularity axiswise --graph on $copt \
+		${EXTRA:-} \
 		--append -o "$out/optim.h5"
 	# stochastic rounding of the bf16 master, and the SQNR against steps
 	# shellcheck disable=SC2086
@@ -104,7 +108,8 @@ else
 	done
 	if [ -z "${PARAMS:-}" ]; then
 		# shellcheck disable=SC2086
-		run --shapes llama2-70b --steps "$steps" --variant fp32,fp8 --scaling dynamic,predicted \
+		run --shapes llama2-70b --steps "$steps" --variant fp32,fp8 \
+			--scaling dynamic,dynamic-sync,predicted \
 			--graph on $copt ${EXTRA:-} --append -o "$out/optim.h5"
 	fi
 fi
@@ -129,10 +134,10 @@ function split_csv(line, out,    n, i, ch, f, q) {
 }
 { nf = split_csv($0, F) }
 NR == 1 { for (i = 1; i <= nf; i++) c[F[i]] = i
-	printf "%-10s %5s %-12s %-9s %-10s %2s %2s %4s %8s %7s %5s %6s %6s %6s %6s %6s %5s %3s %s\n", "label", "chunk", "variant", "scaling", "gran", "gr", "sr", "st", "ms", "GB/s", "%cp", "xfp32", "xsplit", "B/par", "w dB", "w8 dB", "sat", "bx", "status"
+	printf "%-10s %5s %-12s %-12s %-10s %2s %2s %4s %8s %7s %5s %6s %6s %6s %6s %6s %5s %3s %s\n", "label", "chunk", "variant", "scaling", "gran", "gr", "sr", "st", "ms", "GB/s", "%cp", "xfp32", "xsplit", "B/par", "w dB", "w8 dB", "sat", "bx", "status"
 	next }
 function v(n) { return F[c[n]] }
-{ printf "%-10.10s %4dK %-12s %-9s %-10s %2s %2s %4s %8.4f %7.1f %5.1f %6.3f %6.3f %6.3f %6.1f %6.2f %5s %3s %s\n", v("label"), v("chunk_bytes") / 1024, v("variant"), v("scaling"), v("granularity"), v("graph"), v("stochastic"), v("steps"), 1e3 * v("time_median_s"), v("gbps"), v("pct_of_copy_bw"), v("speedup_vs_fp32"), v("fused_speedup"), v("step_bytes_per_param"), v("sqnr_w_db"), v("sqnr_w8_db"), v("saturated"), v("bitexact"), v("status") }
+{ printf "%-10.10s %4dK %-12s %-12s %-10s %2s %2s %4s %8.4f %7.1f %5.1f %6.3f %6.3f %6.3f %6.1f %6.2f %5s %3s %s\n", v("label"), v("chunk_bytes") / 1024, v("variant"), v("scaling"), v("granularity"), v("graph"), v("stochastic"), v("steps"), 1e3 * v("time_median_s"), v("gbps"), v("pct_of_copy_bw"), v("speedup_vs_fp32"), v("fused_speedup"), v("step_bytes_per_param"), v("sqnr_w_db"), v("sqnr_w8_db"), v("saturated"), v("bitexact"), v("status") }
 ' "$out/optim.csv" >"$out/table.txt" 2>>"$out/optim.log"
 F8BENCH=$f8b "$src/scripts/optim-targets.sh" "$out/optim.h5" >"$out/targets.md" 2>>"$out/optim.log"
 files="optim.h5 optim.csv optim.log test_optim.log summary.txt table.txt targets.md"

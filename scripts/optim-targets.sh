@@ -52,10 +52,10 @@ END {
 	}
 	printf "## optim: issue 24 targets, %s (%d parameters), %s\n\n", label, best, file
 	split("fp32 bf16 fp8 fp8-master16", V, " ")
-	split("dynamic delayed predicted", SC, " ")
+	split("dynamic dynamic-sync delayed predicted", SC, " ")
 	print "| variant | scaling | ms | % of copy bw | launches | bytes/param | split / fused | w8 SQNR dB | saturated | bit-exact |"
 	print "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
-	for (a = 1; a <= 4; a++) for (s = 1; s <= 3; s++) {
+	for (a = 1; a <= 4; a++) for (s = 1; s <= 4; s++) {
 		k = V[a] " " SC[s]
 		if (!(k in R)) continue
 		i = R[k]
@@ -85,4 +85,11 @@ END {
 	# 4. the single pass against update, amax, cast as three kernels
 	if ("fp32 predicted" in R) printf "- fp32 single pass %.3fx faster than the split sequence (target >= 1.25, ideal 1.30): %s\n", fs[R["fp32 predicted"]], yn(fs[R["fp32 predicted"]] >= 1.25)
 	if ("fp8 predicted" in R) printf "- fp8 single pass %.3fx faster than the split sequence (target >= 1.45, ideal 1.53): %s\n", fs[R["fp8 predicted"]], yn(fs[R["fp8 predicted"]] >= 1.45)
+	# 5. dynamic scaling both ways (a measurement, no target): two launches
+	# against one cooperative launch with grid barriers, the same bytes
+	for (a = 1; a <= 4; a++) {
+		d = V[a] " dynamic"; y = V[a] " dynamic-sync"
+		if (!(d in R) || !(y in R)) continue
+		printf "- %s dynamic-sync: %.4f ms in %d launch against dynamic %.4f ms in %d: %.3fx; w8 SQNR %.2f / %.2f dB (the same bits expected), bit-exact %s / %s\n", V[a], 1e3 * t[R[y]], la[R[y]], 1e3 * t[R[d]], la[R[d]], t[R[d]] / t[R[y]], w8[R[y]], w8[R[d]], bx[R[y]] ? "yes" : "no", bx[R[d]] ? "yes" : "no"
+	}
 }'

@@ -3,7 +3,8 @@
  * against scaling.c's, chunking and uneven sizes (tensors smaller than a
  * chunk), non-finite gradients counted and skipped, an empty parameter
  * list refused, the fp8 states' block scales, predicted scaling's promise
- * (no saturated value), stochastic rounding's stream. */
+ * (no saturated value), stochastic rounding's stream, dynamic-sync's one
+ * pass against dynamic's two (every buffer, bit for bit). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -412,6 +413,79 @@ static void test_stochastic(void)
 	model_free(&b);
 }
 
+/* dynamic-sync: the host reference of its one launch is dynamic's two
+ * passes, so every buffer and counter matches dynamic's after each step,
+ * for every variant and granularity, with non-finite gradients; its name,
+ * bytes and launches. */
+static void test_dynamic_sync(void)
+{
+	for (int v = 0; v < F8B_OPTIM_VARIANT_COUNT; v++)
+		for (int g = 0; g < 2; g++) {
+			enum f8b_granularity gr = g ? F8B_GRAN_AXISWISE : F8B_GRAN_TENSORWISE;
+			struct model d, s;
+			model_make(&d, NUNEVEN, uneven, 256, v, F8B_OPTIM_DYNAMIC, gr, 1e-3);
+			model_make(&s, NUNEVEN, uneven, 256, v, F8B_OPTIM_DYNAMIC_SYNC, gr, 1e-3);
+			size_t ns = (size_t)d.nslots * 4;
+			int rc = F8B_OK, same = 1, casts = 0;
+			for (int t = 1; t <= 6 && rc == F8B_OK; t++) {
+				grads(&d, t, 1e-4f);
+				grads(&s, t, 1e-4f);
+				((uint16_t *)d.a.grad)[d.t[t % NUNEVEN].off] = 0x7FC0;
+				((uint16_t *)s.a.grad)[s.t[t % NUNEVEN].off] = 0x7FC0;
+				rc = H->optim_pass(hb, &d.a, F8B_OPTIM_FUSED);
+				if (rc == F8B_OK)
+					rc = H->optim_pass(hb, &d.a, F8B_OPTIM_CAST);
+				if (rc == F8B_OK)
+					rc = H->optim_pass(hb, &s.a, F8B_OPTIM_FUSED);
+				same &=
+				    states_equal(&d, &s) && !memcmp(d.a.scale, s.a.scale, ns) &&
+				    !memcmp(d.a.scale_used, s.a.scale_used, ns) &&
+				    !memcmp(d.a.v_sinv, s.a.v_sinv, (size_t)d.arena / 128 * 4) &&
+				    !memcmp(d.a.ctr, s.a.ctr, F8B_OPTIM_CTR_COUNT * 8);
+				for (int64_t i = 0; i < s.arena; i++)
+					casts += ((uint8_t *)s.a.w8)[i] != 0;
+			}
+			tap_ok(rc == F8B_OK && same && casts > 0 &&
+			           s.a.ctr[F8B_OPTIM_CTR_STEP] == 7 &&
+			           s.a.ctr[F8B_OPTIM_CTR_NONFINITE] == 6 &&
+			           s.a.ctr[F8B_OPTIM_CTR_BARRIER] == 0,
+			       "%s %s: dynamic-sync's one pass gives dynamic's two passes' bits, "
+			       "6 steps",
+			       f8b_optim_variant_name(v), f8b_granularity_name(gr));
+			model_free(&d);
+			model_free(&s);
+		}
+	enum f8b_optim_scaling sc = F8B_OPTIM_DYNAMIC;
+	int rc = f8b_optim_scaling_parse("Dynamic-Sync", &sc);
+	tap_ok(rc == F8B_OK && sc == F8B_OPTIM_DYNAMIC_SYNC &&
+	           !strcmp(f8b_optim_scaling_name(sc), "dynamic-sync"),
+	       "'dynamic-sync' parses and names itself");
+	rc = f8b_optim_scaling_parse("sync", &sc);
+	tap_ok(rc == F8B_EINVAL &&
+	           strstr(f8b_last_error(), "accepted: dynamic, dynamic-sync, delayed, predicted"),
+	       "an unknown scaling lists the accepted ones: %s", f8b_last_error());
+	int same_bytes = 1;
+	for (int v = 0; v < F8B_OPTIM_VARIANT_COUNT; v++)
+		same_bytes &= f8b_optim_step_bytes(v, F8B_OPTIM_DYNAMIC_SYNC, false) ==
+		              f8b_optim_step_bytes(v, F8B_OPTIM_DYNAMIC, false);
+	tap_ok(same_bytes &&
+	           f8b_optim_step_bytes(F8B_OPTIM_FP32, F8B_OPTIM_DYNAMIC_SYNC, false) == 31,
+	       "dynamic-sync moves dynamic's bytes (fp32: 31 per parameter)");
+	tap_ok(f8b_optim_launches(F8B_OPTIM_DYNAMIC) == 2 &&
+	           f8b_optim_launches(F8B_OPTIM_DYNAMIC_SYNC) == 1 &&
+	           f8b_optim_launches(F8B_OPTIM_PREDICTED) == 1 &&
+	           f8b_optim_launches(F8B_OPTIM_DELAYED) == 1,
+	       "launches per step: dynamic 2, dynamic-sync 1, delayed 1, predicted 1");
+	struct model m;
+	model_make(&m, 1, uneven, 256, F8B_OPTIM_FP32, F8B_OPTIM_DYNAMIC_SYNC, F8B_GRAN_TENSORWISE,
+	           1e-3);
+	m.a.sync_ctas = -1;
+	rc = H->optim_pass(hb, &m.a, F8B_OPTIM_FUSED);
+	tap_ok(rc == F8B_EINVAL && strstr(f8b_last_error(), "sync_ctas"),
+	       "a negative CTA cap is refused: %s", f8b_last_error());
+	model_free(&m);
+}
+
 static void test_bytes(void)
 {
 	tap_ok(f8b_optim_step_bytes(F8B_OPTIM_FP32, F8B_OPTIM_PREDICTED, false) == 27.0,
@@ -438,6 +512,7 @@ int main(void)
 	test_fp8_states();
 	test_stochastic();
 	test_bytes();
+	test_dynamic_sync();
 	H->close(hb);
 	return tap_done();
 }

@@ -148,6 +148,9 @@ int f8b_check_optim(const struct f8b_optim_args *a, int pass)
 	if (a->gran != F8B_GRAN_TENSORWISE && a->gran != F8B_GRAN_AXISWISE)
 		return F8B_ERR(F8B_EINVAL, "optim_pass: the fp8 weight's granularity must be "
 		                           "tensorwise or axiswise");
+	if (a->sync_ctas < 0)
+		return F8B_ERR(F8B_EINVAL, "optim_pass: sync_ctas %d (0: as many as fit)",
+		               a->sync_ctas);
 	if (a->ntensors < 1 || a->nchunks < 1)
 		return F8B_ERR(F8B_EINVAL, "optim_pass: an empty parameter list");
 	if (a->nhyper < 2 ||
@@ -157,16 +160,16 @@ int f8b_check_optim(const struct f8b_optim_args *a, int pass)
 	return F8B_OK;
 }
 
-int f8b_host_optim_pass(struct f8b_backend *be, const struct f8b_optim_args *a, int pass)
+/* One pass over every chunk, then its end (what the last CTA does on a
+ * GPU); dynamic-sync's fused pass is two of these (below). */
+static void host_pass(const struct f8b_optim_args *a, int pass)
 {
-	(void)be;
-	F8B_TRY(f8b_check_optim(a, pass));
 	uint64_t t = a->ctr[F8B_OPTIM_CTR_STEP];
 	const struct f8b_optim_hyper *h = &a->hyper[f8b_optim_hyper_index(t, a->nhyper)];
 	bool upd = pass == F8B_OPTIM_FUSED || pass == F8B_OPTIM_UPDATE;
 	bool amx = pass == F8B_OPTIM_FUSED || pass == F8B_OPTIM_AMAX;
-	bool cst =
-	    pass == F8B_OPTIM_CAST || (pass == F8B_OPTIM_FUSED && a->scaling != F8B_OPTIM_DYNAMIC);
+	bool cst = pass == F8B_OPTIM_CAST ||
+	           (pass == F8B_OPTIM_FUSED && !f8b_optim_is_dynamic(a->scaling));
 	struct counts c = {0};
 	float w[F8B_OPTIM_BLOCK];
 	for (int64_t k = 0; k < a->nchunks; k++) {
@@ -210,5 +213,17 @@ int f8b_host_optim_pass(struct f8b_backend *be, const struct f8b_optim_args *a, 
 		ctr[F8B_OPTIM_CTR_SAT_STEPS]++;
 		ctr[F8B_OPTIM_CTR_SAT_STEP] = 0;
 	}
+}
+
+int f8b_host_optim_pass(struct f8b_backend *be, const struct f8b_optim_args *a, int pass)
+{
+	(void)be;
+	F8B_TRY(f8b_check_optim(a, pass));
+	host_pass(a, pass);
+	/* dynamic-sync: the cast of the same launch, after the fold (on a GPU
+	 * after the grid barrier), from the master just written: dynamic's
+	 * two passes, so the same bits by construction */
+	if (pass == F8B_OPTIM_FUSED && a->scaling == F8B_OPTIM_DYNAMIC_SYNC)
+		host_pass(a, F8B_OPTIM_CAST);
 	return F8B_OK;
 }

@@ -10,8 +10,8 @@
 
 static const char *const variant_names[F8B_OPTIM_VARIANT_COUNT] = {"fp32", "bf16", "fp8",
                                                                    "fp8-master16"};
-static const char *const scaling_names[F8B_OPTIM_SCALING_COUNT] = {"dynamic", "delayed",
-                                                                   "predicted"};
+static const char *const scaling_names[F8B_OPTIM_SCALING_COUNT] = {"dynamic", "dynamic-sync",
+                                                                   "delayed", "predicted"};
 
 const char *f8b_optim_variant_name(enum f8b_optim_variant v)
 {
@@ -41,7 +41,8 @@ int f8b_optim_scaling_parse(const char *s, enum f8b_optim_scaling *out)
 			*out = (enum f8b_optim_scaling)i;
 			return F8B_OK;
 		}
-	return F8B_ERR(F8B_EINVAL, "unknown scaling '%s' (accepted: dynamic, delayed, predicted)",
+	return F8B_ERR(F8B_EINVAL,
+	               "unknown scaling '%s' (accepted: dynamic, dynamic-sync, delayed, predicted)",
 	               s);
 }
 
@@ -79,7 +80,8 @@ double f8b_optim_state_bytes(enum f8b_optim_variant v)
  *   amax     master read
  *   cast     master read + fp8 weight written (1)
  * fused (delayed, predicted): update + the fp8 weight, one pass;
- * dynamic: fused update with amax, then the cast pass;
+ * dynamic: fused update with amax, then the cast pass (dynamic-sync: the
+ * same reads and writes in one launch, the cast after a grid barrier);
  * split: update, amax, cast as three passes. */
 double f8b_optim_step_bytes(enum f8b_optim_variant v, enum f8b_optim_scaling s, bool split)
 {
@@ -87,9 +89,14 @@ double f8b_optim_step_bytes(enum f8b_optim_variant v, enum f8b_optim_scaling s, 
 	double update = 2.0 + 2.0 * f8b_optim_state_bytes(v);
 	if (split)
 		return update + master + (master + 1.0);
-	if (s == F8B_OPTIM_DYNAMIC)
+	if (f8b_optim_is_dynamic(s))
 		return update + (master + 1.0);
 	return update + 1.0;
+}
+
+int f8b_optim_launches(enum f8b_optim_scaling s)
+{
+	return s == F8B_OPTIM_DYNAMIC ? 2 : 1;
 }
 
 /* U_t = (1 - b1)/(1 - b1^t) * sqrt((1 - b2^t)/(1 - b2) * sum_{k<t} r^k),

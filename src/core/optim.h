@@ -51,16 +51,19 @@ enum f8b_optim_variant {
 
 /* How the next forward's fp8 weight gets its scale. */
 enum f8b_optim_scaling {
-	F8B_OPTIM_DYNAMIC = 0, /* the exact amax of the new weight: a second pass casts */
-	F8B_OPTIM_DELAYED,     /* max of an amax history of the previous steps */
-	F8B_OPTIM_PREDICTED,   /* previous amax plus the a-priori bound of this step's update */
+	F8B_OPTIM_DYNAMIC = 0,  /* the exact amax of the new weight: a second pass casts */
+	F8B_OPTIM_DYNAMIC_SYNC, /* the same scale, cast after a grid-wide barrier in one pass */
+	F8B_OPTIM_DELAYED,      /* max of an amax history of the previous steps */
+	F8B_OPTIM_PREDICTED,    /* previous amax plus the a-priori bound of this step's update */
 	F8B_OPTIM_SCALING_COUNT
 };
 
 /* The passes of the optim op (backend.h optim_pass). */
 enum f8b_optim_pass {
 	/* update, exact amax, and (delayed, predicted) the fp8 cast in one
-	 * pass; with dynamic scaling the cast is left to F8B_OPTIM_CAST */
+	 * pass; with dynamic scaling the cast is left to F8B_OPTIM_CAST;
+	 * with dynamic-sync the pass folds the amax after a grid-wide
+	 * barrier and then casts, the same bits as dynamic's two passes */
 	F8B_OPTIM_FUSED = 0,
 	F8B_OPTIM_UPDATE, /* the update alone (the split sequence's first kernel) */
 	F8B_OPTIM_AMAX,   /* the exact amax of the master weight alone, then the scales */
@@ -111,6 +114,8 @@ enum {
 	F8B_OPTIM_CTR_SAT_STEP,  /* of which in the pass in flight (folded at its end) */
 	F8B_OPTIM_CTR_SAT_STEPS, /* casts that clipped at least one value */
 	F8B_OPTIM_CTR_CLIPPED,   /* update elements clipped to U_t, all steps */
+	F8B_OPTIM_CTR_BARRIER, /* arrivals at dynamic-sync's grid barriers (cuda; 0 between passes)
+	                        */
 	F8B_OPTIM_CTR_COUNT = 8
 };
 
@@ -135,6 +140,10 @@ struct f8b_optim_args {
 	bool stochastic; /* fp8-master16: round the master by stochastic rounding */
 	uint64_t seed;   /* its random stream */
 	int history;     /* delayed: amaxes kept per slot, 1..1024 */
+	/* dynamic-sync on a GPU: CTAs of the cooperative launch at most (0:
+	 * as many as are resident at once; tests set a few, so that every
+	 * CTA takes many chunks) */
+	int sync_ctas;
 	int64_t ntensors, nchunks, nslots, nhyper;
 	const struct f8b_optim_tensor *tensors;
 	const struct f8b_optim_chunk *chunks;
@@ -152,6 +161,13 @@ struct f8b_optim_args {
 };
 
 /* ---------------------------------------------------------------- math */
+
+/* Dynamic scaling, either way (two passes, or one with a grid barrier):
+ * the cast of step t uses the exact amax of w_t. */
+F8B_HD int f8b_optim_is_dynamic(int scaling)
+{
+	return scaling == F8B_OPTIM_DYNAMIC || scaling == F8B_OPTIM_DYNAMIC_SYNC;
+}
 
 F8B_HD uint32_t f8b_om_bits(float x)
 {
@@ -270,7 +286,8 @@ F8B_HD int64_t f8b_optim_hyper_index(uint64_t t, int64_t nhyper)
  * accumulated amax `am` the caller has read (and zeroed) and whose scale
  * was `cur`: amax_last = am, scale_used = the scale the cast of this step
  * used, scale = the one the next cast uses:
- *   dynamic    both from this amax (the cast pass comes after)
+ *   dynamic    both from this amax (the cast comes after: a second pass,
+ *              or dynamic-sync's cast after its grid barrier)
  *   delayed    this amax enters the history at ring position p (the step
  *              counter modulo its length, so the ring holds the last
  *              `history` amaxes) and the next scale comes from its max
@@ -321,8 +338,11 @@ int f8b_optim_scaling_parse(const char *s, enum f8b_optim_scaling *out);
  * step moves them at least (doc/optim.md "Bytes per parameter"). */
 double f8b_optim_state_bytes(enum f8b_optim_variant v);
 /* The minimal bytes one step moves per parameter: the fused pass (and,
- * dynamic, the cast pass) or the split sequence update, amax, cast. */
+ * dynamic, the cast pass; dynamic-sync re-reads the master as much) or
+ * the split sequence update, amax, cast. */
 double f8b_optim_step_bytes(enum f8b_optim_variant v, enum f8b_optim_scaling s, bool split);
+/* Kernel launches of one step: 2 with dynamic scaling, else 1. */
+int f8b_optim_launches(enum f8b_optim_scaling s);
 /* Bytes of the master weight, the m and v states, per element. */
 size_t f8b_optim_master_size(enum f8b_optim_variant v);
 size_t f8b_optim_state_size(enum f8b_optim_variant v);

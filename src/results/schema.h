@@ -258,8 +258,9 @@ extern const struct f8b_table_schema f8b_allgather_schema;
 /* f8bench optim: one row per parameter set x variant x scaling x
  * granularity x graph x steps, the fused optimizer step (doc/optim.md). */
 struct f8b_optim_row {
-	char variant[F8B_STR];     /* fp32, bf16, fp8, fp8-master16 */
-	char scaling[F8B_STR];     /* the fp8 weight's scale: dynamic, delayed, predicted */
+	char variant[F8B_STR]; /* fp32, bf16, fp8, fp8-master16 */
+	char scaling[F8B_STR]; /* the fp8 weight's scale: dynamic, dynamic-sync, delayed, predicted
+	                        */
 	char granularity[F8B_STR]; /* of the fp8 weight's scale: tensorwise or axiswise (per row) */
 	char label[48];            /* the parameter set: shape set names, or "params" */
 	int64_t params;            /* parameters updated per step */
@@ -268,8 +269,8 @@ struct f8b_optim_row {
 	int32_t graph;             /* 1: each step ran as one graph */
 	int32_t stochastic;        /* 1: the bf16 master rounds stochastically (fp8-master16) */
 	int64_t chunk_bytes;       /* the chunk threshold of the multi-tensor launch */
-	int32_t chunks;            /* chunks (CTAs) per launch */
-	int32_t launches;          /* kernel launches per step (1: fused; 2: dynamic) */
+	int32_t chunks;            /* chunks per launch (a CTA each; dynamic-sync: fewer CTAs) */
+	int32_t launches;          /* kernel launches per step (2: dynamic; else 1) */
 	char backend[F8B_STR];
 	char status[F8B_STR];
 	double time_median_s; /* one step */

@@ -3,9 +3,10 @@
  * the fp8 weight, stochastic rounding, non-finite gradients, uneven
  * tensors and tensors smaller than a chunk, whole and short warp spans
  * (kernels/optim.cu), rows shorter and longer than a block, many CTAs
- * per pass (the last CTA's fold), each pass of the split sequence, and
- * the step replayed as a CUDA graph.  Every buffer is compared after every step.  Skips (exit
- * 77) without a GPU. */
+ * per pass (the last CTA's fold), each pass of the split sequence, the
+ * step replayed as a CUDA graph, and dynamic-sync's one cooperative
+ * launch (every scaling loop has it; sync_configs the grids).  Every buffer is compared after every
+ * step.  Skips (exit 77) without a GPU. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -231,13 +232,15 @@ static const int64_t shapes[][2] = {{1, 1},   {3, 43},   {17, 129}, {512, 515},
                                     {5, 200}, {64, 257}, {40, 100}};
 #define NSH 7
 
-static void run_config(int v, int sc, int g, bool sr, int64_t chunk, int mode)
+/* ctas: dynamic-sync's CTA cap (a->sync_ctas; 0: as many as fit) */
+static void run_config(int v, int sc, int g, bool sr, int64_t chunk, int mode, int ctas)
 {
 	static const char *const modes[] = {"eager", "graph", "split"};
 	struct model d, h;
 	char why[160] = "";
 	bool ok = ok_rc(model_make(&d, C, cb, NSH, shapes, chunk, v, sc, g, sr), "cuda model") &&
 	          ok_rc(model_make(&h, H, hb, NSH, shapes, chunk, v, sc, g, sr), "host model");
+	d.a.sync_ctas = h.a.sync_ctas = ctas;
 	struct f8b_graph *graph = NULL;
 	if (ok && mode == 1)
 		ok = ok_rc(C->graph_capture(cb, step_ops, &d, &graph), "capture");
@@ -251,13 +254,37 @@ static void run_config(int v, int sc, int g, bool sr, int64_t chunk, int mode)
 		ok = ok && ok_rc((mode == 2 ? split_ops : step_ops)(&h), "host step") &&
 		     ok_rc(C->sync(cb), "sync") && same(&d, &h, why, sizeof why);
 	}
-	tap_ok(ok, "%s %s %s%s chunk %lld %s: 6 steps bit for bit%s%s", f8b_optim_variant_name(v),
+	char cap[32] = "";
+	if (ctas)
+		snprintf(cap, sizeof cap, " at most %d CTAs", ctas);
+	tap_ok(ok, "%s %s %s%s chunk %lld%s %s: 6 steps bit for bit%s%s", f8b_optim_variant_name(v),
 	       f8b_optim_scaling_name(sc), f8b_granularity_name(g), sr ? " sr" : "",
-	       (long long)chunk, modes[mode], why[0] ? ": " : "", why);
+	       (long long)chunk, cap, modes[mode], why[0] ? ": " : "", why);
 	if (graph)
 		C->graph_free(cb, graph);
 	model_free(&d);
 	model_free(&h);
+}
+
+/* dynamic-sync's cooperative launch: more chunks than resident CTAs (one
+ * chunk a block: each CTA strides over many, and meets both grid barriers
+ * once), grids capped at 1, 3 and 5 CTAs, one chunk per tensor (a grid of
+ * 7), stochastic rounding, and the step as a graph (a captured
+ * cooperative launch). */
+static void sync_configs(void)
+{
+	const int S = F8B_OPTIM_DYNAMIC_SYNC;
+	for (int v = 0; v < F8B_OPTIM_VARIANT_COUNT; v++)
+		for (int g = 0; g < 2; g++) {
+			const int gr = g ? F8B_GRAN_AXISWISE : F8B_GRAN_TENSORWISE;
+			run_config(v, S, gr, false, 128, 0, 0);
+			run_config(v, S, gr, false, 4096, 1, 0);
+		}
+	run_config(F8B_OPTIM_FP8, S, F8B_GRAN_AXISWISE, false, 4096, 0, 1);
+	run_config(F8B_OPTIM_FP32, S, F8B_GRAN_TENSORWISE, false, 128, 0, 3);
+	run_config(F8B_OPTIM_BF16, S, F8B_GRAN_AXISWISE, false, 128, 1, 3);
+	run_config(F8B_OPTIM_FP8_MASTER16, S, F8B_GRAN_TENSORWISE, true, 1 << 24, 0, 0);
+	run_config(F8B_OPTIM_FP8_MASTER16, S, F8B_GRAN_AXISWISE, true, 128, 1, 5);
 }
 
 int main(void)
@@ -272,24 +299,25 @@ int main(void)
 		for (int sc = 0; sc < F8B_OPTIM_SCALING_COUNT; sc++)
 			for (int g = 0; g < 2; g++)
 				run_config(v, sc, g ? F8B_GRAN_AXISWISE : F8B_GRAN_TENSORWISE,
-				           false, 4096, 0);
+				           false, 4096, 0, 0);
 	for (int sc = 0; sc < F8B_OPTIM_SCALING_COUNT; sc++)
-		run_config(F8B_OPTIM_FP8_MASTER16, sc, F8B_GRAN_TENSORWISE, true, 4096, 0);
+		run_config(F8B_OPTIM_FP8_MASTER16, sc, F8B_GRAN_TENSORWISE, true, 4096, 0, 0);
 	/* one chunk per block, and one chunk per tensor */
-	run_config(F8B_OPTIM_FP8, F8B_OPTIM_PREDICTED, F8B_GRAN_AXISWISE, false, 128, 0);
-	run_config(F8B_OPTIM_FP32, F8B_OPTIM_DELAYED, F8B_GRAN_TENSORWISE, false, 1 << 24, 0);
+	run_config(F8B_OPTIM_FP8, F8B_OPTIM_PREDICTED, F8B_GRAN_AXISWISE, false, 128, 0, 0);
+	run_config(F8B_OPTIM_FP32, F8B_OPTIM_DELAYED, F8B_GRAN_TENSORWISE, false, 1 << 24, 0, 0);
 	/* one chunk per tensor with the wider spans: many spans per warp,
 	 * then the short last one block by block */
-	run_config(F8B_OPTIM_BF16, F8B_OPTIM_DYNAMIC, F8B_GRAN_TENSORWISE, false, 1 << 24, 0);
-	run_config(F8B_OPTIM_FP8, F8B_OPTIM_PREDICTED, F8B_GRAN_AXISWISE, false, 1 << 24, 0);
-	run_config(F8B_OPTIM_FP8_MASTER16, F8B_OPTIM_DELAYED, F8B_GRAN_TENSORWISE, true, 1 << 24,
+	run_config(F8B_OPTIM_BF16, F8B_OPTIM_DYNAMIC, F8B_GRAN_TENSORWISE, false, 1 << 24, 0, 0);
+	run_config(F8B_OPTIM_FP8, F8B_OPTIM_PREDICTED, F8B_GRAN_AXISWISE, false, 1 << 24, 0, 0);
+	run_config(F8B_OPTIM_FP8_MASTER16, F8B_OPTIM_DELAYED, F8B_GRAN_TENSORWISE, true, 1 << 24, 0,
 	           0);
 	/* graphs (the step counter advances on the device) and the split */
 	for (int v = 0; v < F8B_OPTIM_VARIANT_COUNT; v++) {
-		run_config(v, F8B_OPTIM_PREDICTED, F8B_GRAN_TENSORWISE, v == 3, 4096, 1);
-		run_config(v, F8B_OPTIM_DYNAMIC, F8B_GRAN_AXISWISE, false, 4096, 1);
-		run_config(v, F8B_OPTIM_DELAYED, F8B_GRAN_TENSORWISE, false, 4096, 2);
+		run_config(v, F8B_OPTIM_PREDICTED, F8B_GRAN_TENSORWISE, v == 3, 4096, 1, 0);
+		run_config(v, F8B_OPTIM_DYNAMIC, F8B_GRAN_AXISWISE, false, 4096, 1, 0);
+		run_config(v, F8B_OPTIM_DELAYED, F8B_GRAN_TENSORWISE, false, 4096, 2, 0);
 	}
+	sync_configs();
 	C->close(cb);
 	H->close(hb);
 	return tap_done();

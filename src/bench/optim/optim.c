@@ -1,7 +1,8 @@
 /* optim.c - `f8bench optim`: the optimizer step of fp8 training, AdamW
  * over every parameter tensor of a model in one fused multi-tensor launch
  * with fp32, bf16 or fp8 states, writing the next forward's fp8 weight
- * with a dynamic, delayed or predicted scale (doc/optim.md).
+ * with a dynamic (two launches, or one with a grid barrier: dynamic-sync),
+ * delayed or predicted scale (doc/optim.md).
  *
  * A case: lay the tensors out and cut them into chunks, fill the initial
  * weights, run the trajectory of --steps steps on the seeded gradient
@@ -67,7 +68,7 @@ static int setup(struct f8b_run *run, size_t i, void *vrow, void **state)
 	s->cs = c->cases[i];
 	F8B_TRY(f8b_optim_alloc(s));
 	row->chunks = (int32_t)s->a.nchunks;
-	row->launches = s->cs.scaling == F8B_OPTIM_DYNAMIC ? 2 : 1;
+	row->launches = f8b_optim_launches(s->cs.scaling);
 	row->peak_mem_bytes = s->allocated;
 	F8B_TRY(f8b_optim_trajectory(s));
 	F8B_TRY(f8b_optim_accuracy(s, row));
@@ -146,8 +147,9 @@ const struct f8b_bench f8b_bench_optim = {
     .name = "optim",
     .summary = "the fp8 optimizer step: fused multi-tensor AdamW, fp32/bf16/fp8 states\n"
                "Updates every parameter tensor in one launch per step (chunked by bytes),\n"
-               "writes the next forward's fp8 weight with a dynamic, delayed or predicted\n"
-               "scale, checks the step bit for bit against the host reference and the\n"
+               "writes the next forward's fp8 weight with a dynamic (two launches, or one\n"
+               "with a grid barrier), delayed or predicted scale, checks the step bit for bit "
+               "against the host reference and the\n"
                "trajectory against an fp64 AdamW, then times it beside the copy bandwidth.",
     .schema = &f8b_optim_schema,
     .options = f8b_optim_options,

@@ -37,8 +37,9 @@ const struct f8b_option f8b_optim_options[] = {
      "state variants, comma separated: fp32, bf16, fp8 (m e4m3,\nsqrt(v) e5m2, scales per 128), "
      "fp8-master16 (and a bf16\nmaster) (default all four)"},
     {"scaling", OPT_SCALING, 0, "LIST",
-     "the next forward's fp8 weight scale: dynamic (second pass),\ndelayed (amax history), "
-     "predicted (previous amax + the\nupdate's bound, one pass) (default all three)"},
+     "the next forward's fp8 weight scale: dynamic (second pass),\ndynamic-sync (the same "
+     "scale in one cooperative launch with\na grid barrier), delayed (amax history), "
+     "predicted\n(previous amax + the update's bound, one pass) (default\nall four)"},
     {"granularity", OPT_GRAN, 0, "LIST",
      "of the fp8 weight's scale: tensorwise, axiswise (one per\nrow) (default tensorwise)"},
     {"steps", OPT_STEPS, 0, "LIST",
@@ -74,7 +75,7 @@ int f8b_optim_cfg_new(void **cfg)
 	if (!c)
 		return F8B_ERR(F8B_ENOMEM, "optim config");
 	c->variant_spec = "fp32,bf16,fp8,fp8-master16";
-	c->scaling_spec = "dynamic,delayed,predicted";
+	c->scaling_spec = "dynamic,dynamic-sync,delayed,predicted";
 	c->gran_spec = "tensorwise";
 	c->steps_spec = "100";
 	c->graph_spec = "on";

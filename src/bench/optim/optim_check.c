@@ -286,12 +286,17 @@ int f8b_optim_check(void *vs, void *vrow, bool *ok)
 		rc = ops->download(s->run->be, scale, s->buf[OB_SCALE], ns * 4);
 	if (rc == F8B_OK)
 		rc = ops->download(s->run->be, ctr, s->buf[OB_CTR], sizeof ctr);
+	/* dynamic-sync's one launch is dynamic's two passes: the reference
+	 * runs those (its fold alone would see the sample's amax) */
+	bool dyn = f8b_optim_is_dynamic(s->cs.scaling);
+	if (dyn)
+		mi.a.scaling = F8B_OPTIM_DYNAMIC;
 	if (rc == F8B_OK) {
 		unpack(s, g, 2, (unsigned char *)mi.a.grad);
 		rc = f8b_backend_host.optim_pass(c->href, &mi.a, F8B_OPTIM_FUSED);
 	}
-	if (rc == F8B_OK && s->cs.scaling == F8B_OPTIM_DYNAMIC) {
-		/* the cast pass used the scales of the whole model's amax */
+	if (rc == F8B_OK && dyn) {
+		/* the cast used the scales of the whole model's amax */
 		memcpy(mi.a.scale, scale, ns * 4);
 		rc = f8b_backend_host.optim_pass(c->href, &mi.a, F8B_OPTIM_CAST);
 	}

@@ -115,14 +115,16 @@ static double ms(const struct f8b_optim_row *r)
 }
 
 /* One line per variant: its index, name, bytes per parameter of the single
- * pass, then the step time (ms) under dynamic, delayed, predicted scaling
- * and the split sequence's (the predicted row's). */
+ * pass, then the step time (ms) under each scaling (enum order: dynamic,
+ * dynamic-sync, delayed, predicted) and the split sequence's (the
+ * predicted row's). */
 static int write_time(struct optim_report *R)
 {
 	struct f8b_rpt_out o;
 	F8B_TRY(f8b_rpt_open(R->ctx->dir, &o, "optim_time.dat"));
 	f8b_rpt_dat_header(o.f, "optim step time per variant and scaling",
-	                   "i variant bytes_per_param dynamic_ms delayed_ms predicted_ms split_ms");
+	                   "i variant bytes_per_param dynamic_ms dynamic_sync_ms delayed_ms "
+	                   "predicted_ms split_ms");
 	int n = 0;
 	for (int v = 0; v < NV; v++) {
 		const struct f8b_optim_row *any = NULL;
@@ -297,6 +299,33 @@ static void md_rows(const struct optim_report *R, FILE *f)
 	fputc('\n', f);
 }
 
+/* Dynamic scaling's two ways, per variant of the time plot's group: two
+ * launches (dynamic) against one with a grid barrier (dynamic-sync), the
+ * same bytes and the same scales. */
+static void md_dynamic(const struct optim_report *R, FILE *f)
+{
+	fprintf(f, "| variant | dynamic ms | launches | dynamic-sync ms | launches | two / one | "
+	           "w8 SQNR dB (both) |\n| --- | --- | --- | --- | --- | --- | --- |\n");
+	for (int v = 0; v < NV; v++) {
+		const struct f8b_optim_row *d = R->cell[v][F8B_OPTIM_DYNAMIC];
+		const struct f8b_optim_row *s = R->cell[v][F8B_OPTIM_DYNAMIC_SYNC];
+		if (!d || !s)
+			continue;
+		fprintf(f, "| %s | ", f8b_optim_variant_name((enum f8b_optim_variant)v));
+		f8b_rpt_md_num(f, "%.4g", ms(d));
+		fprintf(f, " | %d | ", (int)d->launches);
+		f8b_rpt_md_num(f, "%.4g", ms(s));
+		fprintf(f, " | %d | ", (int)s->launches);
+		f8b_rpt_md_num(f, "%.3f", d->time_median_s / s->time_median_s);
+		fprintf(f, " | ");
+		f8b_rpt_md_num(f, "%.2f", d->sqnr_w8_db);
+		fprintf(f, " / ");
+		f8b_rpt_md_num(f, "%.2f", s->sqnr_w8_db);
+		fprintf(f, " |\n");
+	}
+	fputc('\n', f);
+}
+
 /* Saturation per scaling: over every ok row of that scaling. */
 static void md_saturation(const struct optim_report *R, FILE *f)
 {
@@ -339,7 +368,8 @@ static int optim_markdown(void *state, FILE *f, bool drawn)
 	}
 	fprintf(f,
 	        "AdamW over %lld parameters per step, one fused multi-tensor launch (two with "
-	        "dynamic scaling); doc/optim.md gives the formulas.\n\n",
+	        "dynamic scaling, one with a grid barrier with dynamic-sync); doc/optim.md "
+	        "gives the formulas.\n\n",
 	        (long long)R->params);
 	if (R->drew_time) {
 		fprintf(f, "### Step time and bytes per parameter\n\n");
@@ -352,6 +382,13 @@ static int optim_markdown(void *state, FILE *f, bool drawn)
 		f8b_rpt_md_plot(f, "optim_sqnr", "fp8 weight SQNR against steps", drawn);
 		fprintf(f, "[optim_sqnr.dat](optim_sqnr.dat): against an fp64 AdamW of the same "
 		           "gradients.\n\n");
+	}
+	bool both = false;
+	for (int v = 0; v < NV; v++)
+		both |= R->cell[v][F8B_OPTIM_DYNAMIC] && R->cell[v][F8B_OPTIM_DYNAMIC_SYNC];
+	if (both) {
+		fprintf(f, "### Dynamic scaling: two launches or one\n\n");
+		md_dynamic(R, f);
 	}
 	fprintf(f, "### Saturation per scaling\n\n");
 	md_saturation(R, f);
