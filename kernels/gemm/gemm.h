@@ -91,6 +91,12 @@ struct f8b_kgemm_args {
  * cudaErrorInvalidValue when the tile has no variant of that mode. */
 int f8b_kgemm_prepare(int tile, int mode, int *ptx_version);
 
+/* How many clusters of `tile` (its cluster size > 1) can be resident at
+ * once in `mode` (cudaOccupancyMaxActiveClusters, after f8b_kgemm_prepare):
+ * a cluster's CTAs share one GPC, so fewer than SMs / cluster may fit,
+ * and a persistent grid must not ask for more. */
+int f8b_kgemm_max_clusters(int tile, int mode, int *clusters);
+
 /* Enqueues the variant (tile, mode, a_dtype, b_dtype, out_dtype):
  *   D[m,n] = sum over K-blocks of scales * sum_k A[m,k] B[n,k]
  * a_dtype, b_dtype: F8B_E4M3 / F8B_E5M2 (not both e5m2); out_dtype F8B_BF16

@@ -62,6 +62,27 @@ extern "C" int f8b_kgemm_prepare(int tile, int mode, int *ptx_version)
 	return (int)cudaSuccess;
 }
 
+extern "C" int f8b_kgemm_max_clusters(int tile, int mode, int *clusters)
+{
+	*clusters = 0;
+	f8b_kgemm_fn fn = pick(tile, mode, F8B_E4M3, F8B_E4M3, F8B_BF16);
+	if (!fn)
+		return (int)cudaErrorInvalidValue;
+	const int cl = f8b_kgemm_tiles[tile].cluster;
+	cudaLaunchAttribute attr[1];
+	attr[0].id = cudaLaunchAttributeClusterDimension;
+	attr[0].val.clusterDim.x = (unsigned)cl;
+	attr[0].val.clusterDim.y = 1;
+	attr[0].val.clusterDim.z = 1;
+	cudaLaunchConfig_t cfg = {};
+	cfg.gridDim = dim3((unsigned)cl);
+	cfg.blockDim = dim3(F8B_KG_THREADS);
+	cfg.dynamicSmemBytes = (size_t)f8b_kgemm_tiles[tile].smem_bytes;
+	cfg.attrs = attr;
+	cfg.numAttrs = 1;
+	return (int)cudaOccupancyMaxActiveClusters(clusters, (const void *)fn, &cfg);
+}
+
 extern "C" int f8b_kgemm_run(int tile, int mode, int a_dtype, int b_dtype, int out_dtype,
                              const void *tmap_a, const void *tmap_b,
                              const struct f8b_kgemm_args *args, int grid, cudaStream_t stream)

@@ -217,6 +217,20 @@ int f8b_cuda_kgemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, i
 		               "(compute_%d; configure --with-cuda-arch=sm_90a)",
 		               cfg, ptx);
 
+	/* A cluster's CTAs share a GPC: fewer than sms / cluster may be
+	 * resident at once, and a persistent grid that asks for more runs
+	 * the rest after them, a second wave of whole tile loops. */
+	int fit = sms;
+	if (t->cluster > 1) {
+		F8B_KERNEL_TRY(f8b_kgemm_max_clusters(tile, mode, &fit));
+		if (fit < 1)
+			return F8B_ERR(
+			    F8B_EUNSUPPORTED,
+			    "gemm %s, impl f8b: no cluster of %d CTAs of tile %s fits on "
+			    "this GPU",
+			    cfg, t->cluster, t->name);
+	}
+
 	size_t bytes = (sizeof(struct f8b_kplan) + 127) / 128 * 128;
 	struct f8b_kplan *p = aligned_alloc(128, bytes);
 	if (!p)
@@ -230,6 +244,8 @@ int f8b_cuda_kgemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, i
 	int64_t rows = t->bm * t->cluster;
 	int64_t tiles = ((d->m + rows - 1) / rows) * ((d->n + t->bn - 1) / t->bn);
 	int64_t clusters = sms / t->cluster;
+	if (fit < clusters)
+		clusters = fit;
 	p->grid = (int)((tiles < clusters ? tiles : clusters) * t->cluster);
 	int rc = get_encoder(&p->encode);
 	if (rc != F8B_OK) {
