@@ -215,8 +215,11 @@ static void test_refusals(void)
 	struct f8b_cast_spec cs = {.gran = F8B_GRAN_AXISWISE, .dtype = F8B_E4M3, .q = &q.d};
 	cs.amax = m.d;
 	cs.scale_inv = r.d;
-	tap_ok(D->cast_fused(dbe, &x.d, &cs) == F8B_EUNSUPPORTED,
-	       "axiswise cast_fused refuses rows over %d columns", F8B_LLS_ROW_MAX_COLS);
+	/* cast_fused takes longer rows in four launches (test_lls_fused
+	 * checks their bytes against the host) */
+	tap_ok(D->cast_fused(dbe, &x.d, &cs) == F8B_OK,
+	       "axiswise cast_fused takes rows over %d columns: %s", F8B_LLS_ROW_MAX_COLS,
+	       f8b_last_error());
 	cs.gran = F8B_GRAN_TENSORWISE; /* the tile kernel takes any width */
 	tap_ok(D->cast_fused(dbe, &x.d, &cs) == F8B_OK, "tensorwise cast_fused takes them");
 	pfree(&x), pfree(&y), pfree(&q);
