@@ -62,7 +62,7 @@ sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-san
 cuobjdump=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
 
 say "== gemm-kernel-gpu.sh on $(hostname) at $(date -u +%FT%TZ)"
-say "source: $(git -C "$(dirname "$0")/.." describe --always --dirty 2>/dev/null || echo unknown)"
+say "source: ${F8B_GIT_DESCRIBE:-$(git -C "$(dirname "$0")/.." describe --always --dirty 2>/dev/null || echo unknown)}"
 say "$(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader 2>&1 | head -1)"
 
 # ---- build what is needed

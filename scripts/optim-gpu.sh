@@ -48,7 +48,7 @@ fi
 status=0
 say() { echo "$*" | tee -a "$out/summary.txt"; }
 : >"$out/summary.txt"
-say "== optim on $(hostname) $(date -u +%FT%TZ), $(cd "$src" && git describe --always --dirty 2>/dev/null)"
+say "== optim on $(hostname) $(date -u +%FT%TZ), ${F8B_GIT_DESCRIBE:-$(cd "$src" && git describe --always --dirty 2>/dev/null)}"
 command -v nvidia-smi >/dev/null 2>&1 &&
 	say "$(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | head -1)"
 
