@@ -55,6 +55,12 @@ fail() {
 	say "FAILED: $1"
 }
 f8bench="$build/f8bench"
+# The CSV readers below take columns by name, fields split as RFC 4180
+# writes them (scripts/csv.awk: a message with a comma stays one field).
+CSVAWK="$(cat "$(dirname "$0")/csv.awk")"'
+NR == 1 { nh_ = split_csv($0, hd_); for (i = 1; i <= nh_; i++) c[hd_[i]] = i; next }
+{ delete F; split_csv($0, F) }
+'
 test_bin="$build/tests/gpu/test_f8b_gemm"
 layers_bin="$build/tests/gpu/test_f8b_gemm_layers"
 kobjs="sm90_fp8_gemm_fast sm90_fp8_gemm_promote sm90_fp8_gemm_blockwise"
@@ -132,20 +138,19 @@ if [ -f "$out/gemm-impl.h5" ] && "$f8bench" export "$out/gemm-impl.h5" --table g
 	{
 	echo "TFLOP/s, e4m3 x e4m3, bf16 out (medians, one process; tile: cuBLASLt tile id, 20 = 128x128, 32 = 128x192, 23 = 128x256)."
 	echo "vs TW-fast: f8b over cuBLASLt's tensorwise fast_accum-on TFLOP/s at the shape (the issue's target: >= 0.95 for fast_accum off)"
-	awk -F, '
-	NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+	awk "$CSVAWK"'
 	{
-		shape = $c["m"] "x" $c["k"] "x" $c["n"]
-		key = shape " " $c["scaling"] " " $c["fast_accum"]
+		shape = F[c["m"]] "x" F[c["k"]] "x" F[c["n"]]
+		key = shape " " F[c["scaling"]] " " F[c["fast_accum"]]
 		if (!(key in seen)) { seen[key] = 1; order[++n] = key; sh[key] = shape }
-		im = $c["impl"]
-		st[key, im] = $c["status"]
-		tf[key, im] = $c["tflops"]
-		re[key, im] = $c["rel_error"]
-		sq[key, im] = $c["sqnr_db"]
-		tl[key, im] = $c["algo_tile"]
-		if ($c["scaling"] == "tensorwise" && ($c["fast_accum"] == 1 || $c["fast_accum"] == "on") && im == "cublaslt")
-			twf[shape] = $c["tflops"]
+		im = F[c["impl"]]
+		st[key, im] = F[c["status"]]
+		tf[key, im] = F[c["tflops"]]
+		re[key, im] = F[c["rel_error"]]
+		sq[key, im] = F[c["sqnr_db"]]
+		tl[key, im] = F[c["algo_tile"]]
+		if (F[c["scaling"]] == "tensorwise" && (F[c["fast_accum"]] == 1 || F[c["fast_accum"]] == "on") && im == "cublaslt")
+			twf[shape] = F[c["tflops"]]
 	}
 	END {
 		printf "  %-32s %9s %9s %6s %10s  %-14s %-19s %s\n", "MxKxN scaling fast_accum", "cublaslt", "f8b", "ratio", "vs TW-fast", "f8b (tile)", "rel_error lt / f8b", "SQNR dB lt / f8b"
@@ -177,12 +182,11 @@ say "f8bench gemm --impl f8b --autotune 8 --shapes $tile_shapes (exit $rc)"
 [ $rc -eq 0 ] || fail "tile autotune run (exit $rc, see tiles.log)"
 if [ -f "$out/gemm-f8b-tiles.h5" ] &&
 	"$f8bench" export "$out/gemm-f8b-tiles.h5" --table gemm -o "$out/gemm-f8b-tiles.csv" 2>>"$out/tiles.log"; then
-	awk -F, '
-	NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-	$c["impl"] == "f8b" {
-		f = 2 * $c["m"] * $c["n"] * $c["k"] / 1e12
-		h = $c["heuristic_time_median_s"]
-		printf "  %sx%sx%s fast_accum %s: %s, fastest tile %s stages %s cluster id %s (3 = 2x1x1): %.1f TFLOP/s; host pick %.1f TFLOP/s\n", $c["m"], $c["k"], $c["n"], $c["fast_accum"], $c["status"], $c["algo_tile"], $c["algo_stages"], $c["algo_cluster"], $c["tflops"], (h > 0 ? f / h : 0)
+	awk "$CSVAWK"'
+	F[c["impl"]] == "f8b" {
+		f = 2 * F[c["m"]] * F[c["n"]] * F[c["k"]] / 1e12
+		h = F[c["heuristic_time_median_s"]]
+		printf "  %sx%sx%s fast_accum %s: %s, fastest tile %s stages %s cluster id %s (3 = 2x1x1): %.1f TFLOP/s; host pick %.1f TFLOP/s\n", F[c["m"]], F[c["k"]], F[c["n"]], F[c["fast_accum"]], F[c["status"]], F[c["algo_tile"]], F[c["algo_stages"]], F[c["algo_cluster"]], F[c["tflops"]], (h > 0 ? f / h : 0)
 	}' "$out/gemm-f8b-tiles.csv" | tee -a "$summary"
 fi
 # every candidate (tile) of f8b at each shape, beside cuBLASLt's tensorwise
@@ -191,10 +195,9 @@ fi
 say "f8b tiles, each timed by --autotune (TFLOP/s; vs TW-fast: over cuBLASLt's tensorwise fast_accum-on row of the benchmark step):"
 impl_csv="$out/gemm-impl.csv"
 [ -f "$impl_csv" ] || impl_csv=/dev/null
-awk -F, -v tlog="$out/tiles.log" '
-NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-$c["impl"] == "cublaslt" && $c["scaling"] == "tensorwise" && ($c["fast_accum"] == 1 || $c["fast_accum"] == "on") && $c["status"] == "ok" {
-	twf[$c["m"] "x" $c["k"] "x" $c["n"]] = $c["tflops"]
+awk -v tlog="$out/tiles.log" "$CSVAWK"'
+F[c["impl"]] == "cublaslt" && F[c["scaling"]] == "tensorwise" && (F[c["fast_accum"]] == 1 || F[c["fast_accum"]] == "on") && F[c["status"]] == "ok" {
+	twf[F[c["m"]] "x" F[c["k"]] "x" F[c["n"]]] = F[c["tflops"]]
 }
 END {
 	while ((getline line < tlog) > 0) {
