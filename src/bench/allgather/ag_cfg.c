@@ -180,6 +180,16 @@ static int pick(const char *arg, const char *opt, const char *const *names, int 
 	return F8B_ERR(F8B_EINVAL, "--%s '%s' (accepted: %s)", opt, arg, acc);
 }
 
+/* An option of two words: *out is whether arg is the second. */
+static int pick_two(const char *arg, const char *opt, const char *no, const char *yes, bool *out)
+{
+	const char *const names[] = {no, yes};
+	int v = 0;
+	F8B_TRY(pick(arg, opt, names, 2, &v));
+	*out = v == 1;
+	return F8B_OK;
+}
+
 int f8b_ag_cfg_option(void *cfg, int key, const char *arg)
 {
 	struct ag_cfg *c = cfg;
@@ -217,35 +227,14 @@ int f8b_ag_cfg_option(void *cfg, int key, const char *arg)
 		c->optim = (int)v;
 		return F8B_OK;
 	}
-	case OPT_UPDATE: {
-		static const char *const upd[] = {"after", "overlap"};
-		int v2 = 0;
-		F8B_TRY(pick(arg, "update", upd, 2, &v2));
-		c->overlap = v2 == 1;
+	case OPT_UPDATE:
+		F8B_TRY(pick_two(arg, "update", "after", "overlap", &c->overlap));
 		c->update_set = true;
 		return F8B_OK;
-	}
-	case OPT_IN_PLACE: {
-		static const char *const onoff[] = {"off", "on"};
-		int v2 = 0;
-		F8B_TRY(pick(arg, "in-place", onoff, 2, &v2));
-		c->in_place = v2 == 1;
-		return F8B_OK;
-	}
-	case OPT_COMM_PRIORITY: {
-		static const char *const prio[] = {"default", "high"};
-		int v2 = 0;
-		F8B_TRY(pick(arg, "comm-priority", prio, 2, &v2));
-		c->comm_high = v2 == 1;
-		return F8B_OK;
-	}
-	case OPT_RS_STREAM: {
-		static const char *const q[] = {"shared", "own"};
-		int v2 = 0;
-		F8B_TRY(pick(arg, "rs-stream", q, 2, &v2));
-		c->rs_stream = v2 == 1;
-		return F8B_OK;
-	}
+	case OPT_IN_PLACE: return pick_two(arg, "in-place", "off", "on", &c->in_place);
+	case OPT_COMM_PRIORITY:
+		return pick_two(arg, "comm-priority", "default", "high", &c->comm_high);
+	case OPT_RS_STREAM: return pick_two(arg, "rs-stream", "shared", "own", &c->rs_stream);
 	case OPT_RS_BUFFERS:
 		return pick(arg, "rs-nccl-buffers", f8b_coll_buffers_names, F8B_COLL_BUF_N,
 		            &c->rs_buffers);

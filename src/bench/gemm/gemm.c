@@ -107,14 +107,6 @@ static int plan_candidate(struct gemm_state *s, int cand, struct f8b_gemm_row *r
 static int check(void *vs, void *vrow, bool *ok);
 static int launch(void *vs);
 
-/* --autotune: plan and check candidates 0..n-1, time every one that is
- * right, keep the fastest.  Candidates are timed in a forward and then a
- * backward pass and ranked by the mean of their two medians, so a slow
- * drift of the GPU's clocks over the loop (the H100 sits at its power cap
- * under fp8 GEMMs) favours no position in the list; another candidate
- * replaces the heuristic's only when it is more than AUTOTUNE_MARGIN faster.  The heuristic's plan
- * is kept so finish() can time it again right beside the row's own
- * measurement. */
 /* --autotune -v: one line per candidate, its time and TFLOP/s (the row
  * keeps only the fastest and the heuristic's), e.g. to see a tile of
  * f8b's table that is not chosen; info NULL: refused or wrong. */
@@ -139,6 +131,14 @@ static void report_candidate(const struct gemm_state *s, int c, const struct f8b
 	        info->custom, info->desc);
 }
 
+/* --autotune: plan and check candidates 0..n-1, time every one that is
+ * right, keep the fastest.  Candidates are timed in a forward and then a
+ * backward pass and ranked by the mean of their two medians, so a slow
+ * drift of the GPU's clocks over the loop (the H100 sits at its power cap
+ * under fp8 GEMMs) favours no position in the list; another candidate
+ * replaces the heuristic's only when it is more than AUTOTUNE_MARGIN faster.  The heuristic's plan
+ * is kept so finish() can time it again right beside the row's own
+ * measurement. */
 static int autotune(struct gemm_state *s, int n, struct f8b_gemm_row *row)
 {
 	const struct f8b_backend_ops *ops = s->run->ops;
