@@ -26,6 +26,12 @@
 #     and 8192 cubed)
 #   TEST_TIMEOUT (360), BENCH_TIMEOUT (150), TILES_TIMEOUT (120),
 #   SANITIZER_TIMEOUT (120 per tool): seconds
+#   PARTS  the steps to run, of "tests bench tiles sass sanitizer" (default
+#     all of them), e.g. PARTS=sanitizer for a second call on a machine
+#     that has the build already
+#   TAG  a suffix of the tile step's files (gemm-f8b-tiles$TAG.h5,
+#     tiles$TAG.log), so that a second tile run (an A/B under another
+#     environment) keeps the first
 # Leaves in OUT_DIR: test_f8b_gemm.log, test_f8b_gemm_layers.log,
 # sanitizer-{memcheck,racecheck,synccheck}.log, sass.txt,
 # resource-usage.txt, gemm-impl.h5 (+ .csv), gemm-f8b-tiles.h5 (+ .csv),
@@ -46,7 +52,10 @@ test_timeout=${TEST_TIMEOUT:-360}
 san_timeout=${SANITIZER_TIMEOUT:-120}
 tiles_timeout=${TILES_TIMEOUT:-120}
 tile_shapes=${TILE_SHAPES:-4096x4096x4096,8192x8192x8192}
-summary="$out/summary.txt"
+parts=" ${PARTS:-tests bench tiles sass sanitizer} "
+want() { case $parts in *" $1 "*) return 0 ;; esac; return 1; }
+tag=${TAG:-}
+summary="$out/summary$tag.txt"
 : >"$summary"
 say() { echo "$*" | tee -a "$summary"; }
 failed=()
@@ -96,7 +105,6 @@ if grep -q 'wgmma.mma_async instructions are serialized' "$out/build.log"; then
 	grep 'wgmma.mma_async instructions are serialized' "$out/build.log" | head -3 | tee -a "$summary"
 fi
 
-# ---- the tests
 tap_summary() { # LOG: "N ok, M not ok, S skipped" and the first failures
 	local log=$1
 	local ok notok skip
@@ -105,6 +113,9 @@ tap_summary() { # LOG: "N ok, M not ok, S skipped" and the first failures
 	skip=$(grep -c '^ok .*# SKIP' "$log")
 	echo "$((ok - skip)) passed, $notok failed, $skip skipped; plan: $(grep -E '^1\.\.[0-9]+' "$log" | tail -1)"
 }
+
+# ---- the tests
+if want tests; then
 timeout 60 "$layers_bin" >"$out/test_f8b_gemm_layers.log" 2>&1
 rc=$?
 say "test_f8b_gemm_layers (tma, wgmma, ring; exit $rc): $(tap_summary "$out/test_f8b_gemm_layers.log")"
@@ -124,8 +135,10 @@ case $rc in
 124) fail "test_f8b_gemm timed out after ${test_timeout} s (a hung kernel traps after ~17 s: see the log's last case)" ;;
 *) fail "test_f8b_gemm (exit $rc, see test_f8b_gemm.log; its last lines:)"; tail -n 5 "$out/test_f8b_gemm.log" | tee -a "$summary" ;;
 esac
+fi
 
 # ---- speed beside cuBLASLt, one process
+if want bench; then
 rm -f "$out/gemm-impl.h5"
 bench_args=(--impl cublaslt,f8b --shapes "$shapes" --dtypes e4m3:e4m3 --scaling "$scalings"
 	--fast-accum on,off --max-time 0.5)
@@ -168,26 +181,30 @@ if [ -f "$out/gemm-impl.h5" ] && "$f8bench" export "$out/gemm-impl.h5" --table g
 else
 	fail "no gemm-impl.h5 table to read"
 fi
+fi
 
 # ---- every tile of f8b's table (--autotune: the fastest kept, the host's
 # pick timed beside it), with and without promotion: does the cluster tile
 # pay, does the ping-pong tile beat 128x256, is 128x192 the better
 # promotion tile?  -v prints every candidate's time.
-rm -f "$out/gemm-f8b-tiles.h5"
+if want tiles; then
+tiles_h5="$out/gemm-f8b-tiles$tag.h5"
+tiles_log="$out/tiles$tag.log"
+rm -f "$tiles_h5"
 timeout "$tiles_timeout" "$f8bench" gemm -v --impl f8b --autotune 8 --shapes "$tile_shapes" \
 	--dtypes e4m3:e4m3 --scaling tensorwise --fast-accum on,off --max-time 0.5 \
-	-o "$out/gemm-f8b-tiles.h5" >"$out/tiles.log" 2>&1
+	-o "$tiles_h5" >"$tiles_log" 2>&1
 rc=$?
 say "f8bench gemm --impl f8b --autotune 8 --shapes $tile_shapes (exit $rc)"
-[ $rc -eq 0 ] || fail "tile autotune run (exit $rc, see tiles.log)"
-if [ -f "$out/gemm-f8b-tiles.h5" ] &&
-	"$f8bench" export "$out/gemm-f8b-tiles.h5" --table gemm -o "$out/gemm-f8b-tiles.csv" 2>>"$out/tiles.log"; then
+[ $rc -eq 0 ] || fail "tile autotune run (exit $rc, see $tiles_log)"
+if [ -f "$tiles_h5" ] &&
+	"$f8bench" export "$tiles_h5" --table gemm -o "${tiles_h5%.h5}.csv" 2>>"$tiles_log"; then
 	awk "$CSVAWK"'
 	F[c["impl"]] == "f8b" {
 		f = 2 * F[c["m"]] * F[c["n"]] * F[c["k"]] / 1e12
 		h = F[c["heuristic_time_median_s"]]
 		printf "  %sx%sx%s fast_accum %s: %s, fastest tile %s stages %s cluster id %s (3 = 2x1x1): %.1f TFLOP/s; host pick %.1f TFLOP/s\n", F[c["m"]], F[c["k"]], F[c["n"]], F[c["fast_accum"]], F[c["status"]], F[c["algo_tile"]], F[c["algo_stages"]], F[c["algo_cluster"]], F[c["tflops"]], (h > 0 ? f / h : 0)
-	}' "$out/gemm-f8b-tiles.csv" | tee -a "$summary"
+	}' "${tiles_h5%.h5}.csv" | tee -a "$summary"
 fi
 # every candidate (tile) of f8b at each shape, beside cuBLASLt's tensorwise
 # fast_accum-on TFLOP/s of the benchmark step at the same shape (when it
@@ -195,7 +212,7 @@ fi
 say "f8b tiles, each timed by --autotune (TFLOP/s; vs TW-fast: over cuBLASLt's tensorwise fast_accum-on row of the benchmark step):"
 impl_csv="$out/gemm-impl.csv"
 [ -f "$impl_csv" ] || impl_csv=/dev/null
-awk -v tlog="$out/tiles.log" "$CSVAWK"'
+awk -v tlog="$tiles_log" "$CSVAWK"'
 F[c["impl"]] == "cublaslt" && F[c["scaling"]] == "tensorwise" && (F[c["fast_accum"]] == 1 || F[c["fast_accum"]] == "on") && F[c["status"]] == "ok" {
 	twf[F[c["m"]] "x" F[c["k"]] "x" F[c["n"]]] = F[c["tflops"]]
 }
@@ -210,8 +227,10 @@ END {
 		printf "  %s fast_accum %-3s candidate %s %-20s %8.1f TFLOP/s  vs TW-fast %s\n", shape, fa, cand, tile, tf, r
 	}
 }' "$impl_csv" | tee -a "$summary"
+fi
 
 # ---- what the compiler made of the kernels
+if want sass; then
 : >"$out/sass.txt"
 : >"$out/resource-usage.txt"
 if [ -x "$cuobjdump" ]; then
@@ -232,9 +251,12 @@ if [ -x "$cuobjdump" ]; then
 else
 	fail "cuobjdump missing"
 fi
+fi
 
 # ---- the tests on small shapes under compute-sanitizer
-if [ -x "$sanitizer" ]; then
+if ! want sanitizer; then
+	:
+elif [ -x "$sanitizer" ]; then
 	for tool in memcheck racecheck synccheck; do
 		F8B_TEST_SMALL=1 timeout "$san_timeout" "$sanitizer" --tool "$tool" --error-exitcode 99 \
 			"$test_bin" >"$out/sanitizer-$tool.log" 2>&1

@@ -81,6 +81,7 @@ struct f8b_kgemm_args {
 	int m, n, k;
 	int a_vec, b_vec;
 	int b_scale_ld;
+	int tma_store; /* set by f8b_kgemm_run: D stored through its tensor map */
 };
 
 /* Outside timing, once per plan: raises the dynamic shared memory limit of
@@ -101,12 +102,14 @@ int f8b_kgemm_max_clusters(int tile, int mode, int *clusters);
  *   D[m,n] = sum over K-blocks of scales * sum_k A[m,k] B[n,k]
  * a_dtype, b_dtype: F8B_E4M3 / F8B_E5M2 (not both e5m2); out_dtype F8B_BF16
  * or F8B_F32; tmap_a / tmap_b point to the host copies of the two
- * CUtensorMap (128-byte aligned, passed by value to the kernel); grid: CTAs
- * (at most one per SM: the kernel is persistent; a multiple of the tile's
- * cluster size). */
+ * CUtensorMap (128-byte aligned, passed by value to the kernel); tmap_d, D's
+ * (dims {N, M}, row stride N x the output's size, a
+ * multiple of 16 bytes, box {128 bytes of columns, 64 rows}, 128-byte
+ * swizzle), or NULL to store D from registers; grid: CTAs (at most one per
+ * SM: the kernel is persistent; a multiple of the tile's cluster size). */
 int f8b_kgemm_run(int tile, int mode, int a_dtype, int b_dtype, int out_dtype, const void *tmap_a,
-                  const void *tmap_b, const struct f8b_kgemm_args *args, int grid,
-                  cudaStream_t stream);
+                  const void *tmap_b, const void *tmap_d, const struct f8b_kgemm_args *args,
+                  int grid, cudaStream_t stream);
 
 /* ptx_selftest.cu: the GEMM's layers one by one, for the tests (one CTA
  * each; see that file).  tma: the box at (c0, c1) of tmap, box_rows x 128

@@ -84,17 +84,22 @@ extern "C" int f8b_kgemm_max_clusters(int tile, int mode, int *clusters)
 }
 
 extern "C" int f8b_kgemm_run(int tile, int mode, int a_dtype, int b_dtype, int out_dtype,
-                             const void *tmap_a, const void *tmap_b,
+                             const void *tmap_a, const void *tmap_b, const void *tmap_d,
                              const struct f8b_kgemm_args *args, int grid, cudaStream_t stream)
 {
 	f8b_kgemm_fn fn = pick(tile, mode, a_dtype, b_dtype, out_dtype);
 	if (!fn || grid < 1)
 		return (int)cudaErrorInvalidValue;
-	CUtensorMap ta, tb;
+	CUtensorMap ta, tb, td;
 	f8b_kgemm_args p = *args;
 	memcpy(&ta, tmap_a, sizeof ta);
 	memcpy(&tb, tmap_b, sizeof tb);
-	void *kargs[] = {&ta, &tb, &p};
+	if (tmap_d)
+		memcpy(&td, tmap_d, sizeof td);
+	else
+		memset(&td, 0, sizeof td);
+	p.tma_store = tmap_d != nullptr;
+	void *kargs[] = {&ta, &tb, &td, &p};
 	const int cl = f8b_kgemm_tiles[tile].cluster;
 	if (cl == 1)
 		return (int)cudaLaunchKernel((const void *)fn, dim3((unsigned)grid),

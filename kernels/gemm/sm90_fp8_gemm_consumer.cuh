@@ -14,7 +14,7 @@
 #ifndef F8B_GEMM_SM90_FP8_GEMM_CONSUMER_CUH
 #define F8B_GEMM_SM90_FP8_GEMM_CONSUMER_CUH
 
-template <int BN, int STAGES, int CL, int MODE, int AT, int BT, typename OutT>
+template <int BN, int STAGES, int CL, int MODE, int EPI_BUFS, int AT, int BT, typename OutT>
 struct f8b_kg_consumer {
 	static constexpr bool PROMO = MODE != F8B_KGEMM_FAST;
 	static constexpr bool BLOCKS = MODE == F8B_KGEMM_BLOCK || MODE == F8B_KGEMM_BLOCK_1X128;
@@ -29,8 +29,10 @@ struct f8b_kg_consumer {
 	static_assert(MODE != F8B_KGEMM_BLOCK || BN % 64 == 0, "BLOCK tiles: BN % 64 == 0");
 
 	const f8b_kgemm_args p;
-	const uint32_t base, bars;
+	const uint32_t base, bars, epi; /* epi: this warpgroup's epilogue boxes */
+	const void *const tmap_d;
 	const int cw, warp, lane;
+	uint32_t boxes = 0; /* epilogue boxes stored so far (TMA) */
 	/* FAST, PROMOTE with two tensorwise operands: sa * sb, read once */
 	float tw_scale = 1.0f;
 	uint32_t it = 0;                   /* K-blocks consumed so far: ring stage and phase */
@@ -39,9 +41,10 @@ struct f8b_kg_consumer {
 	float part2[OVERLAP ? BN / 2 : 1]; /* OVERLAP: the next K-block's partial */
 
 	__device__ __forceinline__ f8b_kg_consumer(const f8b_kgemm_args &args, uint32_t b,
-	                                           uint32_t br, int which)
-	    : p(args), base(b), bars(br), cw(which), warp((threadIdx.x % 128) / 32),
-	      lane(threadIdx.x % 32)
+	                                           uint32_t br, uint32_t e, const void *td,
+	                                           int which)
+	    : p(args), base(b), bars(br), epi(e), tmap_d(td), cw(which),
+	      warp((threadIdx.x % 128) / 32), lane(threadIdx.x % 32)
 	{
 		if (!BLOCKS && !p.a_vec && !p.b_vec)
 			tw_scale = __ldg(p.a_scale_inv) * __ldg(p.b_scale_inv);
@@ -315,21 +318,38 @@ struct f8b_kg_consumer {
 
 	/* Epilogue from registers (sm90_fp8_gemm_epilogue.cuh): scaled once
 	 * as (sa * sb) * acc in FAST and PROMOTE (the block modes scaled at each
-	 * promotion), rounded once to the output type. */
-	__device__ __forceinline__ void epilogue(int tm, int tn) const
+	 * promotion), rounded once to the output type, stored through TMA
+	 * where D's rows allow it. */
+	__device__ __forceinline__ void epilogue(int tm, int tn)
 	{
-		f8b_kg_store<BN, OutT, !BLOCKS, 1>::run(
-		    p, acc, tm * F8B_KG_BM + cw * 64 + warp * 16 + lane / 4,
-		    tn * BN + 2 * (lane % 4), tw_scale);
+		using store = f8b_kg_store<BN, OutT, !BLOCKS, 1>;
+		if (p.tma_store) {
+			if (cw == 0)
+				store::template tma<EPI_BUFS, F8B_KG_EPI_BAR>(
+				    p, acc, tmap_d, epi, boxes, tm * F8B_KG_BM, tn * BN, warp, lane,
+				    tw_scale);
+			else
+				store::template tma<EPI_BUFS, F8B_KG_EPI_BAR + 1>(
+				    p, acc, tmap_d, epi, boxes, tm * F8B_KG_BM + 64, tn * BN, warp,
+				    lane, tw_scale);
+			return;
+		}
+		store::run(p, acc, tm * F8B_KG_BM + cw * 64 + warp * 16 + lane / 4,
+		           tn * BN + 2 * (lane % 4), tw_scale);
 	}
 
-	__device__ __forceinline__ void tile(int tm, int tn, int kblocks)
+	/* last: the CTA's last tile, after whose TMA stores the warpgroup
+	 * waits until they have read its boxes (the CTA's shared memory goes
+	 * when it ends). */
+	__device__ __forceinline__ void tile(int tm, int tn, int kblocks, bool last)
 	{
 		if constexpr (PROMO)
 			mainloop_promote(tm, tn, kblocks);
 		else
 			mainloop_fast(kblocks);
 		epilogue(tm, tn);
+		if (last && p.tma_store && warp == 0 && lane == 0)
+			f8b_bulk_wait_group_read<0>();
 	}
 };
 

@@ -10,7 +10,24 @@
  * 64 f rows below the first.  SCALED: multiply by the FAST / PROMOTE
  * scales, (sa * sb) * acc (tensorwise x tensorwise: tw_scale, read once by
  * the caller), else store acc as it is (the block modes, scaled at each
- * promotion).  Rounded once to the output type; guarded stores.
+ * promotion).  Rounded once to the output type.
+ *
+ * Two ways to D:
+ *   TMA (p.tma_store: D's rows a multiple of 16 bytes): the warpgroup
+ *     writes a box of 64 rows x 128 bytes (64 bf16 or 32 f32 columns)
+ *     into shared memory, 128-byte swizzled as the tensor map of D reads
+ *     it (16-byte chunk c of row r at chunk c ^ (r % 8): the eight rows a
+ *     warp writes at once fall in eight different chunks, no bank
+ *     conflict), and its first thread stores the box with one TMA copy,
+ *     which runs on while the warpgroup fills the next box, or goes on to
+ *     the next tile's main loop.  The warpgroup's BUFS boxes are used in
+ *     turn (a count that runs on across tiles); before a box is written
+ *     again, the first thread waits until its last store has read it
+ *     (cp.async.bulk.wait_group.read BUFS - 1), and a named barrier of the
+ *     warpgroup's 128 threads passes that on.  TMA clips what lies past
+ *     M and N.
+ *   direct (any N): each thread stores its pairs of columns to global
+ *     memory, guarded at M and N.
  */
 #ifndef F8B_GEMM_SM90_FP8_GEMM_EPILOGUE_CUH
 #define F8B_GEMM_SM90_FP8_GEMM_EPILOGUE_CUH
@@ -113,6 +130,106 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 						       colb + 8 * (j0 + j), a[0] * (s * sb[2 * j]),
 						       a[1] * (s * sb[2 * j + 1]));
 					}
+		}
+	}
+
+	/* The TMA way (see the top of the file): fragment f's columns [cb BOXC,
+	 * (cb + 1) BOXC) as box n % BUFS of the warpgroup's staging memory
+	 * `epi`, stored to D at (col_d + cb BOXC, row_d + 64 f); n counts the
+	 * warpgroup's boxes.  leader: the warpgroup's first thread, the one
+	 * that issues, commits and waits for the stores.  BAR: the
+	 * warpgroup's named barrier. */
+	template <int BUFS, int BAR>
+	static __device__ __forceinline__ void
+	tma(const f8b_kgemm_args &p, const float *acc, const void *tmap_d, uint32_t epi,
+	    uint32_t &n, int row_d, int col_d, int warp, int lane, float tw_scale)
+	{
+		constexpr int BOXC = 128 / (int)sizeof(OutT); /* columns of a box */
+		constexpr int OCT = BOXC / 8;                 /* octets of a box */
+		static_assert(BN % BOXC == 0, "whole boxes across the tile");
+		const bool leader = warp == 0 && lane == 0;
+		const bool vec = SCALED && (p.a_vec || p.b_vec);
+		const int colb = col_d + 2 * (lane % 4);
+#pragma unroll
+		for (int f = 0; f < HALVES; f++) {
+			float sa[2] = {tw_scale, tw_scale};
+			if (vec)
+#pragma unroll
+				for (int h = 0; h < 2; h++)
+					sa[h] = __ldg(
+					    p.a_scale_inv +
+					    (p.a_vec ? f8b_kg_clamp(row_d + 64 * f + warp * 16 +
+					                                lane / 4 + 8 * h,
+					                            p.m)
+					             : 0));
+#pragma unroll
+			for (int cb = 0; cb < BN / BOXC; cb++, n++) {
+				float sb[2 * OCT];
+#pragma unroll
+				for (int i = 0; i < 2 * OCT; i++)
+					sb[i] = 1.0f;
+				if (vec)
+#pragma unroll
+					for (int jj = 0; jj < OCT; jj++)
+#pragma unroll
+						for (int e = 0; e < 2; e++)
+							sb[2 * jj + e] = __ldg(
+							    p.b_scale_inv +
+							    (p.b_vec
+							         ? f8b_kg_clamp(colb + BOXC * cb +
+							                            8 * jj + e,
+							                        p.n)
+							         : 0));
+				const uint32_t box =
+				    epi + (n % BUFS) * (uint32_t)F8B_KG_EPI_BOX_BYTES;
+				if (leader)
+					f8b_bulk_wait_group_read<BUFS - 1>();
+				f8b_named_bar_sync<BAR, 128>();
+#pragma unroll
+				for (int jj = 0; jj < OCT; jj++)
+#pragma unroll
+					for (int h = 0; h < 2; h++) {
+						const int r = warp * 16 + lane / 4 + 8 * h;
+						const float *a = acc + f * (BN / 2) +
+						                 4 * (cb * OCT + jj) + 2 * h;
+						float v0 = a[0], v1 = a[1];
+						if constexpr (SCALED) {
+							v0 *= sa[h] * sb[2 * jj];
+							v1 *= sa[h] * sb[2 * jj + 1];
+						}
+						if constexpr (sizeof(OutT) == 2) {
+							const uint32_t at =
+							    box + r * 128 +
+							    (((uint32_t)jj ^ (r & 7)) << 4) +
+							    4 * (lane % 4);
+							__nv_bfloat162 v =
+							    __floats2bfloat162_rn(v0, v1);
+							asm volatile(
+							    "st.shared.b32 [%0], %1;\n" ::"r"(at),
+							    "r"(*reinterpret_cast<uint32_t *>(&v))
+							    : "memory");
+						} else {
+							const uint32_t at =
+							    box + r * 128 +
+							    (((uint32_t)(2 * jj + (lane % 4) / 2) ^
+							      (r & 7))
+							     << 4) +
+							    8 * (lane & 1);
+							asm volatile(
+							    "st.shared.v2.f32 [%0], {%1, %2};\n" ::
+							        "r"(at),
+							    "f"(v0), "f"(v1)
+							    : "memory");
+						}
+					}
+				f8b_fence_proxy_async_smem();
+				f8b_named_bar_sync<BAR, 128>();
+				if (leader) {
+					f8b_tma_store_2d(tmap_d, box, col_d + BOXC * cb,
+					                 row_d + 64 * f);
+					f8b_bulk_commit_group();
+				}
+			}
 		}
 	}
 };

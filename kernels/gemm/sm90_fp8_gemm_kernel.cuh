@@ -67,6 +67,12 @@ constexpr int F8B_KG_BK = 128;           /* bytes of K per stage: one 128-byte s
 constexpr int F8B_KG_THREADS = 384;      /* producer + 2 consumer warpgroups */
 constexpr int F8B_KG_ALIGN_SLACK = 1024; /* dynamic smem rounded up to the swizzle period */
 constexpr int F8B_KG_SBLK = 128;         /* rows and K of a scale block */
+/* The TMA-store epilogue (sm90_fp8_gemm_epilogue.cuh): boxes of 64 rows x
+ * 128 bytes, up to two a consumer warpgroup, and the warpgroups' named
+ * barriers (the ping-pong schedule's are 1 and 2). */
+constexpr int F8B_KG_EPI_BOX_BYTES = 64 * 128;
+constexpr int F8B_KG_EPI_BAR = 3;       /* 3 for consumer 0, 4 for consumer 1 */
+constexpr int F8B_KG_SMEM_MAX = 232448; /* 227 KiB: an sm_90 CTA's opt-in maximum */
 
 #define F8B_KG_FAST  (1u << F8B_KGEMM_FAST)
 #define F8B_KG_PROMO (1u << F8B_KGEMM_PROMOTE)
@@ -82,7 +88,9 @@ constexpr int F8B_KG_SBLK = 128;         /* rows and K of a scale block */
 /* The tile table: (BN, stages, cluster, schedule, modes).  Each stage holds A (128 x
  * 128 bytes) and B (BN x 128 bytes): 32 KiB for BN = 128 (6 stages, 192
  * KiB), 40 KiB for BN = 192 (5 stages, 200 KiB), 48 KiB for BN = 256 (4
- * stages, 192 KiB), under the 227 KiB an H100 CTA may have.  cluster 2:
+ * stages, 192 KiB), under the 227 KiB an H100 CTA may have, beside the
+ * epilogue's boxes (2 x 2 x 8 KiB; 2 x 1 x 8 KiB beside 128x192's 200
+ * KiB of ring).  cluster 2:
  * two CTAs on tile rows 2i and 2i+1 of one tile column share B, each
  * loading half of it and multicasting it to both.  Promotion holds two
  * accumulator sets (BN/2 + BN/2 registers a thread), so its tiles are at
@@ -101,12 +109,28 @@ __host__ __device__ constexpr int f8b_kg_stage_bytes(int bn)
 	return (F8B_KG_BM + bn) * F8B_KG_BK;
 }
 
-__host__ __device__ constexpr int f8b_kg_smem_bytes(int bn, int stages)
+/* Boxes of the epilogue a consumer warpgroup: two where they fit beside
+ * the ring (every tile but 128x192's five stages), else one. */
+__host__ __device__ constexpr int f8b_kg_epi_bufs(int bn, int stages)
 {
-	return stages * f8b_kg_stage_bytes(bn) + F8B_KG_ALIGN_SLACK + 2 * stages * 8;
+	return stages * f8b_kg_stage_bytes(bn) + 4 * F8B_KG_EPI_BOX_BYTES + F8B_KG_ALIGN_SLACK +
+	                   2 * stages * 8 <=
+	               F8B_KG_SMEM_MAX
+	           ? 2
+	           : 1;
 }
 
-typedef void (*f8b_kgemm_fn)(const CUtensorMap, const CUtensorMap, const f8b_kgemm_args);
+/* The ring, the two warpgroups' epilogue boxes, the alignment slack and
+ * the full and empty barriers. */
+__host__ __device__ constexpr int f8b_kg_smem_bytes(int bn, int stages)
+{
+	return stages * f8b_kg_stage_bytes(bn) +
+	       2 * f8b_kg_epi_bufs(bn, stages) * F8B_KG_EPI_BOX_BYTES + F8B_KG_ALIGN_SLACK +
+	       2 * stages * 8;
+}
+
+typedef void (*f8b_kgemm_fn)(const CUtensorMap, const CUtensorMap, const CUtensorMap,
+                             const f8b_kgemm_args);
 
 /* Per .cu file: the variant of (tile, a, b, out) in that file's mode, or
  * nullptr when the tile has none. */
@@ -121,7 +145,8 @@ f8b_kgemm_fn f8b_kgemm_pick_blockwise(int tile, int mode, int a, int b, int out)
 template <int BN, int STAGES, int CL, int SCHED, int MODE, int AT, int BT, typename OutT>
 __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
     f8b_fp8_gemm_kernel(const __grid_constant__ CUtensorMap tmap_a,
-                        const __grid_constant__ CUtensorMap tmap_b, const f8b_kgemm_args p)
+                        const __grid_constant__ CUtensorMap tmap_b,
+                        const __grid_constant__ CUtensorMap tmap_d, const f8b_kgemm_args p)
 {
 #ifdef F8B_GEMM_SM90A
 	constexpr int BM = F8B_KG_BM, BK = F8B_KG_BK;
@@ -138,10 +163,15 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 	constexpr int PRODUCER_REGS = WIDE ? 24 : 40;
 	constexpr int CONSUMER_REGS = WIDE ? 240 : 232;
 	constexpr uint32_t A_BYTES = BM * BK, STAGE = f8b_kg_stage_bytes(BN);
+	constexpr int EPI_BUFS = f8b_kg_epi_bufs(BN, STAGES);
+	static_assert(f8b_kg_smem_bytes(BN, STAGES) <= F8B_KG_SMEM_MAX, "shared memory");
 	extern __shared__ uint8_t smem_raw[];
 	const uint32_t base = (f8b_smem_u32(smem_raw) + (F8B_KG_ALIGN_SLACK - 1)) &
 	                      ~(uint32_t)(F8B_KG_ALIGN_SLACK - 1);
-	const uint32_t bars = base + STAGES * STAGE;
+	/* ring | consumer 0's epilogue boxes | consumer 1's | barriers; every
+	 * stage and box 1024-aligned (the 128-byte swizzle's period) */
+	const uint32_t epi = base + STAGES * STAGE;
+	const uint32_t bars = epi + 2 * EPI_BUFS * F8B_KG_EPI_BOX_BYTES;
 	/* full[s] at bars + 8 s, empty[s] at bars + 8 (STAGES + s) */
 	const int wg = threadIdx.x / 128;
 	/* A cluster takes CL tile rows of one tile column at a time. */
@@ -170,6 +200,8 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 			return;
 		f8b_tma_prefetch_desc(&tmap_a);
 		f8b_tma_prefetch_desc(&tmap_b);
+		if (p.tma_store)
+			f8b_tma_prefetch_desc(&tmap_d);
 		uint32_t it = 0;
 		for (int t = cluster; t < sched.tiles; t += clusters) {
 			int stm, tn;
@@ -208,25 +240,31 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 	if constexpr (SCHED == F8B_KG_PP) {
 		/* Consumer wg - 1 takes tiles j = wg - 1, wg + 1, ... of the
 		 * CTA's sequence t_j = blockIdx.x + j * gridDim.x. */
-		f8b_kg_pp_consumer<BN, STAGES, AT, BT, OutT> c(p, base, bars, wg - 1);
+		f8b_kg_pp_consumer<BN, STAGES, EPI_BUFS, AT, BT, OutT> c(
+		    p, base, bars, epi + (wg - 1) * EPI_BUFS * F8B_KG_EPI_BOX_BYTES, &tmap_d,
+		    wg - 1);
 		uint32_t j = (uint32_t)(wg - 1);
 		for (int t = blockIdx.x + (wg - 1) * gridDim.x; t < sched.tiles;
 		     t += 2 * gridDim.x, j += 2) {
 			int tm, tn;
 			sched.tile(t, tm, tn);
-			c.tile(j, tm, tn, kblocks, t + (int)gridDim.x < sched.tiles);
+			c.tile(j, tm, tn, kblocks, t + (int)gridDim.x < sched.tiles,
+			       t + 2 * (int)gridDim.x >= sched.tiles);
 		}
 	} else {
-		f8b_kg_consumer<BN, STAGES, CL, MODE, AT, BT, OutT> c(p, base, bars, wg - 1);
+		f8b_kg_consumer<BN, STAGES, CL, MODE, EPI_BUFS, AT, BT, OutT> c(
+		    p, base, bars, epi + (wg - 1) * EPI_BUFS * F8B_KG_EPI_BOX_BYTES, &tmap_d,
+		    wg - 1);
 		for (int t = cluster; t < sched.tiles; t += clusters) {
 			int stm, tn;
 			sched.tile(t, stm, tn);
-			c.tile(stm * CL + (int)rank, tn, kblocks);
+			c.tile(stm * CL + (int)rank, tn, kblocks, t + clusters >= sched.tiles);
 		}
 	}
 #else
 	(void)tmap_a;
 	(void)tmap_b;
+	(void)tmap_d;
 	(void)p;
 #endif
 }

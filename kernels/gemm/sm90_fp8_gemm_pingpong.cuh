@@ -38,20 +38,24 @@
 constexpr int F8B_KG_PP_ORDER = 1;
 constexpr int F8B_KG_PP_ORDER_THREADS = 256; /* both consumer warpgroups */
 
-template <int BN, int STAGES, int AT, int BT, typename OutT> struct f8b_kg_pp_consumer {
+template <int BN, int STAGES, int EPI_BUFS, int AT, int BT, typename OutT>
+struct f8b_kg_pp_consumer {
 	static constexpr uint32_t STAGE = f8b_kg_stage_bytes(BN), A_BYTES = F8B_KG_BM * F8B_KG_BK;
 	static_assert(BN <= 128, "2 x BN/2 accumulators a thread");
 
 	const f8b_kgemm_args p;
-	const uint32_t base, bars;
+	const uint32_t base, bars, epi; /* epi: this warpgroup's epilogue boxes */
+	const void *const tmap_d;
 	const int cw, warp, lane;
+	uint32_t boxes = 0;    /* epilogue boxes stored so far (TMA) */
 	float tw_scale = 1.0f; /* tensorwise x tensorwise: sa * sb, read once */
 	float acc[BN];         /* two m64nBN fragments: rows 0-63, rows 64-127 */
 
 	__device__ __forceinline__ f8b_kg_pp_consumer(const f8b_kgemm_args &args, uint32_t b,
-	                                              uint32_t br, int which)
-	    : p(args), base(b), bars(br), cw(which), warp((threadIdx.x % 128) / 32),
-	      lane(threadIdx.x % 32)
+	                                              uint32_t br, uint32_t e, const void *td,
+	                                              int which)
+	    : p(args), base(b), bars(br), epi(e), tmap_d(td), cw(which),
+	      warp((threadIdx.x % 128) / 32), lane(threadIdx.x % 32)
 	{
 		if (!p.a_vec && !p.b_vec)
 			tw_scale = __ldg(p.a_scale_inv) * __ldg(p.b_scale_inv);
@@ -126,8 +130,11 @@ template <int BN, int STAGES, int AT, int BT, typename OutT> struct f8b_kg_pp_co
 		release(prev_empty);
 	}
 
+	/* last: the warpgroup's last tile, after whose TMA stores it waits
+	 * until they have read its boxes (the CTA's shared memory goes when it
+	 * ends). */
 	__device__ __forceinline__ void tile(uint32_t j, int tm, int tn, int kblocks,
-	                                     bool hand_over)
+	                                     bool hand_over, bool last)
 	{
 		if (j > 0) { /* wait until the other consumer's tile j - 1 is issued */
 			if (cw == 0)
@@ -136,8 +143,20 @@ template <int BN, int STAGES, int AT, int BT, typename OutT> struct f8b_kg_pp_co
 				f8b_named_bar_sync<F8B_KG_PP_ORDER + 1, F8B_KG_PP_ORDER_THREADS>();
 		}
 		mainloop(j, kblocks, hand_over);
-		f8b_kg_store<BN, OutT, true, 2>::run(p, acc, tm * F8B_KG_BM + warp * 16 + lane / 4,
-		                                     tn * BN + 2 * (lane % 4), tw_scale);
+		using store = f8b_kg_store<BN, OutT, true, 2>;
+		if (!p.tma_store)
+			store::run(p, acc, tm * F8B_KG_BM + warp * 16 + lane / 4,
+			           tn * BN + 2 * (lane % 4), tw_scale);
+		else if (cw == 0)
+			store::template tma<EPI_BUFS, F8B_KG_EPI_BAR>(p, acc, tmap_d, epi, boxes,
+			                                              tm * F8B_KG_BM, tn * BN, warp,
+			                                              lane, tw_scale);
+		else
+			store::template tma<EPI_BUFS, F8B_KG_EPI_BAR + 1>(
+			    p, acc, tmap_d, epi, boxes, tm * F8B_KG_BM, tn * BN, warp, lane,
+			    tw_scale);
+		if (last && p.tma_store && warp == 0 && lane == 0)
+			f8b_bulk_wait_group_read<0>();
 	}
 };
 

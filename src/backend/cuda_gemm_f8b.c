@@ -30,10 +30,11 @@
 #define ENCODE_ABI 12000
 
 struct f8b_kplan {
-	CUtensorMap tmap_a, tmap_b; /* 128-byte aligned (the struct is allocated so) */
-	const void *bound_a, *bound_b;
+	CUtensorMap tmap_a, tmap_b, tmap_d; /* 128-byte aligned (the struct is allocated so) */
+	const void *bound_a, *bound_b, *bound_d;
 	struct f8b_gemm_desc d;
 	int tile, grid, mode; /* mode: enum f8b_kgemm_mode */
+	bool tma_store;       /* D through tmap_d (its rows a multiple of 16 bytes) */
 	PFN_cuTensorMapEncodeTiled_v12000 encode;
 };
 
@@ -247,6 +248,13 @@ int f8b_cuda_kgemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, i
 	if (fit < clusters)
 		clusters = fit;
 	p->grid = (int)((tiles < clusters ? tiles : clusters) * t->cluster);
+	/* The epilogue stores D with TMA where a tensor map can describe it
+	 * (rows a multiple of 16 bytes), else from registers;
+	 * F8B_KGEMM_DIRECT_STORE=1 in the environment forces the latter, for an
+	 * A/B of the two (doc/gemm-kernels.md, "Epilogue"). */
+	const char *direct = getenv("F8B_KGEMM_DIRECT_STORE");
+	p->tma_store = (d->n * (int64_t)f8b_dtype_size(d->out_dtype)) % 16 == 0 &&
+	               !(direct && strcmp(direct, "1") == 0);
 	int rc = get_encoder(&p->encode);
 	if (rc != F8B_OK) {
 		free(p);
@@ -271,9 +279,10 @@ int f8b_cuda_kgemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, i
 		info->candidates = ncand;
 		info->workspace = 0;
 		snprintf(info->desc, sizeof info->desc,
-		         "f8b sm90 %s tile=%s stages=%d cluster=%d grid=%d persistent%s",
+		         "f8b sm90 %s tile=%s stages=%d cluster=%d grid=%d persistent%s store=%s",
 		         mode_name(mode), t->name, t->stages, t->cluster, p->grid,
-		         t->sched == F8B_KGEMM_SCHED_PINGPONG ? " ping-pong" : "");
+		         t->sched == F8B_KGEMM_SCHED_PINGPONG ? " ping-pong" : "",
+		         p->tma_store ? "tma" : "direct");
 	}
 	*out = p;
 	return F8B_OK;
@@ -311,6 +320,32 @@ static int encode(struct f8b_kplan *p, CUtensorMap *map, const void *ptr, int64_
 	return encode_with(p->encode, map, ptr, rows, p->d.k, box_rows, what);
 }
 
+/* D [M, N] row-major (bf16 or f32) as a 2-D TMA tensor for the epilogue's
+ * stores: dims {N, M}, row stride N x the element size (a multiple of 16
+ * bytes: the plan's tma_store), box {128 bytes of columns, 64 rows},
+ * 128-byte swizzle (sm90_fp8_gemm_epilogue.cuh); a store clips at the
+ * bounds. */
+static int encode_d(struct f8b_kplan *p, void *ptr)
+{
+	const size_t es = f8b_dtype_size(p->d.out_dtype);
+	cuuint64_t dims[2] = {(cuuint64_t)p->d.n, (cuuint64_t)p->d.m};
+	cuuint64_t strides[1] = {(cuuint64_t)p->d.n * es};
+	cuuint32_t box[2] = {(cuuint32_t)(128 / es), 64};
+	cuuint32_t estr[2] = {1, 1};
+	CUresult r = p->encode(&p->tmap_d,
+	                       p->d.out_dtype == F8B_F32 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+	                                                 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+	                       2, ptr, dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
+	                       CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+	                       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+	if (r != CUDA_SUCCESS)
+		return F8B_ERR(F8B_EDEVICE,
+		               "gemm impl f8b: cuTensorMapEncodeTiled for D [%lld, %lld] failed "
+		               "(CUresult %d)",
+		               (long long)p->d.m, (long long)p->d.n, (int)r);
+	return F8B_OK;
+}
+
 int f8b_cuda_kgemm_encode(const void *ptr, int64_t rows, int64_t k, int box_rows, void *map)
 {
 	PFN_cuTensorMapEncodeTiled_v12000 fn = NULL;
@@ -336,6 +371,10 @@ int f8b_cuda_kgemm(struct f8b_backend *be, struct f8b_kplan *p, const struct f8b
 		F8B_TRY(encode(p, &p->tmap_b, a->b, p->d.n, t->bn / t->cluster, "B"));
 		p->bound_b = a->b;
 	}
+	if (p->tma_store && a->d != p->bound_d) {
+		F8B_TRY(encode_d(p, a->d));
+		p->bound_d = a->d;
+	}
 	struct f8b_kgemm_args ka = {
 	    .a_scale_inv = a->a_scale_inv,
 	    .b_scale_inv = a->b_scale_inv,
@@ -350,6 +389,7 @@ int f8b_cuda_kgemm(struct f8b_backend *be, struct f8b_kplan *p, const struct f8b
 	                        ((p->d.n + 127) / 128)),
 	};
 	F8B_KERNEL_TRY(f8b_kgemm_run(p->tile, p->mode, p->d.a_dtype, p->d.b_dtype, p->d.out_dtype,
-	                             &p->tmap_a, &p->tmap_b, &ka, p->grid, be->stream));
+	                             &p->tmap_a, &p->tmap_b, p->tma_store ? &p->tmap_d : NULL, &ka,
+	                             p->grid, be->stream));
 	return F8B_OK;
 }

@@ -3,7 +3,9 @@
  * ops table like test_gemm_cuda.c does for cuBLASLt.
  *
  * For every shape (square, non-square, and ragged: M and N not multiples of
- * any tile, K a multiple of 16 but not of 128), every scaling (tensorwise,
+ * any tile, K a multiple of 16 but not of 128; the epilogue's TMA stores
+ * and, where D's rows are not a multiple of 16 bytes, its direct ones),
+ * every scaling (tensorwise,
  * axiswise, axiswise x tensorwise and the reverse, blockwise 1x128 x
  * 128x128 and 1x128 x 1x128), every fp8 dtype pair, bf16 and f32 output,
  * fast_accum on and off, and every tile the kernel has for that mode
@@ -21,7 +23,7 @@
  * with F8B_EUNSUPPORTED, also checked.  The kernel's layers on their own:
  * test_f8b_gemm_layers.
  *
- * F8B_TEST_SMALL=1 runs three small shapes only, e4m3 x e4m3 with bf16
+ * F8B_TEST_SMALL=1 runs four small shapes only, e4m3 x e4m3 with bf16
  * output, every mode and tile (for compute-sanitizer).
  * Without a GPU: "1..0 # SKIP no CUDA GPU: why" and exit 77; on a GPU that
  * is not sm_90 every case is a TAP skip naming why.
@@ -64,6 +66,8 @@ static const struct shape {
     {1040, 2064, 2320, false, 0}, /* ragged, more tiles than SMs: persistent CTAs wrap the ring */
     {256, 8192, 384, false, 1},   /* mean 1, long K */
     {4096, 4096, 4096, false, 0}, /* the benchmark's first size, sampled rows */
+    {144, 384, 202, true, 0},     /* N = 202: rows of D not a multiple of 16 bytes (bf16 or
+                                   * f32): the epilogue's direct stores, not TMA */
 };
 
 static const struct dtype_pair {

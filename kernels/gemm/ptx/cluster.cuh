@@ -33,13 +33,19 @@ __device__ __forceinline__ uint32_t f8b_mapa_shared(uint32_t addr, uint32_t rank
 	return r;
 }
 
-/* One arrival (release at cluster scope) on the mbarrier at a shared::cluster
- * address, ours or a peer's (from f8b_mapa_shared). */
+/* One arrival on the mbarrier at a shared::cluster address, ours or a
+ * peer's (from f8b_mapa_shared), with the instruction's default semantics
+ * (release at CTA scope).  The GEMM's consumers arrive here to free a
+ * stage that only wgmma read (the async proxy, completed by wgmma's
+ * wait_group): there is no generic-proxy write to publish to the peer, so
+ * the .release.cluster form, which makes the arriving warp wait for every
+ * earlier memory operation of the thread to be visible cluster-wide (the
+ * epilogue's global stores among them), buys nothing and stalls each
+ * K-block's release. */
 __device__ __forceinline__ void f8b_mbarrier_arrive_cluster(uint32_t cluster_addr)
 {
-	asm volatile(
-	    "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(cluster_addr)
-	    : "memory");
+	asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(cluster_addr)
+	             : "memory");
 }
 
 #endif

@@ -1,7 +1,8 @@
-/* ptx/tma.cuh - the Tensor Memory Accelerator load the GEMM's producer
- * issues (PTX ISA, "Data Movement and Conversion Instructions:
- * cp.async.bulk.tensor"; the tensor map: "Tensor Maps" / CUDA driver API
- * cuTensorMapEncodeTiled).
+/* ptx/tma.cuh - the Tensor Memory Accelerator copies of the GEMM: the
+ * loads its producer issues and the stores of its epilogue (PTX ISA, "Data
+ * Movement and Conversion Instructions: cp.async.bulk.tensor",
+ * "cp.async.bulk.commit_group", "cp.async.bulk.wait_group"; the tensor
+ * map: "Tensor Maps" / CUDA driver API cuTensorMapEncodeTiled).
  *
  * The tensor map (CUtensorMap, 128 bytes) is encoded on the host with the
  * driver's cuTensorMapEncodeTiled (src/backend/cuda_gemm_f8b.c) and passed
@@ -45,6 +46,49 @@ __device__ __forceinline__ void f8b_tma_load_2d_multicast(uint32_t dst, const vo
 	             ".multicast::cluster [%0], [%1, {%3, %4}], [%2], %5;\n" ::"r"(dst),
 	             "l"(tmap), "r"(bar), "r"(c0), "r"(c1), "h"(cta_mask)
 	             : "memory");
+}
+
+/* A 2-D box of shared memory at src stored to the tensor at (c0, c1), as
+ * an operation of the calling thread's current bulk async-group (the
+ * ".bulk_group" completion).  The parts of the box past the tensor's
+ * bounds are not written. */
+__device__ __forceinline__ void f8b_tma_store_2d(const void *tmap, uint32_t src, int32_t c0,
+                                                 int32_t c1)
+{
+	asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group"
+	             " [%0, {%2, %3}], [%1];\n" ::"l"(tmap),
+	             "r"(src), "r"(c0), "r"(c1)
+	             : "memory");
+}
+
+/* Closes the calling thread's current bulk async-group. */
+__device__ __forceinline__ void f8b_bulk_commit_group()
+{
+	asm volatile("cp.async.bulk.commit_group;\n" ::: "memory");
+}
+
+/* Waits until at most N of the calling thread's bulk async-groups are
+ * pending in their reads of shared memory (".read": the source may be
+ * written again; the global writes may still be under way). */
+template <int N> __device__ __forceinline__ void f8b_bulk_wait_group_read()
+{
+	asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
+}
+
+/* Waits until at most N of the calling thread's bulk async-groups are
+ * pending, writes included. */
+template <int N> __device__ __forceinline__ void f8b_bulk_wait_group()
+{
+	asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+/* Orders this thread's earlier generic-proxy writes to shared memory (st.shared)
+ * before later async-proxy operations on it (a TMA store reading it), once
+ * a barrier has carried the order to the thread that issues the store
+ * ("Memory Consistency Model: proxies"; fence.proxy.async). */
+__device__ __forceinline__ void f8b_fence_proxy_async_smem()
+{
+	asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 
 #endif
