@@ -90,7 +90,9 @@ if [ ! -f "$build/Makefile" ]; then
 		exit 1
 	fi
 fi
-if ! make -C "$build" -j"$(nproc)" f8bench tests/gpu/test_f8b_gemm tests/gpu/test_f8b_gemm_layers >"$out/build.log" 2>&1; then
+# git-version.h first: a BUILT_SOURCES file, made by `make all` only
+if ! { make -C "$build" src/git-version.h &&
+	make -C "$build" -j"$(nproc)" f8bench tests/gpu/test_f8b_gemm tests/gpu/test_f8b_gemm_layers; } >"$out/build.log" 2>&1; then
 	fail "build (tail of build.log below)"
 	tail -n 40 "$out/build.log" | tee -a "$summary"
 	say "nothing else can run"

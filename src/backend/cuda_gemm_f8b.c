@@ -249,9 +249,11 @@ int f8b_cuda_kgemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, i
 		clusters = fit;
 	p->grid = (int)((tiles < clusters ? tiles : clusters) * t->cluster);
 	/* The epilogue stores D with TMA where a tensor map can describe it
-	 * (rows a multiple of 16 bytes), else from registers;
-	 * F8B_KGEMM_DIRECT_STORE=1 in the environment forces the latter, for an
-	 * A/B of the two (doc/gemm-kernels.md, "Epilogue"). */
+	 * (rows a multiple of 16 bytes: always, N being a multiple of 16 for
+	 * every fp8 GEMM the problem takes), else from registers;
+	 * F8B_KGEMM_DIRECT_STORE=1 in the environment asks for the latter, for
+	 * an A/B of the two and for the tests (doc/gemm-kernels.md,
+	 * "Epilogue"). */
 	const char *direct = getenv("F8B_KGEMM_DIRECT_STORE");
 	p->tma_store = (d->n * (int64_t)f8b_dtype_size(d->out_dtype)) % 16 == 0 &&
 	               !(direct && strcmp(direct, "1") == 0);

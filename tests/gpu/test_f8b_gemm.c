@@ -3,9 +3,7 @@
  * ops table like test_gemm_cuda.c does for cuBLASLt.
  *
  * For every shape (square, non-square, and ragged: M and N not multiples of
- * any tile, K a multiple of 16 but not of 128; the epilogue's TMA stores
- * and, where D's rows are not a multiple of 16 bytes, its direct ones),
- * every scaling (tensorwise,
+ * any tile, K a multiple of 16 but not of 128), every scaling (tensorwise,
  * axiswise, axiswise x tensorwise and the reverse, blockwise 1x128 x
  * 128x128 and 1x128 x 1x128), every fp8 dtype pair, bf16 and f32 output,
  * fast_accum on and off, and every tile the kernel has for that mode
@@ -23,7 +21,7 @@
  * with F8B_EUNSUPPORTED, also checked.  The kernel's layers on their own:
  * test_f8b_gemm_layers.
  *
- * F8B_TEST_SMALL=1 runs four small shapes only, e4m3 x e4m3 with bf16
+ * F8B_TEST_SMALL=1 runs three small shapes only, e4m3 x e4m3 with bf16
  * output, every mode and tile (for compute-sanitizer).
  * Without a GPU: "1..0 # SKIP no CUDA GPU: why" and exit 77; on a GPU that
  * is not sm_90 every case is a TAP skip naming why.
@@ -52,22 +50,22 @@ static bool sm90; /* every case must run: a refusal fails */
 /* M K N, as in inputs/. */
 static const struct shape {
 	int64_t m, k, n;
-	bool small; /* run under F8B_TEST_SMALL too */
-	float mean; /* of the inputs (std 1); 0 with outliers, 1 without */
+	bool small;  /* run under F8B_TEST_SMALL too */
+	float mean;  /* of the inputs (std 1); 0 with outliers, 1 without */
+	bool direct; /* in the direct-store pass too (the small ones always are) */
 } shapes[] = {
-    {128, 128, 128, false, 0},    /* one tile, one K-block */
-    {16, 16, 16, true, 0},        /* far below a tile: TMA zero fill on every side */
-    {272, 1040, 528, true, 0},    /* ragged M, N, K (K = 8 x 128 + 16); N: 128x192 tiles */
-    {128, 2048, 128, true, 1},    /* mean 1: fast accumulation fails the tolerance without */
-    {256, 512, 384, false, 0},    /* non-square */
-    {208, 272, 400, false, 0},    /* 3 K-blocks: the two-group promotion's odd tail after
-                                   * one pair; ragged; 128x192 tiles at columns 192, 384 */
-    {1024, 1024, 1024, false, 0}, /* square */
-    {1040, 2064, 2320, false, 0}, /* ragged, more tiles than SMs: persistent CTAs wrap the ring */
-    {256, 8192, 384, false, 1},   /* mean 1, long K */
-    {4096, 4096, 4096, false, 0}, /* the benchmark's first size, sampled rows */
-    {144, 384, 202, true, 0},     /* N = 202: rows of D not a multiple of 16 bytes (bf16 or
-                                   * f32): the epilogue's direct stores, not TMA */
+    {128, 128, 128, false, 0, false},    /* one tile, one K-block */
+    {16, 16, 16, true, 0, false},        /* far below a tile: TMA zero fill on every side */
+    {272, 1040, 528, true, 0, false},    /* ragged M, N, K (K = 8 x 128 + 16); N: 128x192 tiles */
+    {128, 2048, 128, true, 1, false},    /* mean 1: fast accumulation fails the tolerance without */
+    {256, 512, 384, false, 0, false},    /* non-square */
+    {208, 272, 400, false, 0, false},    /* 3 K-blocks: the two-group promotion's odd tail after
+                                          * one pair; ragged; 128x192 tiles at columns 192, 384 */
+    {1024, 1024, 1024, false, 0, false}, /* square */
+    {1040, 2064, 2320, false, 0, true},  /* ragged, more tiles than SMs: persistent CTAs wrap
+                                          * the ring */
+    {256, 8192, 384, false, 1, false},   /* mean 1, long K */
+    {4096, 4096, 4096, false, 0, false}, /* the benchmark's first size, sampled rows */
 };
 
 static const struct dtype_pair {
@@ -78,12 +76,16 @@ static const struct dtype_pair {
     {F8B_E5M2, F8B_E4M3},
 };
 
-/* The tiles run in three passes, one after the other over every shape,
- * so that a failure in a later one (a trap leaves the CUDA context
- * unusable) cannot hide the results of an earlier one: the tiles the
- * host picks, then the two --autotune-only FAST tiles, the ping-pong one
- * (algo_custom 1) and the cluster one (algo_cluster 3 = 2x1x1). */
-enum pass { PASS_MAIN, PASS_PINGPONG, PASS_CLUSTER, NPASSES };
+/* The tiles run in passes, one after the other over every shape, so that
+ * a failure in a later one (a trap leaves the CUDA context unusable)
+ * cannot hide the results of an earlier one: the tiles the host picks,
+ * then the two --autotune-only FAST tiles, the ping-pong one (algo_custom
+ * 1) and the cluster one (algo_cluster 3 = 2x1x1); last, every tile of
+ * every mode again with the epilogue's direct stores in place of TMA
+ * (F8B_KGEMM_DIRECT_STORE=1, which a plan reads: the fp8 GEMM's N is a
+ * multiple of 16, so D's rows always suit TMA otherwise), on the small
+ * shapes and one ragged one. */
+enum pass { PASS_MAIN, PASS_PINGPONG, PASS_CLUSTER, PASS_DIRECT, NPASSES };
 
 static const struct scaling {
 	enum f8b_granularity a, b;
@@ -103,7 +105,8 @@ static const struct scaling {
 
 static bool in_pass(const struct scaling *sc, enum pass pass)
 {
-	return pass == PASS_MAIN || (pass == PASS_PINGPONG && sc->fast_mode) ||
+	return pass == PASS_MAIN || pass == PASS_DIRECT ||
+	       (pass == PASS_PINGPONG && sc->fast_mode) ||
 	       (pass == PASS_CLUSTER && sc->cluster_pass);
 }
 
@@ -297,11 +300,11 @@ static void f8b_case(const struct gemm_case *c, int cand, int *ncand)
 	int rc;
 
 	snprintf(label, sizeof label,
-	         "f8b M=%lld K=%lld N=%lld %s x %s, %s x %s -> %s fast_accum %s candidate %d",
+	         "f8b M=%lld K=%lld N=%lld %s x %s, %s x %s -> %s fast_accum %s candidate %d%s",
 	         (long long)s->m, (long long)s->k, (long long)s->n, f8b_dtype_name(c->at),
 	         f8b_dtype_name(c->bt), f8b_granularity_name(c->sc->a),
 	         f8b_granularity_name(c->sc->b), f8b_dtype_name(c->out), c->fast ? "on" : "off",
-	         cand);
+	         cand, c->pass == PASS_DIRECT ? ", direct stores" : "");
 	rc = ops->gemm_plan(be, &d, cand, &plan, &info);
 	/* Every tile of the mode in turn (at most 8, should the table grow). */
 	*ncand = info.candidates >= 1 && info.candidates <= 8 ? info.candidates : 1;
@@ -313,7 +316,7 @@ static void f8b_case(const struct gemm_case *c, int cand, int *ncand)
 	enum pass tile_pass = info.cluster == 3  ? PASS_CLUSTER
 	                      : info.custom == 1 ? PASS_PINGPONG
 	                                         : PASS_MAIN;
-	if (rc == F8B_OK && tile_pass != c->pass) {
+	if (rc == F8B_OK && c->pass != PASS_DIRECT && tile_pass != c->pass) {
 		ops->gemm_plan_free(be, plan);
 		return;
 	}
@@ -323,6 +326,8 @@ static void f8b_case(const struct gemm_case *c, int cand, int *ncand)
 	tap_ok(info.candidates >= 1 && info.heuristic_rank == cand && info.desc[0] &&
 	           (info.tile == 20 || info.tile == 23 || info.tile == 32),
 	       "%s: algo info: %s (%d candidates)", label, info.desc, info.candidates);
+	tap_ok(strstr(info.desc, c->pass == PASS_DIRECT ? "store=direct" : "store=tma") != NULL,
+	       "%s: the epilogue's stores as the pass asks (%s)", label, info.desc);
 	size_t n = (size_t)(s->m * s->n);
 	rc = f8b_tensor_alloc(ops, be, &dt, c->out, s->m, s->n);
 	/* All-ones bytes are NaN in bf16 and f32: an element the kernel
@@ -361,7 +366,7 @@ static void run_outputs(struct gemm_case *c)
 	static const enum f8b_dtype outs[] = {F8B_BF16, F8B_F32};
 	for (size_t oi = 0; oi < (only_small ? 1 : COUNT(outs)); oi++)
 		for (int fast = 1; fast >= 0; fast--) {
-			if (c->pass != PASS_MAIN && !fast)
+			if (c->pass != PASS_MAIN && c->pass != PASS_DIRECT && !fast)
 				continue; /* the ping-pong and cluster tiles are FAST only */
 			c->out = outs[oi];
 			c->fast = fast != 0;
@@ -490,10 +495,17 @@ int main(void)
 	sm90 = info.cc_major == 9 && info.cc_minor == 0;
 	if (sm90)
 		test_refusals();
-	for (int pass = 0; pass < NPASSES; pass++)
+	for (int pass = 0; pass < NPASSES; pass++) {
+		if (pass == PASS_DIRECT && setenv("F8B_KGEMM_DIRECT_STORE", "1", 1) != 0) {
+			tap_ok(false, "setenv F8B_KGEMM_DIRECT_STORE");
+			break;
+		}
 		for (size_t i = 0; i < COUNT(shapes); i++)
-			if (shapes[i].small || !only_small)
+			if ((shapes[i].small || !only_small) &&
+			    (pass != PASS_DIRECT || shapes[i].small || shapes[i].direct))
 				run_shape(&shapes[i], 2000 + 10 * i, (enum pass)pass);
+	}
+	unsetenv("F8B_KGEMM_DIRECT_STORE");
 	ops->close(be);
 	return tap_done();
 }
