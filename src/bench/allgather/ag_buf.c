@@ -101,6 +101,8 @@ static int plan(struct ag_state *s, struct ag_gemm *g, int64_t m, int64_t n, int
 	                                 .fast_accum = fp8 && fast,
 	                                 .a_t = !fp8 && a_t,
 	                                 .b_t = !fp8 && b_t,
+	                                 /* f8bench's own GEMM is fp8 only */
+	                                 .impl = fp8 ? s->impl : F8B_GEMM_IMPL_CUBLASLT,
 	                                 .sm_margin = s->c->sm_margin};
 	struct f8b_algo_info info;
 	return s->run->ops->gemm_plan(s->run->be, &g->desc, 0, &g->plan, &info);
