@@ -241,10 +241,11 @@ int f8b_gemm_impl_list_parse(const char *spec, const char *opt,
 	for (size_t i = 0; i < k && rc == F8B_OK; i++)
 		for (size_t j = 0; j < i && rc == F8B_OK; j++)
 			if (v[i] == v[j])
-				rc = F8B_ERR(F8B_EINVAL,
-				             "%s '%s': '%s' is listed twice (accepted: cublaslt, f8b, "
-				             "each once)",
-				             opt, spec, f8b_gemm_impl_name(v[i]));
+				rc = F8B_ERR(
+				    F8B_EINVAL,
+				    "%s '%s': '%s' is listed twice (accepted: cublaslt, f8b, "
+				    "each once)",
+				    opt, spec, f8b_gemm_impl_name(v[i]));
 	for (size_t i = 0; i < k && rc == F8B_OK; i++)
 		out[(*n)++] = v[i];
 	free(v);
@@ -260,10 +261,17 @@ const char *f8b_gemm_impl_col(const char *col, size_t size, char *buf, size_t n)
 	return buf;
 }
 
+int f8b_gemm_plan_error(int rc, const char *what)
+{
+	const char *e = f8b_last_error(), *f = strstr(e, "impl f8b");
+	return F8B_ERR(rc, "%s: %s", what, f ? f : e);
+}
+
 bool f8b_gemm_impl_same(const char *a, const char *b, size_t size)
 {
 	char x[64], y[64];
-	return !strcmp(f8b_gemm_impl_col(a, size, x, sizeof x), f8b_gemm_impl_col(b, size, y, sizeof y));
+	return !strcmp(f8b_gemm_impl_col(a, size, x, sizeof x),
+	               f8b_gemm_impl_col(b, size, y, sizeof y));
 }
 
 int f8b_check_bw(const void *a, const void *b, bool two, size_t bytes, int passes, size_t align,

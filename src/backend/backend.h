@@ -429,6 +429,11 @@ int f8b_gemm_impl_list_parse(const char *spec, const char *opt,
  * (files from before the column, when every GEMM was cuBLASLt's) reads as
  * "cublaslt".  `col` holds at most `size` bytes (need not end in NUL). */
 const char *f8b_gemm_impl_col(const char *col, size_t size, char *buf, size_t n);
+/* A failed gemm_plan's error (status rc, the message f8b_last_error
+ * holds) again, as "WHAT: ..." for a results row: a refusal of impl f8b
+ * keeps its reason from "impl f8b" on, dropping the problem's description
+ * that precedes it (the row names the case; its message column is short). */
+int f8b_gemm_plan_error(int rc, const char *what);
 /* Two rows' gemm_impl columns name the same implementation. */
 bool f8b_gemm_impl_same(const char *a, const char *b, size_t size);
 /* transpose_fp8's arguments (backend.h), the same message on every backend. */

@@ -146,13 +146,13 @@ struct f8b_lls_kernel_row {
 	int64_t m, k, n;
 	char recipe[32];
 	char gemm_impl[F8B_STR]; /* its case's (the lls row's); "" in older files */
-	int32_t index;        /* position in the step */
-	char kernel[32];      /* the op: layernorm_fwd_cast, gemm, ... */
-	char tensor[F8B_STR]; /* what it works on: x_ln, W, dz, output, ... */
-	char pass[F8B_STR];   /* fwd or bwd */
-	char fuses[64];       /* what it does in one kernel, e.g. "layernorm+amax+cast+T" */
-	char dtype[F8B_STR];  /* the output / GEMM operand dtype */
-	double bytes;         /* moved, as implemented (cost model) */
+	int32_t index;           /* position in the step */
+	char kernel[32];         /* the op: layernorm_fwd_cast, gemm, ... */
+	char tensor[F8B_STR];    /* what it works on: x_ln, W, dz, output, ... */
+	char pass[F8B_STR];      /* fwd or bwd */
+	char fuses[64];          /* what it does in one kernel, e.g. "layernorm+amax+cast+T" */
+	char dtype[F8B_STR];     /* the output / GEMM operand dtype */
+	double bytes;            /* moved, as implemented (cost model) */
 	double flops;
 	double time_median_s; /* timed alone */
 	double time_noise;

@@ -1,6 +1,7 @@
 /* ag_cfg.c - the allgather benchmark's options, its cases (weights x
  * tokens per rank x modes, bf16 first so the fp8 rows find their
- * baseline, each fp8 mode on every GEMM implementation of --gemm-impl) and the rows' key columns (ag_rows.c: comparing and naming rows). */
+ * baseline, each fp8 mode on every GEMM implementation of --gemm-impl) and the rows' key columns
+ * (ag_rows.c: comparing and naming rows). */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
 #include <errno.h>

@@ -379,8 +379,9 @@ static int write_dat(struct arpt *A)
 			fprintf(o.f, "\n\n");
 		modes[ns] = f8b_ag_mode_of(r->mode);
 		snprintf(titles[ns], sizeof titles[ns], "%s%s, %dx[%lldx%lld], %d rank%s",
-		         short_mode[modes[ns]], f8b_ag_impl_tag(r), (int)r->layers, (long long)r->d_out,
-		         (long long)r->d_in, (int)r->ranks, r->ranks > 1 ? "s" : "");
+		         short_mode[modes[ns]], f8b_ag_impl_tag(r), (int)r->layers,
+		         (long long)r->d_out, (long long)r->d_in, (int)r->ranks,
+		         r->ranks > 1 ? "s" : "");
 		fprintf(o.f, "%lld %.6g %.6g\n", (long long)r->tokens_per_rank, r->speedup_vs_bf16,
 		        r->exposed_pct);
 		ns++;

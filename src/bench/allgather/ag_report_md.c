@@ -60,8 +60,8 @@ int f8b_arpt_write_csv(struct arpt *A)
 			f8b_rpt_csv_num(o.f, sp);
 			fprintf(o.f, ",%g,%g,%g,%g,%d,%.9g,%s\n", A->net.inter.busbw / 1e9,
 			        A->net.inter.alpha_s * 1e6, A->intra.busbw / 1e9,
-			        A->intra.alpha_s * 1e6, A->net.gpus_per_node,
-			        A->proj[i].step_lo[k], f8b_gemm_impl_name(f8b_ag_row_impl(r)));
+			        A->intra.alpha_s * 1e6, A->net.gpus_per_node, A->proj[i].step_lo[k],
+			        f8b_gemm_impl_name(f8b_ag_row_impl(r)));
 		}
 	}
 	return f8b_rpt_close(&o, F8B_OK);

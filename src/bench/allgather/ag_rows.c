@@ -67,7 +67,8 @@ bool f8b_ag_same_case(const void *va, const void *vb)
 	       a->ranks == b->ranks && a->prefetch == b->prefetch &&
 	       !strcmp(a->rs_dtype, b->rs_dtype) && !strcmp(ba, bb) && !strcmp(pa, pb) &&
 	       a->in_place == b->in_place && f8b_ag_same_rs_comm(a, b) && !strcmp(oa, ob) &&
-	       !strcmp(ua, ub) && f8b_gemm_impl_same(a->gemm_impl, b->gemm_impl, sizeof a->gemm_impl);
+	       !strcmp(ua, ub) &&
+	       f8b_gemm_impl_same(a->gemm_impl, b->gemm_impl, sizeof a->gemm_impl);
 }
 
 enum f8b_gemm_impl f8b_ag_row_impl(const struct f8b_allgather_row *r)

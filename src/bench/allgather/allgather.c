@@ -402,7 +402,7 @@ static int finish(void *vs, const struct f8b_measure_result *m, void *vrow)
 }
 
 static const char *const ag_key_columns[] = {
-    "mode",  "d_out",    "d_in",     "layers", "label", "tokens_per_rank",
+    "mode",  "d_out",    "d_in",     "layers",    "label", "tokens_per_rank",
     "ranks", "prefetch", "rs_dtype", "gemm_impl", NULL,
 };
 static const struct f8b_gate_column ag_accuracy[] = {

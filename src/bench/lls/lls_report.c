@@ -212,8 +212,8 @@ static void title_series(struct lrpt *L)
 		int nth = 1, same = 0;
 		for (int j = 0; j < L->nseries; j++)
 			if (!strcmp(L->series[j].recipe, s->recipe) &&
-			    !strcmp(L->series[j].impl, s->impl) &&
-			    L->series[j].graph == s->graph && L->series[j].lanes == s->lanes) {
+			    !strcmp(L->series[j].impl, s->impl) && L->series[j].graph == s->graph &&
+			    L->series[j].lanes == s->lanes) {
 				same++;
 				nth += j < i;
 			}
@@ -462,12 +462,12 @@ static void kernel_describe(const void *vrow, char *buf, size_t n)
 	char im[F8B_STR + 1];
 	snprintf(buf, n, "%lldx%lldx%lld %s gemm %s #%d %s %s", (long long)r->m, (long long)r->k,
 	         (long long)r->n, r->recipe,
-	         f8b_gemm_impl_col(r->gemm_impl, sizeof r->gemm_impl, im, sizeof im),
-	         (int)r->index, r->kernel, r->tensor);
+	         f8b_gemm_impl_col(r->gemm_impl, sizeof r->gemm_impl, im, sizeof im), (int)r->index,
+	         r->kernel, r->tensor);
 }
 
-static const char *const kernel_keys[] = {"m",      "k",      "n",      "recipe", "gemm_impl",
-                                          "index",  "kernel", "tensor", NULL};
+static const char *const kernel_keys[] = {"m",     "k",      "n",      "recipe", "gemm_impl",
+                                          "index", "kernel", "tensor", NULL};
 
 static const struct f8b_bench lls_kernels_cases = {
     .name = "lls kernels",

@@ -38,10 +38,11 @@ static void rows_table(const struct lrpt *L, FILE *f)
 	for (size_t i = 0; i < L->npts; i++)
 		order[i] = &L->pts[i];
 	qsort(order, L->npts, sizeof *order, cmp_pts);
-	fprintf(f, "| shape | recipe | GEMMs | step ms | bf16 ms | speedup | predicted ms | "
-	           "predicted speedup | %% of roofline | SQNR y / dx / dW dB | peak memory MiB | "
-	           "saved for backward MiB |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | "
-	           "--- | --- | --- |\n");
+	fprintf(f,
+	        "| shape | recipe | GEMMs | step ms | bf16 ms | speedup | predicted ms | "
+	        "predicted speedup | %% of roofline | SQNR y / dx / dW dB | peak memory MiB | "
+	        "saved for backward MiB |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | "
+	        "--- | --- | --- |\n");
 	for (size_t i = 0; i < L->npts; i++) {
 		const struct lrpt_point *p = order[i];
 		const struct f8b_lls_row *r = p->r;
@@ -164,11 +165,12 @@ static void not_plotted(const struct lrpt *L, FILE *f)
 		fprintf(f, "Every lls row has status `ok`.\n\n");
 		return;
 	}
-	fprintf(f,
-	        "Only rows with status `ok` are plotted; %zu of %zu rows are not:\n\n"
-	        "| status | recipe | GEMMs | graph | lanes | rows | shapes | message (first row) |\n"
-	        "| --- | --- | --- | --- | --- | --- | --- | --- |\n",
-	        n, total);
+	fprintf(
+	    f,
+	    "Only rows with status `ok` are plotted; %zu of %zu rows are not:\n\n"
+	    "| status | recipe | GEMMs | graph | lanes | rows | shapes | message (first row) |\n"
+	    "| --- | --- | --- | --- | --- | --- | --- | --- |\n",
+	    n, total);
 	const struct f8b_lls_row **all = calloc(total ? total : 1, sizeof *all);
 	bool *done = calloc(total ? total : 1, sizeof *done);
 	for (int fi = 0; all && fi < L->ctx.nfiles; fi++) {

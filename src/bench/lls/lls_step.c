@@ -475,8 +475,8 @@ int f8b_lls_alloc(struct lls_state *s)
 			                                 .b = s->buf[srcB[j]].data,
 			                                 .d = s->buf[out[j]].data};
 		int rc = ops->gemm_plan(be, &g->desc, 0, &g->plan, &g->info);
-		if (rc != F8B_OK) /* which of the three (the message column is short) */
-			return F8B_ERR(rc, "%s: %s", gemm_names[j], f8b_last_error());
+		if (rc != F8B_OK) /* which of the three */
+			return f8b_gemm_plan_error(rc, gemm_names[j]);
 	}
 	return F8B_OK;
 }
