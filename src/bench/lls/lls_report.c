@@ -459,11 +459,13 @@ static bool kernel_same_case(const void *va, const void *vb)
 static void kernel_describe(const void *vrow, char *buf, size_t n)
 {
 	const struct f8b_lls_kernel_row *r = vrow;
-	char im[F8B_STR + 1];
-	snprintf(buf, n, "%lldx%lldx%lld %s gemm %s #%d %s %s", (long long)r->m, (long long)r->k,
-	         (long long)r->n, r->recipe,
-	         f8b_gemm_impl_col(r->gemm_impl, sizeof r->gemm_impl, im, sizeof im), (int)r->index,
-	         r->kernel, r->tensor);
+	/* the implementation where it is not cuBLASLt, as the report's series */
+	char im[F8B_STR + 1], tag[F8B_STR + 4] = "";
+	const char *impl = f8b_gemm_impl_col(r->gemm_impl, sizeof r->gemm_impl, im, sizeof im);
+	if (strcmp(impl, "cublaslt"))
+		snprintf(tag, sizeof tag, " [%.15s]", impl);
+	snprintf(buf, n, "%lldx%lldx%lld %s%s #%d %s %s", (long long)r->m, (long long)r->k,
+	         (long long)r->n, r->recipe, tag, (int)r->index, r->kernel, r->tensor);
 }
 
 static const char *const kernel_keys[] = {"m",     "k",      "n",      "recipe", "gemm_impl",
