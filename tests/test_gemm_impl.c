@@ -442,8 +442,8 @@ static void test_files(void)
 	                              lls_row("tensorwise", "cublaslt", 0.8, 2),
 	                              lls_row("tensorwise", "f8b", 0.9, 2)};
 	rc = write_lls(in_dir("both.h5"), &f8b_lls_schema, &f8b_lls_kernel_schema, both, 3);
-	setenv("GNUPLOT", "/nonexistent/gnuplot", 1); /* the data and report.md only */
-	RUN(f8b_report_main, "report", in_dir("both.h5"), "-o", in_dir("rep"));
+	unsetenv("GNUPLOT");
+	int prc = RUN(f8b_report_main, "report", in_dir("both.h5"), "-o", in_dir("rep"));
 	char md[1 << 15] = "", csv[4096] = "";
 	char path[600];
 	snprintf(path, sizeof path, "%s/report.md", in_dir("rep"));
@@ -458,8 +458,19 @@ static void test_files(void)
 	       "report lls.csv: a gemm_impl column");
 	snprintf(path, sizeof path, "%s/lls-vars.gp", in_dir("rep"));
 	slurp(path, md, sizeof md);
-	tap_ok(strstr(md, "\"tensorwise [f8b]\"") && strstr(md, "\"tensorwise\""),
-	       "report: the plots' series titles tell the two apart");
+	tap_ok(strstr(md, "\"tensorwise [f8b]\"") && strstr(md, "\"tensorwise\"") &&
+	           strstr(md, "s_impl[3] = 1") && strstr(md, "s_impl[2] = 0"),
+	       "report: the plots' series titles and line styles tell the two apart");
+	/* with gnuplot, the templates draw an f8b series */
+	if (system("command -v gnuplot >/dev/null 2>&1") == 0) {
+		struct stat st;
+		snprintf(path, sizeof path, "%s/lls_speedup.png", in_dir("rep"));
+		tap_ok(prc == 0 && stat(path, &st) == 0 && st.st_size > 0,
+		       "report with gnuplot: exit 0, lls_speedup.png drawn (exit %d: %.200s)", prc,
+		       cap_err);
+	} else {
+		tap_skip("no gnuplot: the plots are drawn where there is one");
+	}
 }
 
 /* ---------------------------------------------------------------- main */
