@@ -26,7 +26,7 @@ rcolor(r) = r eq "bf16" ? "#000000" : r eq "tensorwise" ? "#1f77b4" : \
 rpt(r) = r eq "bf16" ? 15 : r eq "tensorwise" ? 7 : r eq "tensorwise-delayed" ? 9 : \
 	r eq "axiswise" ? 5 : r eq "lw-axiswise-gw-hp" ? 13 : r eq "blockwise" ? 11 : 15
 pt(i) = rpt(s_recipe[i]) - (s_graph[i] ? 0 : 1)
-mdash(i) = !s_graph[i] ? 4 : s_lanes[i] == 1 ? 5 : 1
+mdash(i) = s_impl[i] ? 3 : !s_graph[i] ? 4 : s_lanes[i] == 1 ? 5 : 1
 
 set title sprintf("lls training step: %% of roofline (100 x predicted / measured)\n%s, %s", l_gpu, l_date) font ",14"
 set logscale x 2

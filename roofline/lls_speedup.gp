@@ -3,12 +3,13 @@
 #
 # Run by `f8bench report` inside its output directory, as
 #     gnuplot -e "fmt='png'; out='lls_speedup.png'" lls_speedup.gp
-# Reads lls-vars.gp (series s_recipe, s_title, s_graph, s_lanes; bf16 series before
+# Reads lls-vars.gp (series s_recipe, s_title, s_graph, s_lanes, s_impl; bf16 series before
 # first_fp8) and lls-speedup.dat (block i-1 = series i: x, median speedup,
 # min, max, predicted speedup, % of roofline).  x is M for square shapes,
 # else M*K*N, on a log2 axis.  Colour = recipe; solid line = measured
 # (open markers and dash-dot when the step ran without a graph, where both
-# kinds are present; dash-dot-dot for a one-lane step, --lanes 1), dashed
+# kinds are present; dash-dot-dot for a one-lane step, --lanes 1; dotted
+# where the fp8 GEMMs ran on f8bench's own kernel, --gemm-impl f8b), dashed
 # line of the same colour = the roofline's
 # predicted speedup (bf16 predicted / recipe predicted).
 
@@ -33,7 +34,7 @@ rpt(r) = r eq "tensorwise" ? 7 : r eq "tensorwise-delayed" ? 9 : r eq "axiswise"
 	r eq "lw-axiswise-gw-hp" ? 13 : r eq "blockwise" ? 11 : 15
 pt(i) = rpt(s_recipe[i]) - (s_graph[i] ? 0 : 1)
 # (a parenthesised dt would be read as a dash pattern)
-mdash(i) = !s_graph[i] ? 4 : s_lanes[i] == 1 ? 5 : 1
+mdash(i) = s_impl[i] ? 3 : !s_graph[i] ? 4 : s_lanes[i] == 1 ? 5 : 1
 
 set title sprintf("lls training step (LayerNorm -> Linear -> Sigmoid, fwd + bwd): fp8 speedup over bf16\n%s, %s", l_gpu, l_date) font ",14"
 set logscale x 2

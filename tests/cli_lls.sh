@@ -14,7 +14,7 @@ ALL=bf16,tensorwise,tensorwise-delayed,axiswise,lw-axiswise-gw-hp,blockwise
 
 "$F8BENCH" lls --help >help.txt 2>&1
 ok $? "lls --help exits 0"
-for opt in --shapes --recipe --graph --lanes --history --ceilings --backend --resume --shard; do
+for opt in --shapes --recipe --gemm-impl --graph --lanes --history --ceilings --backend --resume --shard; do
 	grep -q -- "$opt" help.txt
 	ok $? "lls --help documents $opt"
 done
@@ -34,6 +34,8 @@ EXPECT="1..1024" bad --history 0
 EXPECT="multiple of 16" bad --shapes 100x256x256
 EXPECT="unknown recipe field" bad --recipe "tensorwise,bogus=1"
 EXPECT="listed twice" bad --recipe tensorwise,tensorwise
+EXPECT="accepted: cublaslt, f8b" bad --gemm-impl cublas
+EXPECT="'f8b' is listed twice" bad --gemm-impl f8b,cublaslt,f8b
 
 # Python reads the tables (quoted fields hold commas).
 cat >rd.py <<'EOF'
@@ -90,6 +92,35 @@ check "speedup over the same-process bf16 step on every row" \
 check "kernel rows: bytes, time and GB/s agree" \
 	'all(abs(f(y["gbps"]) - f(y["bytes"]) / f(y["time_median_s"]) / 1e9) < 1e-6 * f(y["gbps"]) for y in k)'
 check "reference: every element on these shapes (host-f64)" 'all(x["reference"] == "host-f64" for x in r)'
+
+# --gemm-impl cublaslt,f8b: each fp8 recipe on each, bf16 once on
+# cuBLASLt.  The host backend refuses f8b: those rows are unsupported with
+# its refusal, the exit status stays 0, and the cublaslt rows pass.
+"$F8BENCH" lls --backend host $Q --shapes 128x256x192 --recipe bf16,tensorwise,lw-axiswise-gw-hp \
+	--gemm-impl cublaslt,f8b -o gi.h5 >gi.out 2>gi.err
+ok $? "--gemm-impl cublaslt,f8b on the host backend exits 0"
+"$F8BENCH" export gi.h5 --table lls >gi.csv && "$F8BENCH" export gi.h5 --table lls_kernels >gik.csv
+"$PY" - <<'EOF'
+import csv, sys
+r = list(csv.DictReader(open("gi.csv")))
+imp = sorted((x["recipe"], x["gemm_impl"], x["status"]) for x in r)
+want = [("bf16", "cublaslt", "ok"), ("lw-axiswise-gw-hp", "cublaslt", "ok"),
+        ("lw-axiswise-gw-hp", "f8b", "unsupported"), ("tensorwise", "cublaslt", "ok"),
+        ("tensorwise", "f8b", "unsupported")]
+print("# %s" % imp)
+sys.exit(0 if imp == want else 1)
+EOF
+ok $? "5 rows: bf16 once on cublaslt, each fp8 recipe ok on cublaslt and unsupported on f8b"
+"$PY" - <<'EOF'
+import csv, sys
+r = list(csv.DictReader(open("gi.csv"))); k = list(csv.DictReader(open("gik.csv")))
+bad = [x for x in r if x["gemm_impl"] == "f8b" and not ("impl f8b" in x["message"] and "host" in x["message"] and x["message"].startswith("output: "))]
+kern = all(y["gemm_impl"] == "cublaslt" for y in k) and len(k) == sum(int(x["launches"]) for x in r if x["status"] == "ok")
+sys.exit(0 if not bad and kern else 1)
+EOF
+ok $? "the f8b rows name the refused GEMM and the host's refusal; every kernel row carries gemm_impl"
+grep -q "tensorwise gemm f8b: unsupported" gi.err
+ok $? "the progress line names the implementation beside the recipe"
 
 # --graph off computes the same numbers.
 "$F8BENCH" lls --backend host $Q --shapes 128x256x192 --recipe tensorwise,blockwise --graph off -o g.h5 2>/dev/null
@@ -200,6 +231,33 @@ ok = len(a) == 6 and a.keys() == b.keys() and all(a[n]["status"] == b[n]["status
 sys.exit(0 if ok else 1)
 EOF2
 	ok $? "cuda: every recipe ok on one lane and on two, SQNRs within 0.05 dB"
+	# --gemm-impl f8b beside cublaslt: on an sm_90 GPU every recipe's f8b
+	# step passes the same checks (every cast bit for bit, the SQNR
+	# floors) within 0.5 dB of cuBLASLt's; elsewhere the f8b rows are
+	# unsupported, naming sm_90a, and the cublaslt rows still pass.
+	"$F8BENCH" lls --backend cuda $Q --shapes 256x256x256,512x256x384 --recipe $ALL \
+		--gemm-impl cublaslt,f8b -o cg8.h5 >/dev/null 2>cg8.err
+	rc=$?
+	"$F8BENCH" export cg8.h5 --table lls >cg8.csv 2>/dev/null
+	"$PY" - <<'EOF2'
+import csv, sys
+r = list(csv.DictReader(open("cg8.csv")))
+cub = {(x["m"], x["recipe"]): x for x in r if x["gemm_impl"] == "cublaslt"}
+own = {(x["m"], x["recipe"]): x for x in r if x["gemm_impl"] == "f8b"}
+fp8 = {c for c in cub if c[1] != "bf16"}
+ok = len(r) == 2 + 2 * 2 * 5 and set(own) == fp8 and all(x["status"] == "ok" for x in cub.values())
+if all(x["status"] == "unsupported" and "sm_90a" in x["message"] for x in own.values()):
+    print("# not an sm_90 GPU: %s" % list(own.values())[0]["message"])
+    sys.exit(0 if ok else 1)
+c = ("sqnr_y_db", "sqnr_grad_x_db", "sqnr_grad_w_db")
+bad = [k for k in own if own[k]["status"] != "ok" or
+       any(abs(float(own[k][n]) - float(cub[k][n])) > 0.5 for n in c)]
+print("# f8b against cublaslt, not within 0.5 dB or not ok: %s" % bad)
+sys.exit(0 if ok and not bad else 1)
+EOF2
+	st=$?
+	[ $rc = 0 ] && [ $st = 0 ]
+	ok $? "cuda --gemm-impl cublaslt,f8b: f8b rows ok within 0.5 dB of cuBLASLt's on sm_90, else unsupported naming sm_90a (rc $rc)"
 	# A recipe cuBLASLt cannot run here (blockwise with fast_accum on
 	# Hopper) is an unsupported row that says why, and exit status 0.
 	"$F8BENCH" lls --backend cuda $Q --shapes 256x256x256 \

@@ -172,7 +172,7 @@ fi
 "$F8BENCH" report u.h5 -o urep >/dev/null 2>&1
 ok "$(want $?)" "report of a file with unsupported rows exits $want"
 # (lanes 1: --lanes auto runs a step that large on one lane)
-grep -q "^| unsupported | tensorwise | on | 1 | 1 | 262144x262144x262144 | needs " urep/report.md
+grep -q "^| unsupported | tensorwise | cublaslt | on | 1 | 1 | 262144x262144x262144 | needs " urep/report.md
 ok $? "report.md lists the unsupported rows with their message"
 grep -q "262144" urep/lls-speedup.dat
 ok "$([ $? = 1 ] && echo 0 || echo 1)" "the unsupported rows are not plotted"

@@ -63,6 +63,25 @@ ok $? "--rs-dtype f32 (bf16 baseline measured though not listed)"
 ok "$([ "$(col f32.csv rs_dtype fp8-allgather 64)" = f32 ] && [ "$(col f32.csv status fp8-allgather 64)" = ok ] && echo 0 || echo 1)" \
 	"f32 reduce-scatter row ok, speedup $(col f32.csv speedup_vs_bf16 fp8-allgather 64)"
 
+# --gemm-impl: each fp8 mode on each implementation, bf16 once on cuBLASLt;
+# the host backend refuses f8b, so its rows are unsupported (exit 0) and
+# say why, while the cublaslt rows pass their checks.
+$MPIEXEC $extra -n 2 "$F8BENCH" $A --weights 64 --tokens 32 --modes bf16,fp8-allgather \
+	--gemm-impl cublaslt,f8b -o gi.h5 >gi.txt 2>&1
+ok $? "mpiexec -n 2 allgather --gemm-impl cublaslt,f8b exits 0"
+"$F8BENCH" export gi.h5 --csv --table allgather >gi.csv 2>/dev/null
+rows=$(($(wc -l <gi.csv) - 1))
+got="$(csv_get gi.csv gemm_impl mode=bf16)/$(csv_get gi.csv status mode=fp8-allgather gemm_impl=cublaslt)/$(csv_get gi.csv status mode=fp8-allgather gemm_impl=f8b)"
+ok "$([ "$rows" = 3 ] && [ "$got" = cublaslt/ok/unsupported ] && echo 0 || echo 1)" \
+	"3 rows: bf16 on cublaslt, fp8-allgather ok on cublaslt, unsupported on f8b ($rows, $got)"
+msg=$(csv_get gi.csv message mode=fp8-allgather gemm_impl=f8b)
+case "$msg" in *"impl f8b"*host*) r=0 ;; *) r=1 ;; esac
+ok $r "the f8b row gives the host backend's refusal ($msg)"
+$MPIEXEC $extra -n 1 "$F8BENCH" $A --weights 64 --gemm-impl cublaslt,nccl -o bad.h5 >bad.txt 2>&1
+rc=$?
+ok "$([ $rc = 2 ] && [ ! -e bad.h5 ] && grep -q "accepted: cublaslt, f8b" bad.txt && echo 0 || echo 1)" \
+	"--gemm-impl nccl refused with exit 2, no file, the accepted names ($rc)"
+
 # NCCL buffers, CTA policy and placement: recorded in every row (MPI
 # takes host memory whatever is asked), checked the same in place or not,
 # on 1 to 4 ranks; the default is symmetric, zero CTAs, in place, with the

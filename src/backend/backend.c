@@ -2,8 +2,12 @@
 #define _POSIX_C_SOURCE 200809L
 #include "backend/backend.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+
+#include "core/cases.h"
 
 int f8b_backend_find(const char *name, const struct f8b_backend_ops **ops)
 {
@@ -219,6 +223,55 @@ int f8b_gemm_impl_parse(const char *s, enum f8b_gemm_impl *impl)
 		}
 	return F8B_ERR(F8B_EINVAL, "unknown GEMM implementation '%s' (accepted: cublaslt, f8b)",
 	               s ? s : "");
+}
+
+static int parse_impl_item(const char *s, void *out)
+{
+	return f8b_gemm_impl_parse(s, out);
+}
+
+int f8b_gemm_impl_list_parse(const char *spec, const char *opt,
+                             enum f8b_gemm_impl out[F8B_GEMM_IMPL_COUNT], int *n)
+{
+	enum f8b_gemm_impl *v = NULL;
+	size_t k = 0;
+	*n = 0;
+	F8B_TRY(f8b_parse_list(spec, opt, sizeof *v, parse_impl_item, (void **)&v, &k));
+	int rc = F8B_OK;
+	for (size_t i = 0; i < k && rc == F8B_OK; i++)
+		for (size_t j = 0; j < i && rc == F8B_OK; j++)
+			if (v[i] == v[j])
+				rc = F8B_ERR(
+				    F8B_EINVAL,
+				    "%s '%s': '%s' is listed twice (accepted: cublaslt, f8b, "
+				    "each once)",
+				    opt, spec, f8b_gemm_impl_name(v[i]));
+	for (size_t i = 0; i < k && rc == F8B_OK; i++)
+		out[(*n)++] = v[i];
+	free(v);
+	return rc;
+}
+
+const char *f8b_gemm_impl_col(const char *col, size_t size, char *buf, size_t n)
+{
+	size_t len = strnlen(col, size);
+	if (!len)
+		return f8b_gemm_impl_name(F8B_GEMM_IMPL_CUBLASLT);
+	snprintf(buf, n, "%.*s", (int)len, col);
+	return buf;
+}
+
+int f8b_gemm_plan_error(int rc, const char *what)
+{
+	const char *e = f8b_last_error(), *f = strstr(e, "impl f8b");
+	return F8B_ERR(rc, "%s: %s", what, f ? f : e);
+}
+
+bool f8b_gemm_impl_same(const char *a, const char *b, size_t size)
+{
+	char x[64], y[64];
+	return !strcmp(f8b_gemm_impl_col(a, size, x, sizeof x),
+	               f8b_gemm_impl_col(b, size, y, sizeof y));
 }
 
 int f8b_check_bw(const void *a, const void *b, bool two, size_t bytes, int passes, size_t align,

@@ -420,6 +420,22 @@ const char *f8b_gemm_impl_name(enum f8b_gemm_impl impl);
 /* The name back to the value (case-insensitive); F8B_EINVAL with a message
  * naming the accepted values. */
 int f8b_gemm_impl_parse(const char *s, enum f8b_gemm_impl *impl);
+/* --gemm-impl's comma list (lls, allgather): each name once, at most one
+ * of each implementation; F8B_EINVAL naming `opt` and the accepted values,
+ * or the name listed twice. */
+int f8b_gemm_impl_list_parse(const char *spec, const char *opt,
+                             enum f8b_gemm_impl out[F8B_GEMM_IMPL_COUNT], int *n);
+/* A results row's gemm_impl column as the implementation it names: ""
+ * (files from before the column, when every GEMM was cuBLASLt's) reads as
+ * "cublaslt".  `col` holds at most `size` bytes (need not end in NUL). */
+const char *f8b_gemm_impl_col(const char *col, size_t size, char *buf, size_t n);
+/* A failed gemm_plan's error (status rc, the message f8b_last_error
+ * holds) again, as "WHAT: ..." for a results row: a refusal of impl f8b
+ * keeps its reason from "impl f8b" on, dropping the problem's description
+ * that precedes it (the row names the case; its message column is short). */
+int f8b_gemm_plan_error(int rc, const char *what);
+/* Two rows' gemm_impl columns name the same implementation. */
+bool f8b_gemm_impl_same(const char *a, const char *b, size_t size);
 /* transpose_fp8's arguments (backend.h), the same message on every backend. */
 int f8b_check_transpose_fp8(const struct f8b_tensor *x, const struct f8b_tensor *out);
 /* Bandwidth ops: a (and b when two) present and `align`-byte aligned,

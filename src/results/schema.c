@@ -195,6 +195,7 @@ const struct f8b_table_schema f8b_ceilings_schema = {
 	X(S, recipe_long, STR, "")                                                                 \
 	X(S, graph, I32, "")                                                                       \
 	X(S, lanes, I32, "")                                                                       \
+	X(S, gemm_impl, STR, "")                                                                   \
 	X(S, backend, STR, "")                                                                     \
 	X(S, status, STR, "")                                                                      \
 	X(S, time_median_s, F64, "s")                                                              \
@@ -247,6 +248,10 @@ _Static_assert(sizeof(struct f8b_lls_row_mirror) == sizeof(struct f8b_lls_row),
                "struct f8b_lls_row has a member that F8B_LLS_COLUMNS does not list");
 
 static const struct f8b_field lls_fields[] = {F8B_LLS_COLUMNS(F8B_FIELD, struct f8b_lls_row)};
+/* gemm_impl: "" in files from before --gemm-impl, whose fp8 GEMMs all ran
+ * on cuBLASLt (or the host reference): read as cublaslt (doc/results.md).
+ * The same for lls_kernels and allgather. */
+static const char *const gemm_impl_late[] = {"gemm_impl", NULL};
 
 const struct f8b_table_schema f8b_lls_schema = {
     .name = "lls",
@@ -255,6 +260,7 @@ const struct f8b_table_schema f8b_lls_schema = {
     .row_size = sizeof(struct f8b_lls_row),
     .fields = lls_fields,
     .nfields = sizeof lls_fields / sizeof lls_fields[0],
+    .late_columns = gemm_impl_late,
 };
 
 /* ---- lls_kernels: the lls table's detail ---------------------------------- */
@@ -264,6 +270,7 @@ const struct f8b_table_schema f8b_lls_schema = {
 	X(S, k, I64, "")                                                                           \
 	X(S, n, I64, "")                                                                           \
 	X(S, recipe, STR, "")                                                                      \
+	X(S, gemm_impl, STR, "")                                                                   \
 	X(S, index, I32, "")                                                                       \
 	X(S, kernel, STR, "")                                                                      \
 	X(S, tensor, STR, "")                                                                      \
@@ -305,6 +312,7 @@ const struct f8b_table_schema f8b_lls_kernel_schema = {
     .row_size = sizeof(struct f8b_lls_kernel_row),
     .fields = lls_kernel_fields,
     .nfields = sizeof lls_kernel_fields / sizeof lls_kernel_fields[0],
+    .late_columns = gemm_impl_late,
 };
 
 /* ---- allgather ------------------------------------------------------------ */
@@ -327,6 +335,7 @@ const struct f8b_table_schema f8b_lls_kernel_schema = {
 	X(S, rs_nccl_buffers, STR, "")                                                             \
 	X(S, rs_max_ctas, I32, "")                                                                 \
 	X(S, gemm_sm_margin, I32, "")                                                              \
+	X(S, gemm_impl, STR, "")                                                                   \
 	X(S, backend, STR, "")                                                                     \
 	X(S, library, STR, "")                                                                     \
 	X(S, transport, STR, "")                                                                   \
@@ -412,6 +421,7 @@ const struct f8b_table_schema f8b_allgather_schema = {
     .row_size = sizeof(struct f8b_allgather_row),
     .fields = allgather_fields,
     .nfields = sizeof allgather_fields / sizeof allgather_fields[0],
+    .late_columns = gemm_impl_late,
 };
 
 /* ---- optim -------------------------------------------------------------- */

@@ -102,6 +102,8 @@ struct f8b_lls_row {
 	char recipe_long[320]; /* the nine fields, "field=value,..." */
 	int32_t graph;         /* 1: the step ran as one graph */
 	int32_t lanes;         /* streams the step ran on, 1 or 2; 0: not recorded (older files) */
+	char gemm_impl[F8B_STR]; /* the fp8 GEMMs' implementation, cublaslt|f8b (--gemm-impl; a
+	                            bf16 GEMM runs on cuBLASLt in either); "" in older files */
 	char backend[F8B_STR];
 	char status[F8B_STR];
 	double time_median_s, time_min_s, time_max_s; /* one step, forward + backward */
@@ -143,13 +145,14 @@ extern const struct f8b_table_schema f8b_lls_schema;
 struct f8b_lls_kernel_row {
 	int64_t m, k, n;
 	char recipe[32];
-	int32_t index;        /* position in the step */
-	char kernel[32];      /* the op: layernorm_fwd_cast, gemm, ... */
-	char tensor[F8B_STR]; /* what it works on: x_ln, W, dz, output, ... */
-	char pass[F8B_STR];   /* fwd or bwd */
-	char fuses[64];       /* what it does in one kernel, e.g. "layernorm+amax+cast+T" */
-	char dtype[F8B_STR];  /* the output / GEMM operand dtype */
-	double bytes;         /* moved, as implemented (cost model) */
+	char gemm_impl[F8B_STR]; /* its case's (the lls row's); "" in older files */
+	int32_t index;           /* position in the step */
+	char kernel[32];         /* the op: layernorm_fwd_cast, gemm, ... */
+	char tensor[F8B_STR];    /* what it works on: x_ln, W, dz, output, ... */
+	char pass[F8B_STR];      /* fwd or bwd */
+	char fuses[64];          /* what it does in one kernel, e.g. "layernorm+amax+cast+T" */
+	char dtype[F8B_STR];     /* the output / GEMM operand dtype */
+	double bytes;            /* moved, as implemented (cost model) */
 	double flops;
 	double time_median_s; /* timed alone */
 	double time_noise;
@@ -187,6 +190,8 @@ struct f8b_allgather_row {
 	char rs_nccl_buffers[F8B_STR]; /* the reduce-scatter's ("": nccl_buffers') */
 	int32_t rs_max_ctas;           /* the reduce-scatter's CTA bound; 0: NCCL's choice */
 	int32_t gemm_sm_margin;        /* SMs the GEMMs leave to NCCL (--gemm-sm-margin) */
+	char gemm_impl[F8B_STR]; /* the fp8 GEMMs' implementation, cublaslt|f8b (--gemm-impl; the
+	                            bf16 mode's GEMMs are cuBLASLt's); "" in older files */
 	char backend[F8B_STR];
 	char library[32];   /* the collectives' library: "NCCL 2.28.3" or "MPI" */
 	char transport[48]; /* the path the collectives took (doc/allgather.md) */

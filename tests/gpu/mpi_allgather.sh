@@ -8,7 +8,8 @@
 # stream of its own with at most 16 CTAs, a high-priority communication
 # stream, and GEMMs that leave 8 SMs free; --optimizer in each variant with
 # both --update schedules, and fp8's with the reduce-scatters and updates
-# on their own stream.  Skips without a GPU.
+# on their own stream; --gemm-impl cublaslt,f8b (f8b unsupported off
+# sm_90).  Skips without a GPU.
 . "${srcdir:-.}/tests/tap.sh"
 [ -n "$MPIEXEC" ] || skip_all "no mpiexec found by configure"
 ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
@@ -55,6 +56,36 @@ run twocomm
 got="$(col twocomm.csv rs_nccl_buffers bf16 512)/$(col twocomm.csv rs_max_ctas bf16 512)/$(col twocomm.csv rs_stream bf16 512)/$(col twocomm.csv comm_priority bf16 512)/$(col twocomm.csv gemm_sm_margin bf16 512)"
 ok "$([ "$got" = registered/16/own/high/8 ] && echo 0 || echo 1)" "twocomm: rows record the reduce-scatter's communicator and stream ($got)"
 X=
+# --gemm-impl cublaslt,f8b: every fp8 mode on both implementations in one
+# job.  On an sm_90 GPU the f8b rows pass the same exact checks as the
+# cublaslt ones and their SQNRs agree within 0.5 dB; on any other GPU they
+# are unsupported, naming sm_90a, and the cublaslt rows still pass.
+$MPIEXEC $extra -n $n "$F8BENCH" $A --gemm-impl cublaslt,f8b -o impl.h5 >impl.txt 2>&1
+rc=$?
+ok $rc "mpiexec -n $n f8bench allgather --gemm-impl cublaslt,f8b"
+[ $rc = 0 ] || diag "$(tail -8 impl.txt)"
+"$F8BENCH" export impl.h5 --table allgather >impl.csv 2>/dev/null
+sm90=1
+for m in fp8-compute fp8-allgather fp8-allgather-axiswise; do
+	for t in 512 2048; do
+		cs=$(csv_get impl.csv status mode=$m tokens_per_rank=$t gemm_impl=cublaslt)
+		fs=$(csv_get impl.csv status mode=$m tokens_per_rank=$t gemm_impl=f8b)
+		fm=$(csv_get impl.csv message mode=$m tokens_per_rank=$t gemm_impl=f8b)
+		if [ "$fs" = unsupported ] && [ "$cs" = ok ]; then
+			case "$fm" in *sm_90a*) r=0 sm90=0 ;; *) r=1 ;; esac
+			ok $r "impl: $m, $t tokens/rank: cublaslt ok, f8b unsupported off sm_90 ($fm)"
+			continue
+		fi
+		a=$(csv_get impl.csv sqnr_min_db mode=$m tokens_per_rank=$t gemm_impl=cublaslt)
+		b=$(csv_get impl.csv sqnr_min_db mode=$m tokens_per_rank=$t gemm_impl=f8b)
+		r=$(awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; print (d < 0.5 && d > -0.5) ? 0 : 1 }')
+		[ "$cs" = ok ] && [ "$fs" = ok ] || r=1
+		ok $r "impl: $m, $t tokens/rank: cublaslt $cs, f8b $fs, SQNR $a / $b dB"
+	done
+done
+bs=$(csv_get impl.csv gemm_impl mode=bf16 tokens_per_rank=512)
+ok "$([ "$bs" = cublaslt ] && echo 0 || echo 1)" "impl: the bf16 mode ran once, on cublaslt ($bs)"
+[ $sm90 = 1 ] && diag "impl: fp8-allgather at 2048 tokens/rank: cublaslt $(csv_get impl.csv time_median_s mode=fp8-allgather tokens_per_rank=2048 gemm_impl=cublaslt) s, f8b $(csv_get impl.csv time_median_s mode=fp8-allgather tokens_per_rank=2048 gemm_impl=f8b) s"
 # --optimizer, --update (doc/allgather.md "The optimizer"): each variant,
 # both schedules; the step checked against the host reference, the
 # global scales and the next gather (checks >= 1 + 2L + 1); overlap's

@@ -84,9 +84,10 @@ static int cfloats(struct ag_state *s, int64_t n, float **p)
 	return f8b_ag_cbytes(s, (size_t)n * sizeof(float), (void **)p);
 }
 
-static int plan(struct ag_state *s, struct ag_gemm *g, int64_t m, int64_t n, int64_t k,
-                enum f8b_dtype a, enum f8b_dtype b, enum f8b_dtype out, bool axis, bool fast,
-                bool a_t, bool b_t)
+/* Layer l's GEMM `what` (forward, grad_input, grad_weight). */
+static int plan(struct ag_state *s, struct ag_gemm *g, int l, const char *what, int64_t m,
+                int64_t n, int64_t k, enum f8b_dtype a, enum f8b_dtype b, enum f8b_dtype out,
+                bool axis, bool fast, bool a_t, bool b_t)
 {
 	bool fp8 = a != F8B_BF16;
 	enum f8b_granularity gr = axis ? F8B_GRAN_AXISWISE : F8B_GRAN_TENSORWISE;
@@ -101,9 +102,17 @@ static int plan(struct ag_state *s, struct ag_gemm *g, int64_t m, int64_t n, int
 	                                 .fast_accum = fp8 && fast,
 	                                 .a_t = !fp8 && a_t,
 	                                 .b_t = !fp8 && b_t,
+	                                 /* f8bench's own GEMM is fp8 only */
+	                                 .impl = fp8 ? s->impl : F8B_GEMM_IMPL_CUBLASLT,
 	                                 .sm_margin = s->c->sm_margin};
 	struct f8b_algo_info info;
-	return s->run->ops->gemm_plan(s->run->be, &g->desc, 0, &g->plan, &info);
+	int rc = s->run->ops->gemm_plan(s->run->be, &g->desc, 0, &g->plan, &info);
+	if (rc != F8B_OK) { /* which GEMM, and (impl f8b) why, in the row's message */
+		char where[48];
+		snprintf(where, sizeof where, "layer %d %s", l, what);
+		return f8b_gemm_plan_error(rc, where);
+	}
+	return F8B_OK;
 }
 
 static int events(struct ag_state *s)
@@ -238,9 +247,12 @@ int f8b_ag_alloc(struct ag_state *s)
 	enum f8b_dtype e4 = fp8 ? F8B_E4M3 : F8B_BF16, e5 = fp8 ? F8B_E5M2 : F8B_BF16;
 	for (int l = 0; l < L; l++) {
 		int64_t n = s->n[l], k = s->k[l];
-		F8B_TRY(plan(s, &s->fwd[l], T, n, k, e4, e4, F8B_BF16, axis, true, false, false));
-		F8B_TRY(plan(s, &s->gi[l], T, k, n, e5, e4, F8B_BF16, axis, false, false, true));
-		F8B_TRY(plan(s, &s->gwg[l], n, k, T, e5, e4, s->gw_dtype, axis, false, true, true));
+		F8B_TRY(plan(s, &s->fwd[l], l, "forward", T, n, k, e4, e4, F8B_BF16, axis, true,
+		             false, false));
+		F8B_TRY(plan(s, &s->gi[l], l, "grad_input", T, k, n, e5, e4, F8B_BF16, axis, false,
+		             false, true));
+		F8B_TRY(plan(s, &s->gwg[l], l, "grad_weight", n, k, T, e5, e4, s->gw_dtype, axis,
+		             false, true, true));
 	}
 	F8B_TRY(events(s));
 	return fill(s);

@@ -1,6 +1,7 @@
 /* ag_cfg.c - the allgather benchmark's options, its cases (weights x
  * tokens per rank x modes, bf16 first so the fp8 rows find their
- * baseline) and the rows' key columns (ag_rows.c: comparing and naming rows). */
+ * baseline, each fp8 mode on every GEMM implementation of --gemm-impl) and the rows' key columns
+ * (ag_rows.c: comparing and naming rows). */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
 #include <errno.h>
@@ -51,6 +52,7 @@ enum {
 	OPT_RS_MAX_CTAS,
 	OPT_GEMM_SM_MARGIN,
 	OPT_RS_STREAM,
+	OPT_GEMM_IMPL,
 };
 enum { OPT_OPTIMIZER = 3150, OPT_UPDATE };
 
@@ -108,6 +110,10 @@ const struct f8b_option f8b_ag_options[] = {
      "the step's GEMMs plan for N SMs fewer than the GPU has\n"
      "(cuBLASLt's SM count target), leaving them to NCCL's kernels,\n"
      "0..32 (default 0)"},
+    {"gemm-impl", OPT_GEMM_IMPL, 0, "LIST",
+     "the fp8 modes' GEMMs: cublaslt, f8b (f8bench's own sm_90a\nkernel), comma separated; "
+     "each fp8 mode runs on each, side by\nside; the bf16 mode's GEMMs are cuBLASLt's (default "
+     "cublaslt)"},
     {"timeout", OPT_TIMEOUT, 0, "SEC",
      "a collective or MPI wait that takes longer ends the job on\nevery rank with an error (a "
      "dead or stuck rank) (default 120)"},
@@ -122,6 +128,7 @@ int f8b_ag_cfg_new(void **cfg)
 	c->modes_spec = "bf16,fp8-compute,fp8-allgather,fp8-allgather-axiswise";
 	c->weights_spec = "8192";
 	c->tokens_spec = "512,1024,2048,4096,8192,16384";
+	c->impl_spec = "cublaslt";
 	c->layers = 8;
 	c->prefetch = 1;
 	c->timeout_s = 120;
@@ -200,6 +207,7 @@ int f8b_ag_cfg_option(void *cfg, int key, const char *arg)
 		return F8B_OK;
 	case OPT_WEIGHTS: c->weights_spec = arg; return F8B_OK;
 	case OPT_TOKENS: c->tokens_spec = arg; return F8B_OK;
+	case OPT_GEMM_IMPL: c->impl_spec = arg; return F8B_OK;
 	case OPT_LAYERS: return parse_int(arg, "layers", 1, AG_MAX_LAYERS, &c->layers);
 	case OPT_PREFETCH: return parse_int(arg, "prefetch", 0, AG_MAX_PREFETCH, &c->prefetch);
 	case OPT_RS_DTYPE:
@@ -425,6 +433,7 @@ int f8b_ag_cfg_finalize(void *cfg, size_t *ncases)
 	F8B_TRY(parse_modes(c));
 	F8B_TRY(parse_weights(c));
 	F8B_TRY(parse_tokens(c));
+	F8B_TRY(f8b_gemm_impl_list_parse(c->impl_spec, "--gemm-impl", c->impls, &c->nimpls));
 	int R = f8b_comm_size();
 	for (size_t i = 0; i < c->nw; i++) {
 		int64_t n = c->w[i].n, k = c->w[i].k;
@@ -437,7 +446,11 @@ int f8b_ag_cfg_finalize(void *cfg, size_t *ncases)
 			    (long long)n, (long long)k, R, (long long)n,
 			    c->layers > 1 ? (k == n ? "" : " and, on odd layers, its d_in") : "");
 	}
-	c->ncases = c->nw * c->ntok * (size_t)c->nmodes;
+	/* bf16 once (its GEMMs are cuBLASLt's), every fp8 mode per impl */
+	int per = 0;
+	for (int m = 0; m < c->nmodes; m++)
+		per += c->modes[m] == AG_BF16 ? 1 : c->nimpls;
+	c->ncases = c->nw * c->ntok * (size_t)per;
 	c->cases = calloc(c->ncases + 1, sizeof *c->cases);
 	c->wchecked = calloc(c->nw * AG_NMODES + 1, sizeof *c->wchecked);
 	c->rschecked = calloc(c->nw + 1, sizeof *c->rschecked);
@@ -446,8 +459,13 @@ int f8b_ag_cfg_finalize(void *cfg, size_t *ncases)
 	size_t i = 0;
 	for (size_t w = 0; w < c->nw; w++)
 		for (size_t t = 0; t < c->ntok; t++)
-			for (int m = 0; m < c->nmodes; m++)
-				c->cases[i++] = (struct ag_case){(int)w, c->tokens[t], c->modes[m]};
+			for (int m = 0; m < c->nmodes; m++) {
+				bool bf16 = c->modes[m] == AG_BF16;
+				for (int j = 0; j < (bf16 ? 1 : c->nimpls); j++)
+					c->cases[i++] = (struct ag_case){
+					    (int)w, c->tokens[t], c->modes[m],
+					    bf16 ? F8B_GEMM_IMPL_CUBLASLT : c->impls[j]};
+			}
 	*ncases = c->ncases;
 	return F8B_OK;
 }
@@ -476,6 +494,7 @@ void f8b_ag_case_key(const void *cfg, size_t i, void *vrow)
 	r->rs_max_ctas = c->rs_max_ctas;
 	f8b_setstr(r->rs_stream, sizeof r->rs_stream, c->rs_stream ? "own" : "shared");
 	r->gemm_sm_margin = c->sm_margin;
+	f8b_setstr(r->gemm_impl, sizeof r->gemm_impl, f8b_gemm_impl_name(ac->impl));
 	bool opt = c->optim >= 0 && ac->mode == AG_FP8_AG;
 	f8b_setstr(r->optimizer, sizeof r->optimizer,
 	           opt ? f8b_optim_variant_name((enum f8b_optim_variant)c->optim) : "none");

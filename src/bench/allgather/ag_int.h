@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backend/backend.h"
 #include "core/optim.h"
 #include "harness/bench.h"
 #include "harness/comm.h"
@@ -79,6 +80,7 @@ struct ag_case {
 	int weight;
 	int64_t tokens;
 	int mode;
+	enum f8b_gemm_impl impl; /* the fp8 GEMMs' (--gemm-impl); the bf16 mode: cuBLASLt */
 };
 
 /* The bf16 step of one weight x tokens: its time and its outputs (the
@@ -93,7 +95,9 @@ struct ag_base {
 };
 
 struct ag_cfg {
-	const char *modes_spec, *weights_spec, *tokens_spec;
+	const char *modes_spec, *weights_spec, *tokens_spec, *impl_spec;
+	enum f8b_gemm_impl impls[F8B_GEMM_IMPL_COUNT]; /* --gemm-impl, in its order */
+	int nimpls;
 	int modes[AG_NMODES];
 	int nmodes;
 	struct ag_weight *w;
@@ -146,6 +150,10 @@ bool f8b_ag_same_rs_comm(const struct f8b_allgather_row *a, const struct f8b_all
  * SM margin ("" if nothing). */
 void f8b_ag_comm_extra(const struct f8b_allgather_row *r, char *buf, size_t n);
 void f8b_ag_describe(const void *row, char *buf, size_t n);
+/* The row's gemm_impl ("" in older files: cuBLASLt), and how the report
+ * marks it after the mode: "" for cuBLASLt, " [f8b]" for f8bench's own. */
+enum f8b_gemm_impl f8b_ag_row_impl(const struct f8b_allgather_row *r);
+const char *f8b_ag_impl_tag(const struct f8b_allgather_row *r);
 void f8b_ag_summarize(const void *row, char *buf, size_t n);
 /* The exposed communication's share for a person to read: "12.3%", or
  * "none (-1.2%: noise; ...)" where the two medians it comes from crossed. */
@@ -164,6 +172,7 @@ struct ag_state {
 	struct f8b_run *run;
 	struct ag_cfg *c;
 	int mode, L, P, R, rank;
+	enum f8b_gemm_impl impl; /* of the fp8 modes' GEMMs (the bf16 mode's: cuBLASLt) */
 	int64_t T;
 	int64_t n[AG_MAX_LAYERS], k[AG_MAX_LAYERS], rows[AG_MAX_LAYERS];
 	int64_t maxn, maxk, maxrows; /* over layers: maxn = maxk = max(d_out, d_in) */

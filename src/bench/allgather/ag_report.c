@@ -131,7 +131,7 @@ static int cmp_rows(const void *x, const void *y)
 	                a->prefetch,
 	                variant_key(a),
 	                a->ranks,
-	                f8b_ag_mode_of(a->mode),
+	                f8b_ag_mode_of(a->mode) * F8B_GEMM_IMPL_COUNT + f8b_ag_row_impl(a),
 	                a->tokens_per_rank};
 	int64_t kb[] = {b->d_out * b->d_in,
 	                b->d_out,
@@ -139,7 +139,7 @@ static int cmp_rows(const void *x, const void *y)
 	                b->prefetch,
 	                variant_key(b),
 	                b->ranks,
-	                f8b_ag_mode_of(b->mode),
+	                f8b_ag_mode_of(b->mode) * F8B_GEMM_IMPL_COUNT + f8b_ag_row_impl(b),
 	                b->tokens_per_rank};
 	for (int i = 0; i < 8; i++)
 		if (ka[i] != kb[i])
@@ -275,6 +275,7 @@ static const struct f8b_allgather_row *fewer_ranks(const struct arpt *A,
 	for (size_t i = 0; i < A->n; i++) {
 		const struct f8b_allgather_row *q = A->rows[i];
 		if (q->ranks >= r->ranks || strcmp(q->mode, r->mode) ||
+		    f8b_ag_row_impl(q) != f8b_ag_row_impl(r) ||
 		    q->tokens_per_rank != r->tokens_per_rank || strcmp(q->status, "ok") ||
 		    !f8b_rpt_finite_pos(q->compute_time_s))
 			continue;
@@ -355,8 +356,10 @@ static int write_dat(struct arpt *A)
 	fprintf(v.f, "\nl_date = ");
 	f8b_rpt_gp_str(v.f, A->ctx.date);
 	/* sized for the most series written below */
-	fprintf(v.f, "\narray b_title[%d]\narray p_mode[64]\narray p_title[64]\n", AG_NMODES * 21);
-	/* speedup series: one per fp8 mode x setting with a bf16 row */
+	fprintf(v.f, "\narray b_title[%d]\narray p_mode[64]\narray p_title[64]\n",
+	        AG_NMODES * F8B_GEMM_IMPL_COUNT * 21);
+	/* speedup series: one per fp8 mode x GEMM implementation x setting
+	 * with a bf16 row */
 	char titles[64][96];
 	int modes[64], ns = 0;
 	for (size_t i = 0; i < A->n && ns < 64; i++) {
@@ -365,6 +368,7 @@ static int write_dat(struct arpt *A)
 		    !isfinite(r->speedup_vs_bf16))
 			continue;
 		if (i > 0 && ns > 0 && !strcmp(A->rows[i - 1]->mode, r->mode) &&
+		    f8b_ag_row_impl(A->rows[i - 1]) == f8b_ag_row_impl(r) &&
 		    f8b_arpt_same_setting(A->rows[i - 1], r) &&
 		    !strcmp(A->rows[i - 1]->status, "ok")) {
 			fprintf(o.f, "%lld %.6g %.6g\n", (long long)r->tokens_per_rank,
@@ -374,9 +378,10 @@ static int write_dat(struct arpt *A)
 		if (ns)
 			fprintf(o.f, "\n\n");
 		modes[ns] = f8b_ag_mode_of(r->mode);
-		snprintf(titles[ns], sizeof titles[ns], "%s, %dx[%lldx%lld], %d rank%s",
-		         short_mode[modes[ns]], (int)r->layers, (long long)r->d_out,
-		         (long long)r->d_in, (int)r->ranks, r->ranks > 1 ? "s" : "");
+		snprintf(titles[ns], sizeof titles[ns], "%s%s, %dx[%lldx%lld], %d rank%s",
+		         short_mode[modes[ns]], f8b_ag_impl_tag(r), (int)r->layers,
+		         (long long)r->d_out, (long long)r->d_in, (int)r->ranks,
+		         r->ranks > 1 ? "s" : "");
 		fprintf(o.f, "%lld %.6g %.6g\n", (long long)r->tokens_per_rank, r->speedup_vs_bf16,
 		        r->exposed_pct);
 		ns++;
@@ -402,7 +407,8 @@ static int write_dat(struct arpt *A)
 			by[j] = by[j - 1];
 		by[j] = A->rows[i];
 	}
-	/* busbw: one block per mode x ranks (2+), then NCCL's */
+	/* busbw: one block per mode x GEMM implementation x ranks (2+), then
+	 * NCCL's */
 	int orc = f8b_rpt_open(A->ctx.dir, &o, "ag-busbw.dat");
 	if (orc != F8B_OK) {
 		free(by);
@@ -413,20 +419,21 @@ static int write_dat(struct arpt *A)
 	int nb = 0, rmax = 1;
 	for (size_t i = 0; i < A->n; i++)
 		rmax = A->rows[i]->ranks > rmax ? A->rows[i]->ranks : rmax;
-	for (int m = 0; m < AG_NMODES; m++)
-		for (int R = 2; R <= rmax && nb < AG_NMODES * 21; R++) {
-			int k = 0;
+	for (int mi = 0; mi < AG_NMODES * F8B_GEMM_IMPL_COUNT; mi++)
+		for (int R = 2; R <= rmax && nb < AG_NMODES * F8B_GEMM_IMPL_COUNT * 21; R++) {
+			int k = 0, m = mi / F8B_GEMM_IMPL_COUNT;
 			for (size_t i = 0; i < A->n; i++) {
 				const struct f8b_allgather_row *r = by[i];
-				if (f8b_ag_mode_of(r->mode) != m || r->ranks != R ||
-				    strcmp(r->status, "ok") ||
+				if (f8b_ag_mode_of(r->mode) != m ||
+				    (int)f8b_ag_row_impl(r) != mi % F8B_GEMM_IMPL_COUNT ||
+				    r->ranks != R || strcmp(r->status, "ok") ||
 				    !f8b_rpt_finite_pos(r->ag_busbw_gbps))
 					continue;
 				if (!k++) {
 					if (nb)
 						fprintf(o.f, "\n\n");
-					fprintf(v.f, "b_title[%d] = \"%s, %d ranks\"\n", nb + 1,
-					        short_mode[m], R);
+					fprintf(v.f, "b_title[%d] = \"%s%s, %d ranks\"\n", nb + 1,
+					        short_mode[m], f8b_ag_impl_tag(r), R);
 					nb++;
 				}
 				fprintf(o.f, "%.0f %.6g %.6g\n", r->ag_bytes, r->ag_busbw_gbps,
@@ -459,9 +466,9 @@ static int write_dat(struct arpt *A)
 			fprintf(o.f, "%d %.6g %.6g\n", f8b_arpt_ranks[k],
 			        A->proj[bi].step[k] / A->proj[i].step[k],
 			        A->proj[i].exposed_pct[k]);
-		fprintf(v.f, "p_mode[%d] = %d; p_title[%d] = \"%s, %lld tok/rank\"\n", np + 1,
+		fprintf(v.f, "p_mode[%d] = %d; p_title[%d] = \"%s%s, %lld tok/rank\"\n", np + 1,
 		        f8b_ag_mode_of(r->mode), np + 1, short_mode[f8b_ag_mode_of(r->mode)],
-		        (long long)r->tokens_per_rank);
+		        f8b_ag_impl_tag(r), (long long)r->tokens_per_rank);
 		np++;
 	}
 	A->nproj = np;

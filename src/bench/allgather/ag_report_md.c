@@ -22,7 +22,7 @@ int f8b_arpt_write_csv(struct arpt *A)
 	 * ranks (predicted from the case on from_ranks ranks, collectives
 	 * modelled from the node's measured all-gather). */
 	fprintf(o.f, "mode,d_out,d_in,layers,prefetch,rs_dtype,tokens_per_rank,ranks,measured_s,"
-	             "predicted_s,ratio,within_15pct,check,from_ranks,variant\n");
+	             "predicted_s,ratio,within_15pct,check,from_ranks,variant,gemm_impl\n");
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < A->n; i++) {
 			const struct f8b_allgather_row *r = A->rows[i];
@@ -37,13 +37,14 @@ int f8b_arpt_write_csv(struct arpt *A)
 			        q >= 0.85 && q <= 1.15, pass ? "ranks" : "replay",
 			        pass ? p->from_ranks : (int)r->ranks);
 			f8b_rpt_csv_str(o.f, v);
-			fputc('\n', o.f);
+			fprintf(o.f, ",%s\n", f8b_gemm_impl_name(f8b_ag_row_impl(r)));
 		}
 	F8B_TRY(f8b_rpt_close(&o, F8B_OK));
 	F8B_TRY(f8b_rpt_open(A->ctx.dir, &o, "ag-projection.csv"));
 	fprintf(o.f, "mode,d_out,d_in,layers,prefetch,rs_dtype,tokens_per_rank,measured_ranks,"
 	             "ranks,predicted_step_s,exposed_pct,speedup_vs_bf16,net_bw_gbps,net_lat_us,"
-	             "intra_busbw_gbps,intra_alpha_us,gpus_per_node,predicted_step_lower_s\n");
+	             "intra_busbw_gbps,intra_alpha_us,gpus_per_node,predicted_step_lower_s,"
+	             "gemm_impl\n");
 	for (size_t i = 0; i < A->n; i++) {
 		const struct f8b_allgather_row *r = A->rows[i];
 		if (!A->proj[i].ok)
@@ -57,10 +58,10 @@ int f8b_arpt_write_csv(struct arpt *A)
 			fprintf(o.f, "%d,%.9g,%.3f,", f8b_arpt_ranks[k], A->proj[i].step[k],
 			        A->proj[i].exposed_pct[k]);
 			f8b_rpt_csv_num(o.f, sp);
-			fprintf(o.f, ",%g,%g,%g,%g,%d,%.9g\n", A->net.inter.busbw / 1e9,
+			fprintf(o.f, ",%g,%g,%g,%g,%d,%.9g,%s\n", A->net.inter.busbw / 1e9,
 			        A->net.inter.alpha_s * 1e6, A->intra.busbw / 1e9,
-			        A->intra.alpha_s * 1e6, A->net.gpus_per_node,
-			        A->proj[i].step_lo[k]);
+			        A->intra.alpha_s * 1e6, A->net.gpus_per_node, A->proj[i].step_lo[k],
+			        f8b_gemm_impl_name(f8b_ag_row_impl(r)));
 		}
 	}
 	return f8b_rpt_close(&o, F8B_OK);
@@ -95,7 +96,8 @@ static void measured_tables(const struct arpt *A, FILE *md)
 			        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- "
 			        "| --- | --- |\n");
 		}
-		fprintf(md, "| %lld | %s | ", (long long)r->tokens_per_rank, r->mode);
+		fprintf(md, "| %lld | %s%s | ", (long long)r->tokens_per_rank, r->mode,
+		        f8b_ag_impl_tag(r));
 		f8b_rpt_md_num(md, "%.3f", 1e3 * r->time_median_s);
 		fputs(" | ", md);
 		f8b_rpt_md_num(md, "%.3f", r->speedup_vs_bf16);
@@ -151,8 +153,8 @@ static void projection_tables(const struct arpt *A, FILE *md)
 		double q = A->proj[i].at_measured / r->time_median_s;
 		n++;
 		in += q >= 0.85 && q <= 1.15;
-		fprintf(md, "| %d | %s | %lld | %.3f | %.3f | %.3f%s |\n", (int)r->ranks, r->mode,
-		        (long long)r->tokens_per_rank, 1e3 * r->time_median_s,
+		fprintf(md, "| %d | %s%s | %lld | %.3f | %.3f | %.3f%s |\n", (int)r->ranks, r->mode,
+		        f8b_ag_impl_tag(r), (long long)r->tokens_per_rank, 1e3 * r->time_median_s,
 		        1e3 * A->proj[i].at_measured, q,
 		        q >= 0.85 && q <= 1.15 ? "" : " (outside 15%)");
 	}
@@ -180,8 +182,8 @@ static void projection_tables(const struct arpt *A, FILE *md)
 			char v[192];
 			f8b_arpt_variant(r, v, sizeof v);
 			inx += q >= 0.85 && q <= 1.15;
-			fprintf(md, "| %d | %d | %s | %s | %lld | %.3f | %.3f | %.3f%s |\n",
-			        p->from_ranks, (int)r->ranks, v, r->mode,
+			fprintf(md, "| %d | %d | %s | %s%s | %lld | %.3f | %.3f | %.3f%s |\n",
+			        p->from_ranks, (int)r->ranks, v, r->mode, f8b_ag_impl_tag(r),
 			        (long long)r->tokens_per_rank, 1e3 * r->time_median_s,
 			        1e3 * p->cross, q, q >= 0.85 && q <= 1.15 ? "" : " (outside 15%)");
 		}
@@ -203,8 +205,9 @@ static void projection_tables(const struct arpt *A, FILE *md)
 		size_t bi = f8b_arpt_bf16_of(A, r);
 		if (!A->proj[i].ok || !strcmp(r->mode, "bf16") || bi == A->n || !A->proj[bi].ok)
 			continue;
-		fprintf(md, "| %dx[%lldx%lld] | %lld | %s |", (int)r->layers, (long long)r->d_out,
-		        (long long)r->d_in, (long long)r->tokens_per_rank, r->mode);
+		fprintf(md, "| %dx[%lldx%lld] | %lld | %s%s |", (int)r->layers, (long long)r->d_out,
+		        (long long)r->d_in, (long long)r->tokens_per_rank, r->mode,
+		        f8b_ag_impl_tag(r));
 		for (int k = 0; k < 4; k++)
 			fprintf(md, " %.3f |",
 			        A->proj[bi].step[show[k]] / A->proj[i].step[show[k]]);
@@ -222,6 +225,12 @@ int f8b_arpt_markdown(void *state, FILE *md, bool drawn)
 	            "Each row is one step (forward and backward through the stack), the slowest "
 	            "rank's; exposed communication is the step minus the same step without its "
 	            "collectives; busbw as nccl-tests defines it (doc/allgather.md).\n");
+	bool f8b = false;
+	for (size_t i = 0; i < A->n; i++)
+		f8b |= f8b_ag_row_impl(A->rows[i]) == F8B_GEMM_IMPL_F8B;
+	if (f8b)
+		fprintf(md, "\nA mode marked `[f8b]` ran its fp8 GEMMs on f8bench's own kernel "
+		            "(`--gemm-impl f8b`); the others, and every bf16 GEMM, on cuBLASLt.\n");
 	measured_tables(A, md);
 	fputc('\n', md);
 	if (A->nspeed) {
@@ -253,8 +262,8 @@ int f8b_arpt_markdown(void *state, FILE *md, bool drawn)
 				    "tokens/rank | ranks | status | message |\n| --- | --- | --- | "
 				    "--- | --- | --- |\n");
 			const struct f8b_allgather_row *r = A->rows[i];
-			fprintf(md, "| %s | %lldx%lld | %lld | %d | %s | ", r->mode,
-			        (long long)r->d_out, (long long)r->d_in,
+			fprintf(md, "| %s%s | %lldx%lld | %lld | %d | %s | ", r->mode,
+			        f8b_ag_impl_tag(r), (long long)r->d_out, (long long)r->d_in,
 			        (long long)r->tokens_per_rank, (int)r->ranks, r->status);
 			f8b_rpt_md_str(md, r->message);
 			fprintf(md, " |\n");

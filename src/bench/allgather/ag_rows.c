@@ -67,14 +67,32 @@ bool f8b_ag_same_case(const void *va, const void *vb)
 	       a->ranks == b->ranks && a->prefetch == b->prefetch &&
 	       !strcmp(a->rs_dtype, b->rs_dtype) && !strcmp(ba, bb) && !strcmp(pa, pb) &&
 	       a->in_place == b->in_place && f8b_ag_same_rs_comm(a, b) && !strcmp(oa, ob) &&
-	       !strcmp(ua, ub);
+	       !strcmp(ua, ub) &&
+	       f8b_gemm_impl_same(a->gemm_impl, b->gemm_impl, sizeof a->gemm_impl);
+}
+
+enum f8b_gemm_impl f8b_ag_row_impl(const struct f8b_allgather_row *r)
+{
+	char im[F8B_STR + 1];
+	enum f8b_gemm_impl v = F8B_GEMM_IMPL_CUBLASLT;
+	if (f8b_gemm_impl_parse(f8b_gemm_impl_col(r->gemm_impl, sizeof r->gemm_impl, im, sizeof im),
+	                        &v) != F8B_OK)
+		f8b_clear_error(); /* a name this f8bench does not know: shown as cuBLASLt's */
+	return v;
+}
+
+const char *f8b_ag_impl_tag(const struct f8b_allgather_row *r)
+{
+	return f8b_ag_row_impl(r) == F8B_GEMM_IMPL_F8B ? " [f8b]" : "";
 }
 
 void f8b_ag_describe(const void *vrow, char *buf, size_t n)
 {
 	const struct f8b_allgather_row *r = vrow;
 	bool opt = *r->optimizer && strcmp(r->optimizer, "none");
-	snprintf(buf, n, "%s %dx[%lldx%lld] %lld tok/rank on %d ranks%s%s%s%s", r->mode,
+	char im[F8B_STR + 1];
+	snprintf(buf, n, "%s gemm %s %dx[%lldx%lld] %lld tok/rank on %d ranks%s%s%s%s", r->mode,
+	         f8b_gemm_impl_col(r->gemm_impl, sizeof r->gemm_impl, im, sizeof im),
 	         (int)r->layers, (long long)r->d_out, (long long)r->d_in,
 	         (long long)r->tokens_per_rank, (int)r->ranks, opt ? ", adamw " : "",
 	         opt ? r->optimizer : "", opt ? " " : "", opt ? r->update : "");

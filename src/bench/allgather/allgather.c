@@ -79,7 +79,7 @@ static int open_comm(struct f8b_run *run, struct ag_cfg *c)
 }
 
 static int make_state(struct f8b_run *run, struct ag_cfg *c, const struct ag_case *ac, int mode,
-                      struct ag_state **out)
+                      enum f8b_gemm_impl impl, struct ag_state **out)
 {
 	struct ag_state *s = calloc(1, sizeof *s);
 	if (!s)
@@ -89,6 +89,7 @@ static int make_state(struct f8b_run *run, struct ag_cfg *c, const struct ag_cas
 	s->run = run;
 	s->c = c;
 	s->mode = mode;
+	s->impl = impl;
 	s->L = c->layers;
 	s->P = c->prefetch < 2 * c->layers ? c->prefetch : 2 * c->layers - 1;
 	s->R = run->nranks;
@@ -135,7 +136,7 @@ static int measure_baseline(struct f8b_run *run, struct ag_cfg *c, const struct 
 	struct f8b_allgather_row row = {0};
 	struct f8b_measure_result m;
 	bool ok = false;
-	int rc = agree(make_state(run, c, ac, AG_BF16, &b));
+	int rc = agree(make_state(run, c, ac, AG_BF16, F8B_GEMM_IMPL_CUBLASLT, &b));
 	if (rc == F8B_OK)
 		rc = f8b_ag_step(b);
 	if (rc == F8B_OK)
@@ -187,7 +188,7 @@ static int setup(struct f8b_run *run, size_t i, void *vrow, void **state)
 		F8B_TRY(measure_baseline(run, c, ac));
 	size_t before = free_now(run);
 	struct ag_state *s = NULL;
-	int rc = agree(make_state(run, c, ac, ac->mode, &s));
+	int rc = agree(make_state(run, c, ac, ac->mode, ac->impl, &s));
 	*state = s;
 	if (rc == F8B_OK)
 		rc = f8b_ag_step(s); /* libraries initialise lazily: not in a timed step */
@@ -401,8 +402,8 @@ static int finish(void *vs, const struct f8b_measure_result *m, void *vrow)
 }
 
 static const char *const ag_key_columns[] = {
-    "mode",  "d_out",    "d_in",     "layers", "label", "tokens_per_rank",
-    "ranks", "prefetch", "rs_dtype", NULL,
+    "mode",  "d_out",    "d_in",     "layers",    "label", "tokens_per_rank",
+    "ranks", "prefetch", "rs_dtype", "gemm_impl", NULL,
 };
 static const struct f8b_gate_column ag_accuracy[] = {
     {"sqnr_min_db", +1}, {"sqnr_out_db", +1}, {"sqnr_grad_x_db", +1}, {"sqnr_grad_w_db", +1}, {0},
@@ -416,6 +417,7 @@ const struct f8b_bench f8b_bench_allgather = {
                "to fp8 after, or cast to fp8 before (one all-reduce for every amax) - with\n"
                "the gathers overlapped with compute; checks every gathered byte, then times\n"
                "the step, the same step without collectives, and each collective alone.\n"
+               "The fp8 GEMMs run on cuBLASLt, or on f8bench's own kernel (--gemm-impl f8b).\n"
                "Run it with one rank per GPU (mpiexec -n R).",
     .schema = &f8b_allgather_schema,
     .options = f8b_ag_options,

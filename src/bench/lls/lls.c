@@ -60,9 +60,11 @@ static struct lls_baseline *find_baseline(struct lls_cfg *c, int64_t m, int64_t 
 	return NULL;
 }
 
-/* Everything of a step up to the graph; `recipe` may be the bf16 one. */
+/* Everything of a step up to the graph; `recipe` may be the bf16 one, and
+ * `impl` runs its fp8 GEMMs (its bf16 ones run on cuBLASLt). */
 static int make_step(struct f8b_run *run, struct lls_cfg *c, const struct f8b_shape *sh,
-                     const struct f8b_recipe *recipe, struct lls_state **out)
+                     const struct f8b_recipe *recipe, enum f8b_gemm_impl impl,
+                     struct lls_state **out)
 {
 	struct lls_state *s = calloc(1, sizeof *s);
 	if (!s)
@@ -71,6 +73,7 @@ static int make_step(struct f8b_run *run, struct lls_cfg *c, const struct f8b_sh
 	s->run = run;
 	s->cfg = c;
 	s->recipe = recipe;
+	s->impl = impl;
 	s->m = sh->m;
 	s->k = sh->k;
 	s->n = sh->n;
@@ -102,7 +105,7 @@ static int measure_baseline(struct f8b_run *run, struct lls_cfg *c, const struct
 	struct f8b_lls_row row = {0};
 	bool ok = false;
 	struct f8b_measure_result m;
-	int rc = make_step(run, c, sh, &bf16, &b);
+	int rc = make_step(run, c, sh, &bf16, F8B_GEMM_IMPL_CUBLASLT, &b);
 	if (rc == F8B_OK)
 		rc = launch(b);
 	if (rc == F8B_OK)
@@ -144,7 +147,7 @@ static int setup(struct f8b_run *run, size_t i, void *vrow, void **state)
 	if (!is_bf16 && !find_baseline(c, sh->m, sh->k, sh->n))
 		F8B_TRY(measure_baseline(run, c, sh));
 	struct lls_state *s = NULL;
-	int rc = make_step(run, c, sh, r, &s);
+	int rc = make_step(run, c, sh, r, lc->impl, &s);
 	*state = s;
 	if (s) {
 		row->history_len = s->history;
@@ -153,6 +156,23 @@ static int setup(struct f8b_run *run, size_t i, void *vrow, void **state)
 		f8b_lls_memory(s, &row->peak_mem_bytes, &row->saved_bytes);
 	}
 	return rc;
+}
+
+/* An ok row of impl f8b whose step has a bf16 GEMM says which ran on
+ * cuBLASLt ("grad_weight in bf16 on cuBLASLt"); "" otherwise. */
+static void bf16_gemms_note(const struct lls_state *s, char *buf, size_t n)
+{
+	unsigned fp8 = f8b_lls_fp8_gemms(s->recipe);
+	size_t k = 0;
+	buf[0] = '\0';
+	if (s->impl == F8B_GEMM_IMPL_CUBLASLT || fp8 == 7)
+		return;
+	for (int j = 0; j < 3 && k < n; j++)
+		if (!(fp8 >> j & 1))
+			k += (size_t)snprintf(buf + k, n - k, "%s%s", k ? ", " : "",
+			                      f8b_lls_gemm_name(j));
+	if (k < n)
+		snprintf(buf + k, n - k, " in bf16 on cuBLASLt");
 }
 
 static int check(void *vs, void *vrow, bool *ok)
@@ -219,9 +239,13 @@ static int finish(void *vs, const struct f8b_measure_result *m, void *vrow)
 	row->predicted_time_s = pred;
 	row->pct_of_roofline = f8b_pct_of_roofline(pred, m->median_s);
 	f8b_setstr(row->roofline_source, sizeof row->roofline_source, c->ceilings.source);
+	char note[64];
+	bf16_gemms_note(s, note, sizeof note);
 	if (!m->converged && !row->message[0])
-		snprintf(row->message, sizeof row->message, "timing not converged: %.70s",
-		         m->unmet);
+		snprintf(row->message, sizeof row->message, "%s%stiming not converged: %.70s", note,
+		         note[0] ? "; " : "", m->unmet);
+	else if (note[0] && !row->message[0])
+		f8b_setstr(row->message, sizeof row->message, note);
 	return F8B_OK;
 }
 
@@ -238,6 +262,7 @@ static size_t detail(void *vs, const void *vrow, void *vrows)
 		r->k = s->k;
 		r->n = s->n;
 		f8b_setstr(r->recipe, sizeof r->recipe, row->recipe);
+		memcpy(r->gemm_impl, row->gemm_impl, sizeof r->gemm_impl);
 		r->index = i;
 		f8b_setstr(r->kernel, sizeof r->kernel, f8b_lls_kind_name(st->kind));
 		f8b_setstr(r->tensor, sizeof r->tensor, st->tensor);
@@ -254,6 +279,12 @@ static size_t detail(void *vs, const void *vrow, void *vrows)
 		r->predicted_time_s = f8b_roofline_time(&st->cost, ceil, st->compute);
 		r->pct_of_roofline = f8b_pct_of_roofline(r->predicted_time_s, st->time_s);
 		f8b_setstr(r->status, sizeof r->status, "ok");
+		/* the case's implementation is gemm_impl; a bf16 GEMM of an f8b
+		 * case ran on cuBLASLt, and its row says so */
+		if (st->kind == K_GEMM && s->g[st->gemm].desc.impl != s->impl)
+			snprintf(r->message, sizeof r->message, "bf16 GEMM: ran on %s, not %s",
+			         f8b_gemm_impl_name(s->g[st->gemm].desc.impl),
+			         f8b_gemm_impl_name(s->impl));
 		r->rank = row->rank;
 		f8b_setstr(r->gpu, sizeof r->gpu, row->gpu);
 	}
@@ -261,7 +292,7 @@ static size_t detail(void *vs, const void *vrow, void *vrows)
 }
 
 static const char *const lls_key_columns[] = {
-    "m", "k", "n", "label", "recipe", "recipe_long", "graph", "lanes", NULL,
+    "m", "k", "n", "label", "recipe", "recipe_long", "graph", "lanes", "gemm_impl", NULL,
 };
 /* The accuracy compare gates: the step's worst SQNR against the reference,
  * then each output's (y, grad_x, grad_w), so a change that moves one of
@@ -274,9 +305,10 @@ const struct f8b_bench f8b_bench_lls = {
     .name = "lls",
     .summary = "LayerNorm -> Linear -> Sigmoid training step in fp8, every recipe, beside bf16\n"
                "Runs y = sigmoid(layernorm(x) @ W^T) forward and backward with our own fused\n"
-               "cast kernels and cuBLASLt's GEMMs, checks every cast bit for bit and the\n"
-               "step against a double-precision reference, then times the step (as one CUDA\n"
-               "graph) and each of its kernels alone beside the roofline's prediction.",
+               "cast kernels and cuBLASLt's GEMMs (or, --gemm-impl f8b, f8bench's own fp8\n"
+               "GEMM for the fp8 ones), checks every cast bit for bit and the step against a\n"
+               "double-precision reference, then times the step (as one CUDA graph) and each\n"
+               "of its kernels alone beside the roofline's prediction.",
     .schema = &f8b_lls_schema,
     .options = f8b_lls_options,
     .cfg_new = f8b_lls_cfg_new,

@@ -1,6 +1,7 @@
 /* lls_cfg.c - the lls sweep's configuration: options, the case list (per
- * shape, every recipe of --recipe), how a row is keyed, named and
- * summarised, and what a case allocates.
+ * shape, every recipe of --recipe, each on every GEMM implementation of
+ * --gemm-impl), how a row is keyed, named and summarised, and what a case
+ * allocates.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -20,6 +21,7 @@ enum {
 	OPT_LANES,
 	OPT_HISTORY,
 	OPT_CEILINGS,
+	OPT_GEMM_IMPL,
 };
 
 const struct f8b_option f8b_lls_options[] = {
@@ -30,6 +32,10 @@ const struct f8b_option f8b_lls_options[] = {
      "recipes, comma separated short names (bf16, tensorwise,\ntensorwise-delayed, axiswise, "
      "lw-axiswise-gw-hp, blockwise), or\nlong forms NAME,FIELD=VALUE,... separated by ';'\n"
      "(default: all six; doc/lls.md says what each does)"},
+    {"gemm-impl", OPT_GEMM_IMPL, 0, "LIST",
+     "the fp8 GEMMs' implementation, comma separated: cublaslt,\nf8b (f8bench's own sm_90a "
+     "kernel); each recipe runs on each,\nside by side; bf16 GEMMs (the bf16 recipe, a bf16 "
+     "argument,\nlw-axiswise-gw-hp's grad_weight) stay on cuBLASLt (default\ncublaslt)"},
     {"graph", OPT_GRAPH, 0, "on|off", "run each step as one graph (CUDA graph) (default on)"},
     {"lanes", OPT_LANES, 0, "1|2|auto",
      "streams the step runs on: 2 runs W's casts, the casts made only\nfor grad_weight and "
@@ -49,6 +55,7 @@ int f8b_lls_cfg_new(void **cfg)
 		return F8B_ERR(F8B_ENOMEM, "lls config");
 	c->shapes_spec = "pow2";
 	c->recipe_spec = "bf16,tensorwise,tensorwise-delayed,axiswise,lw-axiswise-gw-hp,blockwise";
+	c->impl_spec = "cublaslt";
 	c->graph = true;
 	c->lanes = 0; /* auto */
 	c->history = LLS_HISTORY;
@@ -74,6 +81,7 @@ int f8b_lls_cfg_option(void *cfg, int key, const char *arg)
 	case OPT_SHAPES: c->shapes_spec = arg; return F8B_OK;
 	case OPT_RECIPE: c->recipe_spec = arg; return F8B_OK;
 	case OPT_CEILINGS: c->ceilings_path = arg; return F8B_OK;
+	case OPT_GEMM_IMPL: c->impl_spec = arg; return F8B_OK;
 	case OPT_GRAPH:
 		if (!strcasecmp(arg, "on") || !strcmp(arg, "1"))
 			c->graph = true;
@@ -185,19 +193,31 @@ int f8b_lls_cfg_finalize(void *cfg, size_t *ncases)
 	int rc = f8b_shapes_parse(c->shapes_spec, &c->shapes);
 	if (rc == F8B_OK)
 		rc = parse_recipes(c);
+	if (rc == F8B_OK)
+		rc = f8b_gemm_impl_list_parse(c->impl_spec, "--gemm-impl", c->impls, &c->nimpls);
 	if (rc == F8B_OK && c->ceilings_path) {
 		struct f8b_ceilings probe;
 		if (f8b_ceilings_read(c->ceilings_path, NULL, &probe) != F8B_OK)
 			rc = F8B_ERR(F8B_EINVAL, "--ceilings '%s': %s", c->ceilings_path,
 			             f8b_last_error());
 	}
-	if (rc == F8B_OK && !(c->cases = calloc(c->shapes.n * c->nrecipes + 1, sizeof *c->cases)))
-		rc = F8B_ERR(F8B_ENOMEM, "%zu cases", c->shapes.n * c->nrecipes);
+	size_t most = c->shapes.n * c->nrecipes * (size_t)c->nimpls;
+	if (rc == F8B_OK && !(c->cases = calloc(most + 1, sizeof *c->cases)))
+		rc = F8B_ERR(F8B_ENOMEM, "%zu cases", most);
 	if (rc == F8B_OK && !(c->base = calloc(c->shapes.n + 1, sizeof *c->base)))
 		rc = F8B_ERR(F8B_ENOMEM, "baselines");
+	/* Per shape and recipe, each implementation in turn, so the two run
+	 * side by side; a recipe without an fp8 GEMM runs once, on cuBLASLt
+	 * (its row says so), since no implementation but cuBLASLt's would run. */
 	for (size_t s = 0; rc == F8B_OK && s < c->shapes.n; s++)
-		for (size_t r = 0; r < c->nrecipes; r++)
-			c->cases[c->ncases++] = (struct lls_case){.shape = s, .recipe = r};
+		for (size_t r = 0; r < c->nrecipes; r++) {
+			bool fp8 = f8b_lls_fp8_gemms(&c->recipes[r]) != 0;
+			for (int i = 0; i < (fp8 ? c->nimpls : 1); i++)
+				c->cases[c->ncases++] = (struct lls_case){
+				    .shape = s,
+				    .recipe = r,
+				    .impl = fp8 ? c->impls[i] : F8B_GEMM_IMPL_CUBLASLT};
+		}
 	*ncases = c->ncases;
 	return rc;
 }
@@ -215,6 +235,7 @@ void f8b_lls_case_key(const void *cfg, size_t i, void *vrow)
 	f8b_setstr(row->label, sizeof row->label, s->label);
 	f8b_setstr(row->recipe, sizeof row->recipe, r->name);
 	f8b_lls_recipe_line(r, row->recipe_long, sizeof row->recipe_long);
+	f8b_setstr(row->gemm_impl, sizeof row->gemm_impl, f8b_gemm_impl_name(lc->impl));
 	row->graph = c->graph;
 	row->lanes = f8b_lls_lanes_for(c, s->m, s->k, s->n);
 	/* Not measured (yet): NaN, never a time of zero. */
@@ -239,14 +260,18 @@ bool f8b_lls_same_case(const void *va, const void *vb)
 	const struct f8b_lls_row *a = va, *b = vb;
 	return a->m == b->m && a->k == b->k && a->n == b->n && a->graph == b->graph &&
 	       same_lanes(a->lanes, b->lanes) && !strcmp(a->recipe, b->recipe) &&
-	       !strcmp(a->recipe_long, b->recipe_long);
+	       !strcmp(a->recipe_long, b->recipe_long) &&
+	       f8b_gemm_impl_same(a->gemm_impl, b->gemm_impl, sizeof a->gemm_impl);
 }
 
 void f8b_lls_describe(const void *vrow, char *buf, size_t n)
 {
 	const struct f8b_lls_row *r = vrow;
-	snprintf(buf, n, "%lldx%lldx%lld %s%s%s", (long long)r->m, (long long)r->k, (long long)r->n,
-	         r->recipe, r->graph ? "" : " (no graph)", r->lanes == 1 ? " (one lane)" : "");
+	char im[F8B_STR + 1];
+	snprintf(buf, n, "%lldx%lldx%lld %s gemm %s%s%s", (long long)r->m, (long long)r->k,
+	         (long long)r->n, r->recipe,
+	         f8b_gemm_impl_col(r->gemm_impl, sizeof r->gemm_impl, im, sizeof im),
+	         r->graph ? "" : " (no graph)", r->lanes == 1 ? " (one lane)" : "");
 }
 
 void f8b_lls_summarize(const void *vrow, char *buf, size_t n)

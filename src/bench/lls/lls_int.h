@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backend/backend.h"
 #include "harness/bench.h"
 #include "core/cases.h"
 #include "core/recipe.h"
@@ -123,6 +124,9 @@ struct lls_gemm {
 struct lls_case {
 	size_t shape;
 	size_t recipe; /* into cfg->recipes */
+	/* The fp8 GEMMs' implementation (--gemm-impl).  A recipe with no fp8
+	 * GEMM (bf16) is one case, on cuBLASLt, whatever the list says. */
+	enum f8b_gemm_impl impl;
 };
 
 struct lls_baseline {
@@ -131,7 +135,9 @@ struct lls_baseline {
 };
 
 struct lls_cfg {
-	const char *shapes_spec, *recipe_spec, *ceilings_path;
+	const char *shapes_spec, *recipe_spec, *ceilings_path, *impl_spec;
+	enum f8b_gemm_impl impls[F8B_GEMM_IMPL_COUNT]; /* --gemm-impl, in its order */
+	int nimpls;
 	bool graph;
 	int lanes; /* 1: every kernel on one stream; 2: two lanes; 0: auto (lls_lanes.c) */
 	int history;
@@ -151,6 +157,7 @@ struct lls_state {
 	struct f8b_run *run;
 	struct lls_cfg *cfg;
 	const struct f8b_recipe *recipe;
+	enum f8b_gemm_impl impl; /* of the fp8 GEMMs; bf16 GEMMs run on cuBLASLt */
 	int64_t m, k, n;
 	struct f8b_tensor buf[NBUF];
 	struct lls_operand op[NOPND];
@@ -188,6 +195,12 @@ int64_t f8b_lls_case_bytes(const void *cfg, size_t i);
 void f8b_lls_recipe_line(const struct f8b_recipe *r, char *buf, size_t n);
 
 /* lls_step.c */
+/* The GEMMs recipe r runs in fp8 (both arguments cast), as bits: 1
+ * output, 2 grad_input, 4 grad_weight.  The others run in bf16, on
+ * cuBLASLt whatever --gemm-impl says (f8bench's own GEMM is fp8 only). */
+unsigned f8b_lls_fp8_gemms(const struct f8b_recipe *r);
+/* "output", "grad_input", "grad_weight" (j = 0, 1, 2). */
+const char *f8b_lls_gemm_name(int j);
 /* Plans the step of s->recipe: operands, stages, GEMM descriptions and
  * their costs.  No backend call. */
 int f8b_lls_plan(struct lls_state *s);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/backend.h"
 #include "bench/lls/lls_report.h"
 #include "core/recipe.h"
 
@@ -41,6 +42,11 @@ enum lrpt_cat f8b_lrpt_category(const char *kernel)
 		if (!strcmp(kernel, cast[i]))
 			return CAT_CAST;
 	return CAT_OTHER;
+}
+
+const char *f8b_lrpt_impl(const struct f8b_lls_row *r, char *buf)
+{
+	return f8b_gemm_impl_col(r->gemm_impl, sizeof r->gemm_impl, buf, F8B_STR + 1);
 }
 
 static bool is_bf16(const struct f8b_lls_row *r)
@@ -93,7 +99,8 @@ static int read_kernels(struct lrpt *L)
 static bool kern_of(const struct f8b_lls_kernel_row *k, const struct f8b_lls_row *r)
 {
 	return k->m == r->m && k->k == r->k && k->n == r->n && k->run_id == r->run_id &&
-	       !strncmp(k->recipe, r->recipe, sizeof k->recipe);
+	       !strncmp(k->recipe, r->recipe, sizeof k->recipe) &&
+	       f8b_gemm_impl_same(k->gemm_impl, r->gemm_impl, sizeof k->gemm_impl);
 }
 
 /* The runner writes a case's kernels (index 0, 1, ...) just before its
@@ -135,6 +142,8 @@ static int cmp_series(const void *a, const void *b)
 	int c = strcmp(x->recipe, y->recipe);
 	if (!c)
 		c = strcmp(x->recipe_long, y->recipe_long);
+	if (!c) /* cuBLASLt first, then f8bench's own */
+		c = strcmp(x->impl[0] ? x->impl : "cublaslt", y->impl[0] ? y->impl : "cublaslt");
 	if (!c)
 		c = y->graph - x->graph;    /* graph on first */
 	return c ? c : y->lanes - x->lanes; /* then two lanes, one, not recorded/merged */
@@ -156,9 +165,11 @@ static int series_lanes(const struct lrpt *L, const struct f8b_lls_row *r)
 
 static int find_series(const struct lrpt *L, const struct f8b_lls_row *r)
 {
+	char im[F8B_STR + 1];
 	for (int i = 0; i < L->nseries; i++)
 		if (!strcmp(L->series[i].recipe, r->recipe) &&
 		    !strcmp(L->series[i].recipe_long, r->recipe_long) &&
+		    !strcmp(L->series[i].impl, f8b_lrpt_impl(r, im)) &&
 		    L->series[i].graph == (r->graph != 0) &&
 		    L->series[i].lanes == series_lanes(L, r))
 			return i;
@@ -175,7 +186,8 @@ static bool lanes_compared(const struct lrpt *L)
 			if (a->lanes && b->lanes && a->lanes != b->lanes && a->m == b->m &&
 			    a->k == b->k && a->n == b->n && a->graph == b->graph &&
 			    !strcmp(a->recipe, b->recipe) &&
-			    !strcmp(a->recipe_long, b->recipe_long))
+			    !strcmp(a->recipe_long, b->recipe_long) &&
+			    f8b_gemm_impl_same(a->gemm_impl, b->gemm_impl, sizeof a->gemm_impl))
 				return true;
 		}
 	return false;
@@ -189,9 +201,10 @@ static int find_shape(const struct lrpt *L, const struct f8b_lls_row *r)
 	return -1;
 }
 
-/* Titles: the recipe, "graph off" when both kinds of step are shown, the
- * lanes when rows of several lane counts are, and a number when two
- * custom long forms share a name. */
+/* Titles: the recipe, " [f8b]" when its fp8 GEMMs ran on f8bench's own
+ * kernel, "graph off" when both kinds of step are shown, the lanes when
+ * rows of several lane counts are, and a number when two custom long
+ * forms share a name. */
 static void title_series(struct lrpt *L)
 {
 	for (int i = 0; i < L->nseries; i++) {
@@ -199,7 +212,8 @@ static void title_series(struct lrpt *L)
 		int nth = 1, same = 0;
 		for (int j = 0; j < L->nseries; j++)
 			if (!strcmp(L->series[j].recipe, s->recipe) &&
-			    L->series[j].graph == s->graph && L->series[j].lanes == s->lanes) {
+			    !strcmp(L->series[j].impl, s->impl) && L->series[j].graph == s->graph &&
+			    L->series[j].lanes == s->lanes) {
 				same++;
 				nth += j < i;
 			}
@@ -210,7 +224,10 @@ static void title_series(struct lrpt *L)
 		                    : s->lanes == 1 ? ", 1 lane"
 		                    : s->lanes == 2 ? ", 2 lanes"
 		                                    : ", lanes not recorded";
-		snprintf(s->title, sizeof s->title, "%.32s%s%s%s", s->recipe, num,
+		char impl[F8B_STR + 4] = "";
+		if (strcmp(s->impl, "cublaslt"))
+			snprintf(impl, sizeof impl, " [%.15s]", s->impl);
+		snprintf(s->title, sizeof s->title, "%.32s%s%s%s%s", s->recipe, impl, num,
 		         !L->both_graphs ? ""
 		         : s->graph      ? ", graph on"
 		                         : ", graph off",
@@ -282,6 +299,9 @@ static int classify(struct lrpt *L)
 			snprintf(s->recipe, sizeof s->recipe, "%.31s",
 			         r->recipe[0] ? r->recipe : "unknown");
 			s->recipe_long = r->recipe_long;
+			char im[F8B_STR + 1];
+			f8b_setstr(s->impl, sizeof s->impl, f8b_lrpt_impl(r, im));
+			L->other_impl |= strcmp(s->impl, "cublaslt") != 0;
 			s->graph = r->graph != 0;
 			s->lanes = series_lanes(L, r);
 		}
@@ -358,12 +378,13 @@ static int choose_breakdown(struct lrpt *L)
 				best = &L->pts[i];
 		if (!best)
 			continue;
-		/* the same recipe with another graph or lanes setting is one bar */
+		/* the same recipe with another graph or lanes setting is one bar
+		 * (on another GEMM implementation, a bar of its own) */
 		bool dup = false;
 		for (int b = 0; b < L->nbars; b++) {
 			const struct lrpt_series *o = &L->series[L->bars[b].p->series];
 			dup |= !strcmp(o->recipe, S->recipe) &&
-			       !strcmp(o->recipe_long, S->recipe_long);
+			       !strcmp(o->recipe_long, S->recipe_long) && !strcmp(o->impl, S->impl);
 		}
 		if (dup)
 			continue;
@@ -431,17 +452,23 @@ static bool kernel_same_case(const void *va, const void *vb)
 	const struct f8b_lls_kernel_row *a = va, *b = vb;
 	return a->m == b->m && a->k == b->k && a->n == b->n && a->index == b->index &&
 	       !strcmp(a->recipe, b->recipe) && !strcmp(a->kernel, b->kernel) &&
-	       !strcmp(a->tensor, b->tensor);
+	       !strcmp(a->tensor, b->tensor) &&
+	       f8b_gemm_impl_same(a->gemm_impl, b->gemm_impl, sizeof a->gemm_impl);
 }
 
 static void kernel_describe(const void *vrow, char *buf, size_t n)
 {
 	const struct f8b_lls_kernel_row *r = vrow;
-	snprintf(buf, n, "%lldx%lldx%lld %s #%d %s %s", (long long)r->m, (long long)r->k,
-	         (long long)r->n, r->recipe, (int)r->index, r->kernel, r->tensor);
+	/* the implementation where it is not cuBLASLt, as the report's series */
+	char im[F8B_STR + 1], tag[F8B_STR + 4] = "";
+	const char *impl = f8b_gemm_impl_col(r->gemm_impl, sizeof r->gemm_impl, im, sizeof im);
+	if (strcmp(impl, "cublaslt"))
+		snprintf(tag, sizeof tag, " [%.15s]", impl);
+	snprintf(buf, n, "%lldx%lldx%lld %s%s #%d %s %s", (long long)r->m, (long long)r->k,
+	         (long long)r->n, r->recipe, tag, (int)r->index, r->kernel, r->tensor);
 }
 
-static const char *const kernel_keys[] = {"m",     "k",      "n",      "recipe",
+static const char *const kernel_keys[] = {"m",     "k",      "n",      "recipe", "gemm_impl",
                                           "index", "kernel", "tensor", NULL};
 
 static const struct f8b_bench lls_kernels_cases = {
@@ -462,7 +489,8 @@ const struct f8b_report_module f8b_lls_report = {
     .prepare = lls_prepare,
     .markdown = f8b_lrpt_markdown,
     .release = lls_release,
-    .help = "  lls_speedup.png/.svg    fp8 step speedup over bf16 against size per recipe,\n"
+    .help = "  lls_speedup.png/.svg    fp8 step speedup over bf16 against size per recipe\n"
+            "                          (and GEMM implementation: \"[f8b]\" after its name),\n"
             "                          the roofline's predicted speedup dashed beside it\n"
             "  lls_roofline.png/.svg   the step's % of roofline against size (when known)\n"
             "  lls_breakdown.png/.svg  where the step's time goes, kernel by kernel, bf16\n"

@@ -23,10 +23,11 @@ struct lrpt_point {
 	size_t nkern;                          /* 0: none in the file */
 };
 
-/* recipe x recipe_long x graph x lanes */
+/* recipe x recipe_long x GEMM implementation x graph x lanes */
 struct lrpt_series {
 	char recipe[32];
 	const char *recipe_long;
+	char impl[F8B_STR]; /* the row's gemm_impl, "" read as cublaslt */
 	int graph;
 	int lanes; /* as in the row (1, 2, 0 = not recorded) when lanes are
 	            * compared (mixed_lanes), else 0 for every series */
@@ -59,6 +60,7 @@ struct lrpt {
 	struct lrpt_series *series;
 	int nseries, first_fp8; /* series [0, first_fp8) are bf16 */
 	bool both_graphs;       /* graph on and off rows both present */
+	bool other_impl;        /* some row's fp8 GEMMs are not cuBLASLt's (--gemm-impl) */
 	bool mixed_lanes;       /* lanes compared: a shape, recipe, graph with two */
 	struct lrpt_shape *shapes;
 	int nshapes;
@@ -71,6 +73,9 @@ struct lrpt {
 };
 
 enum lrpt_cat f8b_lrpt_category(const char *kernel);
+/* A row's gemm_impl as a name ("" in older files: cublaslt); buf has
+ * F8B_STR + 1 bytes. */
+const char *f8b_lrpt_impl(const struct f8b_lls_row *r, char *buf);
 extern const char *const f8b_lrpt_cat_names[NCAT];
 int f8b_lrpt_markdown(void *state, FILE *md, bool drawn); /* lls_report_md.c */
 int f8b_lrpt_write_csv(const struct lrpt *L);             /* lls_report_csv.c */

@@ -27,7 +27,8 @@ int f8b_lrpt_write_csv(const struct lrpt *L)
 {
 	struct f8b_rpt_out o;
 	F8B_TRY(f8b_rpt_open(L->ctx.dir, &o, "lls.csv"));
-	fprintf(o.f, "m,k,n,label,recipe,graph,lanes,status,time_median_s,bf16_time_median_s,"
+	fprintf(o.f, "m,k,n,label,recipe,gemm_impl,graph,lanes,status,time_median_s,"
+	             "bf16_time_median_s,"
 	             "speedup_vs_bf16,predicted_time_s,predicted_speedup,pct_of_roofline,"
 	             "kernels_time_s,gemm_time_s,sqnr_y_db,sqnr_grad_x_db,sqnr_grad_w_db,"
 	             "peak_mem_bytes,saved_bytes,run_id,file,message\n");
@@ -44,6 +45,8 @@ int f8b_lrpt_write_csv(const struct lrpt *L)
 			csv_i(o.f, (long long)r->n);
 			csv_s(o.f, r->label);
 			csv_s(o.f, r->recipe);
+			char im[F8B_STR + 1];
+			csv_s(o.f, f8b_lrpt_impl(r, im));
 			csv_i(o.f, r->graph);
 			csv_i(o.f, r->lanes);
 			csv_s(o.f, r->status);
@@ -71,8 +74,8 @@ int f8b_lrpt_write_csv(const struct lrpt *L)
 	F8B_TRY(f8b_rpt_close(&o, F8B_OK));
 
 	F8B_TRY(f8b_rpt_open(L->ctx.dir, &o, "lls-kernels.csv"));
-	fprintf(o.f, "m,k,n,recipe,graph,lanes,index,kernel,category,tensor,pass,fuses,dtype,bytes,"
-	             "flops,time_median_s,share_of_kernels,gbps,pct_of_bw,tflops,"
+	fprintf(o.f, "m,k,n,recipe,gemm_impl,graph,lanes,index,kernel,category,tensor,pass,fuses,"
+	             "dtype,bytes,flops,time_median_s,share_of_kernels,gbps,pct_of_bw,tflops,"
 	             "predicted_time_s,pct_of_roofline,run_id,file\n");
 	for (size_t i = 0; i < L->npts; i++) {
 		const struct lrpt_point *p = &L->pts[i];
@@ -82,6 +85,7 @@ int f8b_lrpt_write_csv(const struct lrpt *L)
 			csv_i(o.f, (long long)kr->k);
 			csv_i(o.f, (long long)kr->n);
 			csv_s(o.f, kr->recipe);
+			csv_s(o.f, L->series[p->series].impl);
 			csv_i(o.f, p->r->graph);
 			csv_i(o.f, p->r->lanes);
 			csv_i(o.f, kr->index);

@@ -32,18 +32,20 @@ static int write_vars(const struct lrpt *L)
 	int ns = L->nseries ? L->nseries : 1;
 	fprintf(f,
 	        "\nns = %d\nfirst_fp8 = %d\narray s_recipe[%d]\narray s_title[%d]\n"
-	        "array s_graph[%d]\narray s_lanes[%d]\n",
-	        L->nseries, L->first_fp8 + 1, ns, ns, ns, ns);
+	        "array s_graph[%d]\narray s_lanes[%d]\narray s_impl[%d]\n",
+	        L->nseries, L->first_fp8 + 1, ns, ns, ns, ns, ns);
 	if (!L->nseries)
-		fprintf(f,
-		        "s_recipe[1] = \"\"; s_title[1] = \"\"; s_graph[1] = 1; s_lanes[1] = 2\n");
+		fprintf(f, "s_recipe[1] = \"\"; s_title[1] = \"\"; s_graph[1] = 1; s_lanes[1] = 2; "
+		           "s_impl[1] = 0\n");
 	for (int i = 0; i < L->nseries; i++) {
 		fprintf(f, "s_recipe[%d] = ", i + 1);
 		f8b_rpt_gp_str(f, L->series[i].recipe);
 		fprintf(f, "; s_title[%d] = ", i + 1);
 		f8b_rpt_gp_str(f, L->series[i].title);
-		fprintf(f, "; s_graph[%d] = %d; s_lanes[%d] = %d\n", i + 1, L->series[i].graph,
-		        i + 1, L->series[i].lanes);
+		/* s_impl: 1 where the fp8 GEMMs were not cuBLASLt's (--gemm-impl f8b) */
+		fprintf(f, "; s_graph[%d] = %d; s_lanes[%d] = %d; s_impl[%d] = %d\n", i + 1,
+		        L->series[i].graph, i + 1, L->series[i].lanes, i + 1,
+		        strcmp(L->series[i].impl, "cublaslt") != 0);
 	}
 	int nb = L->nbars ? L->nbars : 1;
 	fprintf(f, "\nbd_shape = ");

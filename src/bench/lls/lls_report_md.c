@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/backend.h"
 #include "bench/lls/lls_report.h"
 
 static int cmp_pts(const void *a, const void *b)
@@ -37,16 +38,17 @@ static void rows_table(const struct lrpt *L, FILE *f)
 	for (size_t i = 0; i < L->npts; i++)
 		order[i] = &L->pts[i];
 	qsort(order, L->npts, sizeof *order, cmp_pts);
-	fprintf(f, "| shape | recipe | step ms | bf16 ms | speedup | predicted ms | predicted "
-	           "speedup | %% of roofline | SQNR y / dx / dW dB | peak memory MiB | saved for "
-	           "backward MiB |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | "
-	           "--- |\n");
+	fprintf(f,
+	        "| shape | recipe | GEMMs | step ms | bf16 ms | speedup | predicted ms | "
+	        "predicted speedup | %% of roofline | SQNR y / dx / dW dB | peak memory MiB | "
+	        "saved for backward MiB |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | "
+	        "--- | --- | --- |\n");
 	for (size_t i = 0; i < L->npts; i++) {
 		const struct lrpt_point *p = order[i];
 		const struct f8b_lls_row *r = p->r;
 		fprintf(f, "| %s | ", L->shapes[p->shape].name);
 		f8b_rpt_md_str(f, L->series[p->series].title);
-		fprintf(f, " | ");
+		fprintf(f, " | %s | ", L->series[p->series].impl);
 		md_ms(f, r->time_median_s);
 		fprintf(f, " | ");
 		md_ms(f, r->bf16_time_median_s);
@@ -149,11 +151,12 @@ static bool same_kind(const struct f8b_lls_row *a, const struct f8b_lls_row *b)
 {
 	return !strcmp(a->status, b->status) && !strcmp(a->recipe, b->recipe) &&
 	       !strcmp(a->recipe_long, b->recipe_long) && (a->graph != 0) == (b->graph != 0) &&
-	       a->lanes == b->lanes;
+	       a->lanes == b->lanes &&
+	       f8b_gemm_impl_same(a->gemm_impl, b->gemm_impl, sizeof a->gemm_impl);
 }
 
-/* Rows not plotted: one line per status x recipe x graph x lanes with their
- * shapes and the first row's message. */
+/* Rows not plotted: one line per status x recipe x GEMM implementation x
+ * graph x lanes with their shapes and the first row's message. */
 static void not_plotted(const struct lrpt *L, FILE *f)
 {
 	size_t total = L->nrows_total, n = total - L->npts, k = 0;
@@ -162,11 +165,12 @@ static void not_plotted(const struct lrpt *L, FILE *f)
 		fprintf(f, "Every lls row has status `ok`.\n\n");
 		return;
 	}
-	fprintf(f,
-	        "Only rows with status `ok` are plotted; %zu of %zu rows are not:\n\n"
-	        "| status | recipe | graph | lanes | rows | shapes | message (first row) |\n"
-	        "| --- | --- | --- | --- | --- | --- | --- |\n",
-	        n, total);
+	fprintf(
+	    f,
+	    "Only rows with status `ok` are plotted; %zu of %zu rows are not:\n\n"
+	    "| status | recipe | GEMMs | graph | lanes | rows | shapes | message (first row) |\n"
+	    "| --- | --- | --- | --- | --- | --- | --- | --- |\n",
+	    n, total);
 	const struct f8b_lls_row **all = calloc(total ? total : 1, sizeof *all);
 	bool *done = calloc(total ? total : 1, sizeof *done);
 	for (int fi = 0; all && fi < L->ctx.nfiles; fi++) {
@@ -190,6 +194,8 @@ static void not_plotted(const struct lrpt *L, FILE *f)
 		}
 		fprintf(f, "| %.16s | ", a->status);
 		f8b_rpt_md_str(f, a->recipe);
+		char im[F8B_STR + 1];
+		fprintf(f, " | %s", f8b_lrpt_impl(a, im));
 		char lanes[16] = "-"; /* 0: not recorded */
 		if (a->lanes)
 			snprintf(lanes, sizeof lanes, "%d", (int)a->lanes);
@@ -235,9 +241,14 @@ int f8b_lrpt_markdown(void *state, FILE *f, bool drawn)
 	        "speedup = bf16 step / fp8 step, both measured in the same process; "
 	        "predicted speedup = the bf16 step's roofline prediction / this step's "
 	        "(GEMMs at the GEMM peak, every other kernel at the memory bandwidth); "
-	        "%% of roofline = 100 x predicted / measured.%s\n\n",
+	        "%% of roofline = 100 x predicted / measured.%s%s\n\n",
 	        L->has_pred ? ""
-	                    : "  No row has a roofline prediction (no ceilings for its device).");
+	                    : "  No row has a roofline prediction (no ceilings for its device).",
+	        !L->other_impl ? ""
+	                       : "  GEMMs: the implementation of the step's fp8 GEMMs "
+	                         "(`--gemm-impl`; a recipe's series is marked `[f8b]` where "
+	                         "they ran on f8bench's own kernel); a bf16 GEMM runs on "
+	                         "cuBLASLt in every step.");
 	if (L->npts)
 		rows_table(L, f);
 	if (L->has_pct) {

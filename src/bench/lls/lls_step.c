@@ -58,6 +58,25 @@ static bool enabled(const struct f8b_cast_config *c)
 	return c->type != F8B_SCALING_DISABLED && f8b_dtype_is_fp8(c->dtype);
 }
 
+unsigned f8b_lls_fp8_gemms(const struct f8b_recipe *r)
+{
+	/* each GEMM's two arguments (recipe.h's cast fields) */
+	const struct f8b_cast_config *a[3] = {&r->input, &r->grad_output,
+	                                      &r->grad_output_for_grad_weight};
+	const struct f8b_cast_config *b[3] = {&r->weight, &r->weight_for_grad_input,
+	                                      &r->input_for_grad_weight};
+	unsigned bits = 0;
+	for (int j = 0; j < 3; j++)
+		if (enabled(a[j]) && enabled(b[j]))
+			bits |= 1u << j;
+	return bits;
+}
+
+const char *f8b_lls_gemm_name(int j)
+{
+	return j >= 0 && j < 3 ? gemm_names[j] : "?";
+}
+
 /* Granularities a fused cast (backend.h) takes along T's rows. */
 static bool row_gran(enum f8b_granularity g)
 {
@@ -256,7 +275,9 @@ static void plan_gemm(struct lls_state *s, int j, int oa, int ob, bool fast_accu
 	                                 .b_gran = fp8 ? s->op[ob].cfg.gran : F8B_GRAN_TENSORWISE,
 	                                 .fast_accum = fp8 && fast_accum,
 	                                 .a_t = !fp8 && j == 2,
-	                                 .b_t = !fp8 && j >= 1};
+	                                 .b_t = !fp8 && j >= 1,
+	                                 /* f8bench's own GEMM is fp8 only */
+	                                 .impl = fp8 ? s->impl : F8B_GEMM_IMPL_CUBLASLT};
 	struct lls_stage *st = add(s, K_GEMM, j > 0, gemm_names[j]);
 	st->gemm = j;
 	st->dtype = g->desc.a_dtype;
@@ -297,9 +318,10 @@ int f8b_lls_plan(struct lls_state *s)
 	}
 	/* A GEMM is fp8 when both its arguments are cast. */
 	const int pairs[3][2] = {{O_XLN, O_W}, {O_DZ, O_WT}, {O_DZT, O_XLNT}};
+	const unsigned fp8_gemms = f8b_lls_fp8_gemms(r);
 	bool hp_xln = false, hp_dz = false;
 	for (int j = 0; j < 3; j++) {
-		bool fp8 = enabled(&s->op[pairs[j][0]].cfg) && enabled(&s->op[pairs[j][1]].cfg);
+		bool fp8 = fp8_gemms >> j & 1;
 		s->op[pairs[j][0]].used = s->op[pairs[j][1]].used = fp8;
 		if (!fp8) { /* the bf16 GEMM reads the bf16 tensors */
 			hp_xln |= j != 1;
@@ -452,7 +474,9 @@ int f8b_lls_alloc(struct lls_state *s)
 			g->args = (struct f8b_gemm_args){.a = s->buf[srcA[j]].data,
 			                                 .b = s->buf[srcB[j]].data,
 			                                 .d = s->buf[out[j]].data};
-		F8B_TRY(ops->gemm_plan(be, &g->desc, 0, &g->plan, &g->info));
+		int rc = ops->gemm_plan(be, &g->desc, 0, &g->plan, &g->info);
+		if (rc != F8B_OK) /* which of the three */
+			return f8b_gemm_plan_error(rc, gemm_names[j]);
 	}
 	return F8B_OK;
 }
