@@ -24,17 +24,25 @@ __host__ __device__ constexpr bool is_fp8(int v)
 
 /* Blocks per span and CTAs per SM (registers), by variant: a lane has
  * 56 bytes in flight with fp32 states (1 block, 4 CTAs: 96% of the copy
- * bandwidth so), 80 with bf16 (2 blocks, 4 CTAs), 128 with fp8 states,
- * 96 with a bf16 master (4 blocks, 2 CTAs: with 3 ptxas would spill).
- * For an A/B: NVCCFLAGS=-DF8B_OPTIM_FP8_SPAN=1 or 2 (3 CTAs an SM). */
+ * bandwidth so), 80 with bf16 (2 blocks, 4 CTAs), 64 with fp8 states (2
+ * blocks, 3 CTAs), 96 with a bf16 master (4 blocks, 2 CTAs: with 3 ptxas
+ * would spill).  fp8 states took 4 blocks (2 CTAs) until an A/B on an
+ * H100 timed 2 faster at both layer scales
+ * (results/h100/experiments/optim-span2/).  For an A/B:
+ * NVCCFLAGS=-DF8B_OPTIM_FP8_SPAN=1, 2 or 4 (fp8 states; 3 CTAs an SM below
+ * 4) or -DF8B_OPTIM_FP8M16_SPAN=... (fp8-master16). */
 #ifndef F8B_OPTIM_FP8_SPAN
-#define F8B_OPTIM_FP8_SPAN 4
+#define F8B_OPTIM_FP8_SPAN 2
+#endif
+#ifndef F8B_OPTIM_FP8M16_SPAN
+#define F8B_OPTIM_FP8M16_SPAN 4
 #endif
 template <int V> struct span_of {
 	enum {
 		NB = V == F8B_OPTIM_FP32   ? 1
 		     : V == F8B_OPTIM_BF16 ? 2
-		                           : F8B_OPTIM_FP8_SPAN,
+		     : V == F8B_OPTIM_FP8  ? F8B_OPTIM_FP8_SPAN
+		                           : F8B_OPTIM_FP8M16_SPAN,
 		MINB = !is_fp8(V) ? 4
 		       : NB < 4   ? 3
 		                  : 2
