@@ -95,14 +95,18 @@ constexpr int F8B_KG_SMEM_MAX = 232448; /* 227 KiB: an sm_90 CTA's opt-in maximu
  * loading half of it and multicasting it to both.  Promotion holds two
  * accumulator sets (BN/2 + BN/2 registers a thread), so its tiles are at
  * most 192 wide; BLOCK_1X128 also holds BN/4 column scales (128 only).
- * The ping-pong tile (last) gives each consumer a whole 128 x 128 tile
- * (2 x 64 accumulators a thread); an --autotune candidate only. */
+ * The ping-pong tile gives each consumer a whole 128 x 128 tile (2 x 64
+ * accumulators a thread); it and the cluster tiles of promotion (the
+ * last two: does B's multicast pay where the adds leave the tensor cores
+ * less busy?) are --autotune candidates only. */
 #define F8B_KGEMM_TILE_LIST(X)                                                                     \
 	X(128, 6, 1, F8B_KG_COOP, F8B_KG_FAST | F8B_KG_PROMO | F8B_KG_BLK | F8B_KG_BLK1)           \
 	X(256, 4, 1, F8B_KG_COOP, F8B_KG_FAST)                                                     \
 	X(256, 4, 2, F8B_KG_COOP, F8B_KG_FAST)                                                     \
 	X(192, 5, 1, F8B_KG_COOP, F8B_KG_PROMO | F8B_KG_BLK)                                       \
-	X(128, 6, 1, F8B_KG_PP, F8B_KG_FAST)
+	X(128, 6, 1, F8B_KG_PP, F8B_KG_FAST)                                                       \
+	X(128, 6, 2, F8B_KG_COOP, F8B_KG_PROMO | F8B_KG_BLK)                                       \
+	X(192, 5, 2, F8B_KG_COOP, F8B_KG_PROMO)
 
 __host__ __device__ constexpr int f8b_kg_stage_bytes(int bn)
 {

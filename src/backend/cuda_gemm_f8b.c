@@ -283,9 +283,9 @@ int f8b_cuda_kgemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, i
 		/* The tile's name says its cluster ("/c2") and schedule
 		 * ("/pp"); every grid is persistent (doc/gemm-kernels.md).  At
 		 * most 80 characters of the 96 the row keeps. */
-		snprintf(info->desc, sizeof info->desc, "f8b sm90 %s tile=%s stages=%d grid=%d store=%s",
-		         mode_name(mode), t->name, t->stages, p->grid,
-		         p->tma_store ? "tma" : "direct");
+		snprintf(info->desc, sizeof info->desc,
+		         "f8b sm90 %s tile=%s stages=%d grid=%d store=%s", mode_name(mode), t->name,
+		         t->stages, p->grid, p->tma_store ? "tma" : "direct");
 	}
 	*out = p;
 	return F8B_OK;

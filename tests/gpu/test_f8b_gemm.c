@@ -7,8 +7,9 @@
  * axiswise, axiswise x tensorwise and the reverse, blockwise 1x128 x
  * 128x128 and 1x128 x 1x128), every fp8 dtype pair, bf16 and f32 output,
  * fast_accum on and off, and every tile the kernel has for that mode
- * (algorithm candidates 0..n-1; the ping-pong and cluster tiles, FAST
- * only, in passes of their own after the others): quantise A and B on
+ * (algorithm candidates 0..n-1; the ping-pong tile (FAST) and the
+ * cluster tiles (FAST, PROMOTE, BLOCK) in passes of their own after the
+ * others): quantise A and B on
  * the GPU (inputs with 1 % outliers at 30x, so that scales differ by an
  * order of magnitude between rows and blocks and a misplaced scale is an
  * O(1) error), download what the GEMM reads, compute D in double on the host, poison D (all-ones
@@ -79,8 +80,8 @@ static const struct dtype_pair {
 /* The tiles run in passes, one after the other over every shape, so that
  * a failure in a later one (a trap leaves the CUDA context unusable)
  * cannot hide the results of an earlier one: the tiles the host picks,
- * then the two --autotune-only FAST tiles, the ping-pong one (algo_custom
- * 1) and the cluster one (algo_cluster 3 = 2x1x1); last, every tile of
+ * then the --autotune-only tiles, the ping-pong one (algo_custom 1) and
+ * the cluster ones (algo_cluster 3 = 2x1x1); last, every tile of
  * every mode again with the epilogue's direct stores in place of TMA
  * (F8B_KGEMM_DIRECT_STORE=1, which a plan reads: the fp8 GEMM's N is a
  * multiple of 16, so D's rows always suit TMA otherwise), on the small
@@ -91,15 +92,16 @@ static const struct scaling {
 	enum f8b_granularity a, b;
 	/* a FAST mode with fast_accum on: run in the ping-pong pass */
 	bool fast_mode;
-	/* run in the cluster pass too (a FAST tile): the two scalings whose
-	 * scale reads differ (a scalar, vectors) */
+	/* run in the cluster pass too (the cluster tiles of FAST, PROMOTE
+	 * and BLOCK): the two scalings of the epilogue whose scale reads
+	 * differ (a scalar, vectors), and the block scales */
 	bool cluster_pass;
 } scalings[] = {
     {F8B_GRAN_TENSORWISE, F8B_GRAN_TENSORWISE, true, true},
     {F8B_GRAN_AXISWISE, F8B_GRAN_AXISWISE, true, true},
     {F8B_GRAN_AXISWISE, F8B_GRAN_TENSORWISE, true, false},
     {F8B_GRAN_TENSORWISE, F8B_GRAN_AXISWISE, true, false},
-    {F8B_GRAN_BLOCK1X128, F8B_GRAN_BLOCK128X128, false, false},
+    {F8B_GRAN_BLOCK1X128, F8B_GRAN_BLOCK128X128, false, true},
     {F8B_GRAN_BLOCK1X128, F8B_GRAN_BLOCK1X128, false, false},
 };
 
@@ -366,8 +368,8 @@ static void run_outputs(struct gemm_case *c)
 	static const enum f8b_dtype outs[] = {F8B_BF16, F8B_F32};
 	for (size_t oi = 0; oi < (only_small ? 1 : COUNT(outs)); oi++)
 		for (int fast = 1; fast >= 0; fast--) {
-			if (c->pass != PASS_MAIN && c->pass != PASS_DIRECT && !fast)
-				continue; /* the ping-pong and cluster tiles are FAST only */
+			if (c->pass == PASS_PINGPONG && !fast)
+				continue; /* the ping-pong tile is FAST only */
 			c->out = outs[oi];
 			c->fast = fast != 0;
 			int ncand = 1;

@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# impl-sweep.sh - issue 23's side-by-side sweeps of the two GEMM
+# implementations (cuBLASLt and f8bench's own sm_90a kernel, --impl /
+# --gemm-impl), each in one process, on one GPU:
+#   gemm: the pow2, llama3-8b and llama2-70b shapes, tensorwise, axiswise
+#     and blockwise, fast_accum on and off, e4m3 x e4m3 -> gemm-impl-sweep.h5
+#   lls:  every recipe on both implementations at 4096^3 and 8192^3
+#     -> lls-impl.h5
+# then a short table of each (summary.txt): per shape, f8b over cuBLASLt
+# with fast accumulation (issue 23's first target, >= 0.97) and f8b's
+# promotion over cuBLASLt's tensorwise fast row (>= 0.95); per lls case,
+# the step time of each implementation and their ratio.
+#   scripts/impl-sweep.sh BUILD OUT [CEILINGS.h5]
+# BUILD: a configured and built tree (its f8bench); OUT is created.
+# PARTS (default "gemm lls"), GEMM_SHAPES (pow2,llama3-8b,llama2-70b),
+# LLS_SHAPES (4096x4096x4096,8192x8192x8192), GEMM_TIMEOUT (330),
+# LLS_TIMEOUT (200): seconds; on a time-out the rows so far are kept.
+set -uo pipefail
+build=${1:?usage: impl-sweep.sh BUILD OUT [CEILINGS.h5]}
+out=${2:?usage: impl-sweep.sh BUILD OUT [CEILINGS.h5]}
+ceil=${3:-}
+build=$(cd "$build" && pwd) || exit 2
+mkdir -p "$out" && out=$(cd "$out" && pwd) || exit 2
+src=$(cd "$(dirname "$0")/.." && pwd)
+export F8B_INPUTS="${F8B_INPUTS:-$src/inputs}"
+f8b=$build/f8bench
+[ -x "$f8b" ] || { echo "impl-sweep.sh: no f8bench in $build (build it first)" >&2; exit 2; }
+copt=()
+[ -n "$ceil" ] && copt=(--ceilings "$ceil")
+parts=" ${PARTS:-gemm lls} "
+status=0
+say() { echo "$*" | tee -a "$out/summary.txt"; }
+: >"$out/summary.txt"
+say "== impl-sweep.sh on $(hostname) $(date -u +%FT%TZ), ${F8B_GIT_DESCRIBE:-$(cd "$src" && git describe --always --dirty 2>/dev/null)}"
+command -v nvidia-smi >/dev/null 2>&1 &&
+	say "$(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | head -1)"
+CSVAWK="$(cat "$src/scripts/csv.awk")"'
+NR == 1 { nh_ = split_csv($0, hd_); for (i = 1; i <= nh_; i++) c[hd_[i]] = i; next }
+{ delete F; split_csv($0, F) }
+'
+
+if [[ $parts == *" gemm "* ]]; then
+	args=(gemm --impl cublaslt,f8b --shapes "${GEMM_SHAPES:-pow2,llama3-8b,llama2-70b}"
+		--scaling tensorwise,axiswise,blockwise --fast-accum on,off --dtypes e4m3:e4m3
+		--max-time 0.3 "${copt[@]}" -o "$out/gemm-impl-sweep.h5")
+	say "+ f8bench ${args[*]}"
+	rm -f "$out/gemm-impl-sweep.h5"
+	timeout "${GEMM_TIMEOUT:-330}" "$f8b" "${args[@]}" >"$out/gemm.log" 2>&1
+	rc=$?
+	say "  exit $rc (124: timed out, rows so far kept)"
+	[ $rc = 0 ] || status=1
+	if "$f8b" export "$out/gemm-impl-sweep.h5" --table gemm -o "$out/gemm-impl-sweep.csv" 2>>"$out/gemm.log"; then
+		say "gemm, e4m3 x e4m3, bf16 out, TFLOP/s (medians, one process); fast: f8b / cuBLASLt, both fast_accum on (target >= 0.97 tensorwise);"
+		say "promotion and blockwise: f8b over cuBLASLt's tensorwise fast_accum-on row (target >= 0.95)"
+		awk "$CSVAWK"'
+		{
+			shape = F[c["label"]] != "" ? F[c["label"]] : F[c["m"]] "x" F[c["k"]] "x" F[c["n"]]
+			if (!(shape in seen)) { seen[shape] = 1; order[++n] = shape }
+			fa = (F[c["fast_accum"]] == 1 || F[c["fast_accum"]] == "on") ? "on" : "off"
+			k = shape SUBSEP F[c["scaling"]] SUBSEP fa SUBSEP F[c["impl"]]
+			st[k] = F[c["status"]]; tf[k] = F[c["tflops"]]
+		}
+		function r(a, b) { return (a > 0 && b > 0) ? sprintf("%.3f", a / b) : "-" }
+		function t(s, sc, fa, im,    k) { k = s SUBSEP sc SUBSEP fa SUBSEP im; return st[k] == "ok" ? tf[k] : 0 }
+		END {
+			printf "  %-26s %8s %8s %6s %6s | %6s %6s %6s  (promotion, blockwise / lt TW-fast)\n", "shape", "lt TW", "f8b TW", "TW", "AX", "TW", "AX", "BLK"
+			for (i = 1; i <= n; i++) {
+				s = order[i]; lt = t(s, "tensorwise", "on", "cublaslt")
+				printf "  %-26s %8.1f %8.1f %6s %6s | %6s %6s %6s\n", s, lt, t(s, "tensorwise", "on", "f8b"),
+					r(t(s, "tensorwise", "on", "f8b"), lt), r(t(s, "axiswise", "on", "f8b"), t(s, "axiswise", "on", "cublaslt")),
+					r(t(s, "tensorwise", "off", "f8b"), lt), r(t(s, "axiswise", "off", "f8b"), lt), r(t(s, "blockwise", "off", "f8b"), lt)
+			}
+		}' "$out/gemm-impl-sweep.csv" | tee -a "$out/summary.txt"
+		say "  rows not ok: $(awk "$CSVAWK"'F[c["status"]] != "ok" { n++ } END { print n + 0 }' "$out/gemm-impl-sweep.csv")"
+	else
+		say "  no gemm table to read"
+		status=1
+	fi
+fi
+
+if [[ $parts == *" lls "* ]]; then
+	args=(lls --gemm-impl cublaslt,f8b --shapes "${LLS_SHAPES:-4096x4096x4096,8192x8192x8192}"
+		--min-time 0.2 --max-time 1 "${copt[@]}" -o "$out/lls-impl.h5")
+	say "+ f8bench ${args[*]}"
+	rm -f "$out/lls-impl.h5"
+	timeout "${LLS_TIMEOUT:-200}" "$f8b" "${args[@]}" >"$out/lls.log" 2>&1
+	rc=$?
+	say "  exit $rc (124: timed out, rows so far kept)"
+	[ $rc = 0 ] || status=1
+	if "$f8b" export "$out/lls-impl.h5" --table lls -o "$out/lls-impl.csv" 2>>"$out/lls.log"; then
+		say "lls step, ms (medians); f8b / lt: cuBLASLt's step time over f8b's (> 1: f8b faster)"
+		awk "$CSVAWK"'
+		{
+			shape = F[c["m"]] "x" F[c["k"]] "x" F[c["n"]]
+			k = shape " " F[c["recipe"]]
+			if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+			im = F[c["gemm_impl"]] == "" ? "cublaslt" : F[c["gemm_impl"]]
+			st[k, im] = F[c["status"]]; tm[k, im] = F[c["time_median_s"]]
+		}
+		END {
+			printf "  %-34s %10s %10s %8s\n", "shape recipe", "cublaslt", "f8b", "lt / f8b"
+			for (i = 1; i <= n; i++) {
+				k = order[i]; a = tm[k, "cublaslt"]; b = tm[k, "f8b"]
+				printf "  %-34s %10s %10s %8s  %s %s\n", k, (st[k, "cublaslt"] == "ok" ? sprintf("%.4f", 1e3 * a) : "-"),
+					(st[k, "f8b"] == "ok" ? sprintf("%.4f", 1e3 * b) : "-"),
+					(st[k, "cublaslt"] == "ok" && st[k, "f8b"] == "ok" && b > 0 ? sprintf("%.3f", a / b) : "-"),
+					st[k, "cublaslt"], st[k, "f8b"]
+			}
+		}' "$out/lls-impl.csv" | tee -a "$out/summary.txt"
+	else
+		say "  no lls table to read"
+		status=1
+	fi
+fi
+exit $status
