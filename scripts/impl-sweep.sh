@@ -54,7 +54,7 @@ if [[ $parts == *" gemm "* ]]; then
 		say "promotion and blockwise: f8b over cuBLASLt's tensorwise fast_accum-on row (target >= 0.95)"
 		awk "$CSVAWK"'
 		{
-			shape = F[c["label"]] != "" ? F[c["label"]] : F[c["m"]] "x" F[c["k"]] "x" F[c["n"]]
+			shape = F[c["m"]] "x" F[c["k"]] "x" F[c["n"]] (F[c["label"]] != "" ? " " F[c["label"]] : "")
 			if (!(shape in seen)) { seen[shape] = 1; order[++n] = shape }
 			fa = (F[c["fast_accum"]] == 1 || F[c["fast_accum"]] == "on") ? "on" : "off"
 			k = shape SUBSEP F[c["scaling"]] SUBSEP fa SUBSEP F[c["impl"]]
@@ -63,10 +63,10 @@ if [[ $parts == *" gemm "* ]]; then
 		function r(a, b) { return (a > 0 && b > 0) ? sprintf("%.3f", a / b) : "-" }
 		function t(s, sc, fa, im,    k) { k = s SUBSEP sc SUBSEP fa SUBSEP im; return st[k] == "ok" ? tf[k] : 0 }
 		END {
-			printf "  %-26s %8s %8s %6s %6s | %6s %6s %6s  (promotion, blockwise / lt TW-fast)\n", "shape", "lt TW", "f8b TW", "TW", "AX", "TW", "AX", "BLK"
+			printf "  %-42s %8s %8s %6s %6s | %6s %6s %6s  (promotion, blockwise / lt TW-fast)\n", "MxKxN label", "lt TW", "f8b TW", "TW", "AX", "TW", "AX", "BLK"
 			for (i = 1; i <= n; i++) {
 				s = order[i]; lt = t(s, "tensorwise", "on", "cublaslt")
-				printf "  %-26s %8.1f %8.1f %6s %6s | %6s %6s %6s\n", s, lt, t(s, "tensorwise", "on", "f8b"),
+				printf "  %-42s %8.1f %8.1f %6s %6s | %6s %6s %6s\n", s, lt, t(s, "tensorwise", "on", "f8b"),
 					r(t(s, "tensorwise", "on", "f8b"), lt), r(t(s, "axiswise", "on", "f8b"), t(s, "axiswise", "on", "cublaslt")),
 					r(t(s, "tensorwise", "off", "f8b"), lt), r(t(s, "axiswise", "off", "f8b"), lt), r(t(s, "blockwise", "off", "f8b"), lt)
 			}

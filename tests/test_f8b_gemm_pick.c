@@ -154,7 +154,12 @@ static void test_pick(void)
 		int mode, bn;
 	} cases[] = {
 	    {8192, 8192, F8B_KGEMM_FAST, 256}, /* 16 waves of 128x256 = 32 of 128x128 */
-	    {1024, 1024, F8B_KGEMM_FAST, 128}, /* one wave either way: less work */
+	    {1024, 1024, F8B_KGEMM_FAST, 128}, /* one wave either way: 16384 x 9/8 < 32768 */
+	    /* 63 waves of 32768 < 125 of 16384 x 9/8 (without the charge:
+	     * 128x128, measured 0.74x cuBLASLt on an H100) */
+	    {16384, 16384, F8B_KGEMM_FAST, 256},
+	    {8192, 28672, F8B_KGEMM_FAST, 256},  /* 55 x 32768 < 109 x 16384 x 9/8 */
+	    {16384, 57344, F8B_KGEMM_FAST, 256}, /* llama2-70b w13 at 16384 tokens */
 	    /* block scales: 32 waves of 16384, overlapped, < 21 of 24576 x 9/8 */
 	    {8192, 8192, F8B_KGEMM_BLOCK, 128},
 	    /* plain promotion, no charge: 21 waves of 24576 < 32 of 16384 */

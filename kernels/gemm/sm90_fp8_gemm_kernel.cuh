@@ -95,18 +95,18 @@ constexpr int F8B_KG_SMEM_MAX = 232448; /* 227 KiB: an sm_90 CTA's opt-in maximu
  * loading half of it and multicasting it to both.  Promotion holds two
  * accumulator sets (BN/2 + BN/2 registers a thread), so its tiles are at
  * most 192 wide; BLOCK_1X128 also holds BN/4 column scales (128 only).
- * The ping-pong tile gives each consumer a whole 128 x 128 tile (2 x 64
- * accumulators a thread); it and the cluster tiles of promotion (the
- * last two: does B's multicast pay where the adds leave the tensor cores
- * less busy?) are --autotune candidates only. */
+ * The ping-pong tile (last) gives each consumer a whole 128 x 128 tile
+ * (2 x 64 accumulators a thread); an --autotune candidate only.  Cluster
+ * tiles of promotion (128x128/c2, 128x192/c2) were measured no faster
+ * than their single-CTA forms on an H100 (958 and 968 TFLOP/s at 4096^3
+ * against 1022 and 977; 917 and 1022 at 8192^3 against 960 and 1029:
+ * results/h100/experiments/f8b-gemm-tma-store/) and are not built. */
 #define F8B_KGEMM_TILE_LIST(X)                                                                     \
 	X(128, 6, 1, F8B_KG_COOP, F8B_KG_FAST | F8B_KG_PROMO | F8B_KG_BLK | F8B_KG_BLK1)           \
 	X(256, 4, 1, F8B_KG_COOP, F8B_KG_FAST)                                                     \
 	X(256, 4, 2, F8B_KG_COOP, F8B_KG_FAST)                                                     \
 	X(192, 5, 1, F8B_KG_COOP, F8B_KG_PROMO | F8B_KG_BLK)                                       \
-	X(128, 6, 1, F8B_KG_PP, F8B_KG_FAST)                                                       \
-	X(128, 6, 2, F8B_KG_COOP, F8B_KG_PROMO | F8B_KG_BLK)                                       \
-	X(192, 5, 2, F8B_KG_COOP, F8B_KG_PROMO)
+	X(128, 6, 1, F8B_KG_PP, F8B_KG_FAST)
 
 __host__ __device__ constexpr int f8b_kg_stage_bytes(int bn)
 {

@@ -53,8 +53,15 @@ struct f8b_kplan {
  * 1002 for the overlapped 128x128, while with block scales 128x128 ran at
  * 857 against 842 for 128x192 (tree 2c3300d).  Tiles with a cluster or
  * the ping-pong schedule are --autotune candidates only, until measured.
+ * With fast accumulation, a 128x128 tile counts its work 9/8 times
+ * (NARROW_FAST_COST): on an H100 (tree 141e8eb) it ran at 1105-1147
+ * TFLOP/s against 1262-1304 for 128x256 at 4096^3 and 8192^3, and the
+ * plain wave count had picked it for 16384^3 (125 waves of 16384 against
+ * 63 of 32768) and for N = 28672 or 57344, where it ran at 0.73-0.86x
+ * cuBLASLt (results/h100/experiments/f8b-gemm-tma-store/).
  * -1 when no tile has the mode. */
-#define NO_OVERLAP_COST 1.125
+#define NO_OVERLAP_COST  1.125
+#define NARROW_FAST_COST 1.125
 int f8b_kgemm_pick_tile(int64_t m, int64_t n, int sms, int mode)
 {
 	int best = -1;
@@ -69,6 +76,8 @@ int f8b_kgemm_pick_tile(int64_t m, int64_t n, int sms, int mode)
 		double cost = waves * t->bm * t->bn;
 		if (mode == F8B_KGEMM_BLOCK && !F8B_KGEMM_OVERLAPS(t->bn, mode))
 			cost *= NO_OVERLAP_COST;
+		if (mode == F8B_KGEMM_FAST && t->bn < 256)
+			cost *= NARROW_FAST_COST;
 		if (best < 0 || cost < best_cost ||
 		    (cost == best_cost && t->bn > f8b_kgemm_tiles[best].bn)) {
 			best = i;
