@@ -38,18 +38,28 @@ CSVAWK="$(cat "$src/scripts/csv.awk")"'
 NR == 1 { nh_ = split_csv($0, hd_); for (i = 1; i <= nh_; i++) c[hd_[i]] = i; next }
 { delete F; split_csv($0, F) }
 '
-
-if [[ $parts == *" gemm "* ]]; then
-	args=(gemm --impl cublaslt,f8b --shapes "${GEMM_SHAPES:-pow2,llama3-8b,llama2-70b}"
-		--scaling tensorwise,axiswise,blockwise --fast-accum on,off --dtypes e4m3:e4m3
-		--max-time 0.3 "${copt[@]}" -o "$out/gemm-impl-sweep.h5")
-	say "+ f8bench ${args[*]}"
-	rm -f "$out/gemm-impl-sweep.h5"
-	timeout "${GEMM_TIMEOUT:-330}" "$f8b" "${args[@]}" >"$out/gemm.log" 2>&1
-	rc=$?
+# run_part NAME TABLE TIMEOUT ARGS...: f8bench ARGS (its -o is
+# $out/NAME.h5, its log $out/NAME.log) under TIMEOUT seconds, then the
+# file's TABLE as $out/NAME.csv; fails when that cannot be read
+run_part() {
+	local name=$1 table=$2 limit=$3
+	shift 3
+	say "+ f8bench $* -o $out/$name.h5"
+	rm -f "$out/$name.h5"
+	timeout "$limit" "$f8b" "$@" -o "$out/$name.h5" >"$out/$name.log" 2>&1
+	local rc=$?
 	say "  exit $rc (124: timed out, rows so far kept)"
 	[ $rc = 0 ] || status=1
-	if "$f8b" export "$out/gemm-impl-sweep.h5" --table gemm -o "$out/gemm-impl-sweep.csv" 2>>"$out/gemm.log"; then
+	"$f8b" export "$out/$name.h5" --table "$table" -o "$out/$name.csv" 2>>"$out/$name.log" && return 0
+	say "  no $table table to read"
+	status=1
+	return 1
+}
+
+if [[ $parts == *" gemm "* ]]; then
+	if run_part gemm-impl-sweep gemm "${GEMM_TIMEOUT:-330}" gemm --impl cublaslt,f8b \
+		--shapes "${GEMM_SHAPES:-pow2,llama3-8b,llama2-70b}" --scaling tensorwise,axiswise,blockwise \
+		--fast-accum on,off --dtypes e4m3:e4m3 --max-time 0.3 "${copt[@]}"; then
 		say "gemm, e4m3 x e4m3, bf16 out, TFLOP/s (medians, one process); fast: f8b / cuBLASLt, both fast_accum on (target >= 0.97 tensorwise);"
 		say "promotion and blockwise: f8b over cuBLASLt's tensorwise fast_accum-on row (target >= 0.95)"
 		awk "$CSVAWK"'
@@ -72,22 +82,13 @@ if [[ $parts == *" gemm "* ]]; then
 			}
 		}' "$out/gemm-impl-sweep.csv" | tee -a "$out/summary.txt"
 		say "  rows not ok: $(awk "$CSVAWK"'F[c["status"]] != "ok" { n++ } END { print n + 0 }' "$out/gemm-impl-sweep.csv")"
-	else
-		say "  no gemm table to read"
-		status=1
 	fi
 fi
 
 if [[ $parts == *" lls "* ]]; then
-	args=(lls --gemm-impl cublaslt,f8b --shapes "${LLS_SHAPES:-4096x4096x4096,8192x8192x8192}"
-		--min-time 0.2 --max-time 1 "${copt[@]}" -o "$out/lls-impl.h5")
-	say "+ f8bench ${args[*]}"
-	rm -f "$out/lls-impl.h5"
-	timeout "${LLS_TIMEOUT:-200}" "$f8b" "${args[@]}" >"$out/lls.log" 2>&1
-	rc=$?
-	say "  exit $rc (124: timed out, rows so far kept)"
-	[ $rc = 0 ] || status=1
-	if "$f8b" export "$out/lls-impl.h5" --table lls -o "$out/lls-impl.csv" 2>>"$out/lls.log"; then
+	if run_part lls-impl lls "${LLS_TIMEOUT:-200}" lls --gemm-impl cublaslt,f8b \
+		--shapes "${LLS_SHAPES:-4096x4096x4096,8192x8192x8192}" --min-time 0.2 --max-time 1 \
+		"${copt[@]}"; then
 		say "lls step, ms (medians); f8b / lt: cuBLASLt's step time over f8b's (> 1: f8b faster)"
 		awk "$CSVAWK"'
 		{
@@ -107,9 +108,6 @@ if [[ $parts == *" lls "* ]]; then
 					st[k, "cublaslt"], st[k, "f8b"]
 			}
 		}' "$out/lls-impl.csv" | tee -a "$out/summary.txt"
-	else
-		say "  no lls table to read"
-		status=1
 	fi
 fi
 exit $status

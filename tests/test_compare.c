@@ -7,6 +7,7 @@
 #include "results/results.h"
 #include "results/schema.h"
 #include "tap.h"
+#include "tap_capture.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,52 +27,20 @@ static char out[1 << 16], err[4096]; /* the last command's stdout, stderr */
 
 /* ---------------------------------------------------------------- helpers */
 
-static void slurp(const char *path, char *buf, size_t n)
-{
-	FILE *f = fopen(path, "r");
-	size_t len = f ? fread(buf, 1, n - 1, f) : 0;
-	/* No trailing newline: err[] goes into one-line TAP descriptions. */
-	while (len > 0 && buf[len - 1] == '\n')
-		len--;
-	buf[len] = '\0';
-	if (f)
-		fclose(f);
-}
-
 /* Runs f8b_compare_main("compare", args...) with stdout and stderr caught
- * in out[] and err[]; returns its exit status. */
+ * in out[] and err[] (without their trailing newlines); returns its exit
+ * status. */
 static int run_compare(const char *const *args)
 {
 	char *argv[32];
-	int argc = 0, so, se, fo, fe, rc;
-	char po[300], pe[300];
+	int argc = 0;
 
 	argv[argc++] = "compare";
 	for (; *args && argc < 31; args++)
 		argv[argc++] = (char *)*args;
 	argv[argc] = NULL;
-	snprintf(po, sizeof po, "%s/stdout", dir);
-	snprintf(pe, sizeof pe, "%s/stderr", dir);
-	fflush(stdout);
-	fflush(stderr);
-	so = dup(1);
-	se = dup(2);
-	fo = open(po, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	fe = open(pe, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	dup2(fo, 1);
-	dup2(fe, 2);
-	rc = f8b_compare_main(argc, argv);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(so, 1);
-	dup2(se, 2);
-	close(so);
-	close(se);
-	close(fo);
-	close(fe);
-	slurp(po, out, sizeof out);
-	slurp(pe, err, sizeof err);
-	return rc;
+	return tap_capture(f8b_compare_main, argc, argv, dir, out, sizeof out, err, sizeof err,
+	                   true);
 }
 
 #define COMPARE(...) run_compare((const char *const[]){__VA_ARGS__, NULL})

@@ -23,6 +23,7 @@
 #include "report/report.h"
 #include "results/results.h"
 #include "tap.h"
+#include "tap_capture.h"
 
 static char dir[256];
 
@@ -306,45 +307,17 @@ static struct f8b_table_schema without_impl(const struct f8b_table_schema *s,
 
 static char cap_out[1 << 16], cap_err[8192];
 
-static void slurp(const char *path, char *buf, size_t n)
-{
-	FILE *f = fopen(path, "r");
-	size_t len = f ? fread(buf, 1, n - 1, f) : 0;
-	buf[len] = '\0';
-	if (f)
-		fclose(f);
-}
-
 /* Runs fn(argc, argv) with stdout and stderr caught in cap_out, cap_err;
  * returns its exit status. */
 static int run_main(int (*fn)(int, char **), const char *const *args)
 {
-	char *argv[32], po[600], pe[600];
+	char *argv[32];
 	int argc = 0;
 	for (; *args && argc < 31; args++)
 		argv[argc++] = (char *)*args;
 	argv[argc] = NULL;
-	snprintf(po, sizeof po, "%s/stdout", dir);
-	snprintf(pe, sizeof pe, "%s/stderr", dir);
-	fflush(stdout);
-	fflush(stderr);
-	int so = dup(1), se = dup(2);
-	int fo = open(po, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	int fe = open(pe, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	dup2(fo, 1);
-	dup2(fe, 2);
-	int rc = fn(argc, argv);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(so, 1);
-	dup2(se, 2);
-	close(so);
-	close(se);
-	close(fo);
-	close(fe);
-	slurp(po, cap_out, sizeof cap_out);
-	slurp(pe, cap_err, sizeof cap_err);
-	return rc;
+	return tap_capture(fn, argc, argv, dir, cap_out, sizeof cap_out, cap_err, sizeof cap_err,
+	                   false);
 }
 
 #define RUN(fn, ...) run_main(fn, (const char *const[]){__VA_ARGS__, NULL})
@@ -447,9 +420,9 @@ static void test_files(void)
 	char md[1 << 15] = "", csv[4096] = "";
 	char path[600];
 	snprintf(path, sizeof path, "%s/report.md", in_dir("rep"));
-	slurp(path, md, sizeof md);
+	tap_slurp(path, md, sizeof md, false);
 	snprintf(path, sizeof path, "%s/lls.csv", in_dir("rep"));
-	slurp(path, csv, sizeof csv);
+	tap_slurp(path, csv, sizeof csv, false);
 	tap_ok(rc == F8B_OK && strstr(md, "| tensorwise [f8b] | f8b |") &&
 	           strstr(md, "| tensorwise | cublaslt |") && strstr(md, "| GEMMs |"),
 	       "report.md: tensorwise and tensorwise [f8b] rows, a GEMMs column");
@@ -457,7 +430,7 @@ static void test_files(void)
 	           strstr(csv, ",tensorwise,cublaslt,"),
 	       "report lls.csv: a gemm_impl column");
 	snprintf(path, sizeof path, "%s/lls-vars.gp", in_dir("rep"));
-	slurp(path, md, sizeof md);
+	tap_slurp(path, md, sizeof md, false);
 	tap_ok(strstr(md, "\"tensorwise [f8b]\"") && strstr(md, "\"tensorwise\"") &&
 	           strstr(md, "s_impl[3] = 1") && strstr(md, "s_impl[2] = 0"),
 	       "report: the plots' series titles and line styles tell the two apart");
