@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# gemm-profile.sh - Nsight Compute on f8bench's own fp8 GEMM (--impl f8b):
+# one launch of the kernel the host picks for each of
+#   fast        8192^3 tensorwise, fast_accum on  (128x256)
+#   promote8k   8192^3 tensorwise, fast_accum off (128x192, one group in flight)
+#   promote4k   4096^3 tensorwise, fast_accum off (128x128, two groups)
+#   block8k     8192^3 blockwise 1x128 x 128x128  (128x128, two groups)
+# with the sections that say where a warp's time goes (SpeedOfLight,
+# ComputeWorkloadAnalysis, MemoryWorkloadAnalysis, SchedulerStats,
+# WarpStateStats, Occupancy, LaunchStats), as text: OUT/ncu-NAME.txt.
+# ncu locks the clocks at base and flushes the caches before the launch
+# (its defaults): the rates are not the benchmark's, the shares are.
+#   scripts/gemm-profile.sh BUILD OUT
+# BUILD: a configured and built tree (its f8bench); NCU (default: ncu on
+# the PATH, else /usr/local/cuda/bin/ncu); CASES (default: all four names).
+set -uo pipefail
+build=${1:?usage: gemm-profile.sh BUILD OUT}
+out=${2:?usage: gemm-profile.sh BUILD OUT}
+build=$(cd "$build" && pwd) || exit 2
+mkdir -p "$out" && out=$(cd "$out" && pwd) || exit 2
+f8b=$build/f8bench
+[ -x "$f8b" ] || { echo "gemm-profile.sh: no f8bench in $build (build it first)" >&2; exit 2; }
+ncu=${NCU:-$(command -v ncu || echo /usr/local/cuda/bin/ncu)}
+[ -x "$ncu" ] || { echo "gemm-profile.sh: no ncu ($ncu)" >&2; exit 2; }
+status=0
+for name in ${CASES:-fast promote8k promote4k block8k}; do
+	case $name in
+	fast) args=(--shapes 8192x8192x8192 --scaling tensorwise --fast-accum on) ;;
+	promote8k) args=(--shapes 8192x8192x8192 --scaling tensorwise --fast-accum off) ;;
+	promote4k) args=(--shapes 4096x4096x4096 --scaling tensorwise --fast-accum off) ;;
+	block8k) args=(--shapes 8192x8192x8192 --scaling blockwise --fast-accum off) ;;
+	*) echo "gemm-profile.sh: unknown case '$name'" >&2; exit 2 ;;
+	esac
+	# the first launch of the kernel: the one the check runs before timing
+	"$ncu" --target-processes all -k regex:f8b_fp8_gemm_kernel -c 1 \
+		--section SpeedOfLight --section ComputeWorkloadAnalysis \
+		--section MemoryWorkloadAnalysis --section SchedulerStats --section WarpStateStats \
+		--section Occupancy --section LaunchStats \
+		"$f8b" gemm --impl f8b "${args[@]}" --dtypes e4m3:e4m3 --warmup 1 --min-samples 1 \
+		--max-samples 2 -o "$out/$name.h5" >"$out/ncu-$name.txt" 2>&1 || status=1
+	rm -f "$out/$name.h5"
+	echo "== $name: $(grep -E 'f8b_fp8_gemm_kernel' "$out/ncu-$name.txt" | head -1 | cut -c1-120)"
+	grep -E 'Duration|Compute \(SM\) Throughput|Memory Throughput|L2 Cache Throughput|Issue Slots Busy|No Eligible|Warp Cycles Per Issued|Registers Per Thread|Dynamic Shared Memory Per Block' "$out/ncu-$name.txt" | head -12
+done
+exit $status
