@@ -12,7 +12,9 @@
 # (its defaults): the rates are not the benchmark's, the shares are.
 #   scripts/gemm-profile.sh BUILD OUT
 # BUILD: a configured and built tree (its f8bench); NCU (default: ncu on
-# the PATH, else /usr/local/cuda/bin/ncu); CASES (default: all four names).
+# the PATH, else /usr/local/cuda/bin/ncu); CASES (default: all four names);
+# SECTIONS (more ncu sections, e.g. SourceCounters: the stall samples by
+# instruction); TAG (a suffix of the files' names).
 set -uo pipefail
 build=${1:?usage: gemm-profile.sh BUILD OUT}
 out=${2:?usage: gemm-profile.sh BUILD OUT}
@@ -32,14 +34,17 @@ for name in ${CASES:-fast promote8k promote4k block8k}; do
 	*) echo "gemm-profile.sh: unknown case '$name'" >&2; exit 2 ;;
 	esac
 	# the first launch of the kernel: the one the check runs before timing
-	"$ncu" --target-processes all -k regex:f8b_fp8_gemm_kernel -c 1 \
+	extra=()
+	for sec in ${SECTIONS:-}; do extra+=(--section "$sec"); done
+	txt="$out/ncu-$name${TAG:-}.txt"
+	"$ncu" --target-processes all -k regex:f8b_fp8_gemm_kernel -c 1 "${extra[@]}" \
 		--section SpeedOfLight --section ComputeWorkloadAnalysis \
 		--section MemoryWorkloadAnalysis --section SchedulerStats --section WarpStateStats \
 		--section Occupancy --section LaunchStats \
 		"$f8b" gemm --impl f8b "${args[@]}" --dtypes e4m3:e4m3 --warmup 1 --min-samples 1 \
-		--max-samples 2 -o "$out/$name.h5" >"$out/ncu-$name.txt" 2>&1 || status=1
+		--max-samples 2 -o "$out/$name.h5" >"$txt" 2>&1 || status=1
 	rm -f "$out/$name.h5"
-	echo "== $name: $(grep -E 'f8b_fp8_gemm_kernel' "$out/ncu-$name.txt" | head -1 | cut -c1-120)"
-	grep -E 'Duration|Compute \(SM\) Throughput|Memory Throughput|L2 Cache Throughput|Issue Slots Busy|No Eligible|Warp Cycles Per Issued|Registers Per Thread|Dynamic Shared Memory Per Block' "$out/ncu-$name.txt" | head -12
+	echo "== $name: $(grep -E 'f8b_fp8_gemm_kernel' "$txt" | head -1 | cut -c1-120)"
+	grep -E 'Duration|Compute \(SM\) Throughput|Memory Throughput|L2 Cache Throughput|Issue Slots Busy|No Eligible|Warp Cycles Per Issued|Registers Per Thread|Dynamic Shared Memory Per Block' "$txt" | head -12
 done
 exit $status

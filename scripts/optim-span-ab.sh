@@ -8,8 +8,10 @@
 # (scripts/optim-targets.sh).  The build is left at the default span.
 #   scripts/optim-span-ab.sh BUILD OUT [CEILINGS.h5]
 # BUILD: a configured and built tree; OUT is created; CEILINGS.h5 as in
-# scripts/optim-gpu.sh.  SPANS (default "4 2 1": the default first), STEPS
-# (20).
+# scripts/optim-gpu.sh.  SPANS (default "4 2 1"), STEPS (20), MACRO (the
+# span's macro: F8B_OPTIM_FP8_SPAN, the fp8 variant's, by default, or
+# F8B_OPTIM_FP8M16_SPAN, fp8-master16's), VARIANTS (fp32,fp8), TAG (a
+# suffix of the files' names).
 set -u
 build=${1:?usage: optim-span-ab.sh BUILD OUT [CEILINGS.h5]}
 out=${2:?usage: optim-span-ab.sh BUILD OUT [CEILINGS.h5]}
@@ -29,7 +31,7 @@ command -v nvidia-smi >/dev/null 2>&1 &&
 rebuild() { # SPAN, or nothing for the default
 	touch "$src/kernels/optim.cu" "$src/kernels/optim_sync.cu"
 	if [ -n "$1" ]; then
-		make -C "$build" -j"$(nproc)" NVCCFLAGS="-DF8B_OPTIM_FP8_SPAN=$1" f8bench
+		make -C "$build" -j"$(nproc)" NVCCFLAGS="-D${MACRO:-F8B_OPTIM_FP8_SPAN}=$1" f8bench
 	else
 		make -C "$build" -j"$(nproc)" f8bench
 	fi >>"$out/build.log" 2>&1
@@ -40,20 +42,20 @@ for span in ${SPANS:-4 2 1}; do
 		status=1
 		continue
 	fi
-	f="$out/optim-span$span.h5"
+	f="$out/optim-span$span${TAG:-}.h5"
 	rm -f "$f"
 	app=
 	for set in llama3-8b llama2-70b; do
 		# shellcheck disable=SC2086
-		"$build/f8bench" optim --shapes "$set" --steps "${STEPS:-20}" --variant fp32,fp8 \
+		"$build/f8bench" optim --shapes "$set" --steps "${STEPS:-20}" --variant "${VARIANTS:-fp32,fp8}" \
 			--scaling predicted --graph on $copt $app -o "$f" >>"$out/optim.log" 2>&1 || status=1
 		app=--append
 	done
-	say "span $span:"
+	say "${MACRO:-F8B_OPTIM_FP8_SPAN}=$span (${VARIANTS:-fp32,fp8}):"
 	for set in llama3-8b llama2-70b; do
 		F8BENCH="$build/f8bench" sh "$src/scripts/optim-targets.sh" "$f" "$set" \
-			>"$out/targets-span$span-$set.md" 2>>"$out/optim.log" || status=1
-		say "  $set: $(grep -E '^- fp8 (single pass|states move|at )' "$out/targets-span$span-$set.md" | tr '\n' ' ')"
+			>"$out/targets-span$span${TAG:-}-$set.md" 2>>"$out/optim.log" || status=1
+		say "  $set: $(grep -E '^- fp8' "$out/targets-span$span${TAG:-}-$set.md" | tr '\n' ' ')"
 	done
 done
 rebuild "" || { say "rebuild at the default span failed"; status=1; }
