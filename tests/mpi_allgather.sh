@@ -221,6 +221,7 @@ bad "accepted: plain, registered, symmetric" --rs-nccl-buffers pinned
 bad "--rs-max-ctas" --rs-max-ctas 65
 bad "--rs-max-ctas" --rs-max-ctas -1
 bad "--gemm-sm-margin" --gemm-sm-margin 33
+bad "no SM margin yet" --gemm-impl cublaslt,f8b --gemm-sm-margin 4
 bad "accepted: none, fp32, bf16, fp8, fp8-master16" --optimizer adam
 bad "--update" --optimizer fp32 --update sometimes
 bad "without --optimizer" --update overlap

@@ -434,6 +434,15 @@ int f8b_ag_cfg_finalize(void *cfg, size_t *ncases)
 	F8B_TRY(parse_weights(c));
 	F8B_TRY(parse_tokens(c));
 	F8B_TRY(f8b_gemm_impl_list_parse(c->impl_spec, "--gemm-impl", c->impls, &c->nimpls));
+	/* f8bench's own GEMM is persistent over every SM and has no SM
+	 * margin yet (src/backend/cuda_gemm.c): say so now, not in a row of
+	 * every case after the run. */
+	for (int j = 0; j < c->nimpls; j++)
+		if (c->impls[j] == F8B_GEMM_IMPL_F8B && c->sm_margin > 0)
+			return F8B_ERR(F8B_EINVAL,
+			               "--gemm-impl f8b with --gemm-sm-margin %d: f8bench's own GEMM "
+			               "takes every SM (no SM margin yet); drop one of the two",
+			               c->sm_margin);
 	int R = f8b_comm_size();
 	for (size_t i = 0; i < c->nw; i++) {
 		int64_t n = c->w[i].n, k = c->w[i].k;
