@@ -238,5 +238,45 @@ int main(void)
 			none &= s.st[j].amax_to < 0 && !s.st[j].amax_given;
 		tap_ok(none, "tensorwise: no cast takes its amax from another");
 	}
+	/* impl f8b: the output GEMM applies the sigmoid (its epilogue) and
+	 * writes y; no sigmoid_fwd stage, and the step's predicted bytes drop
+	 * by that pass's (read z, write y); cuBLASLt keeps the pass.  The
+	 * bf16 recipe's GEMMs stay on cuBLASLt: no fusion there. */
+	{
+		static struct f8b_recipe r;
+		static struct lls_state s;
+		struct lls_cfg two = {.history = 4, .lanes = 2};
+		const char *names[] = {"tensorwise", "axiswise", "blockwise", "lw-axiswise-gw-hp",
+		                       "bf16"};
+		for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
+			double bytes[2] = {0, 0};
+			int sig[2] = {0, 0};
+			bool ok = f8b_recipe_parse(names[n], &r) == F8B_OK, fused[2] = {false, false};
+			for (int im = 0; ok && im < 2; im++) {
+				memset(&s, 0, sizeof s);
+				s.cfg = &two, s.recipe = &r, s.m = s.k = s.n = 256;
+				s.impl = im ? F8B_GEMM_IMPL_F8B : F8B_GEMM_IMPL_CUBLASLT;
+				ok = f8b_lls_plan(&s) == F8B_OK;
+				for (int j = 0; ok && j < s.nst; j++) {
+					sig[im] += s.st[j].kind == K_SIG_FWD;
+					bytes[im] += s.st[j].cost.bytes_read + s.st[j].cost.bytes_written;
+				}
+				int g0 = ok ? find_gemm(&s, 0) : -1;
+				fused[im] = g0 >= 0 && s.fused_sigmoid &&
+				            s.g[0].desc.epilogue == F8B_GEMM_EPI_SIGMOID &&
+				            strstr(s.st[g0].fuses, "+ sigmoid") != NULL;
+			}
+			bool fp8 = strcmp(names[n], "bf16") != 0;
+			/* the pass read z and wrote y: 2 + 2 bytes an element */
+			double saved = 4.0 * 256 * 256;
+			tap_ok(ok && sig[0] == 1 && !fused[0] &&
+			           (fp8 ? sig[1] == 0 && fused[1] && bytes[0] - bytes[1] == saved
+			                : sig[1] == 1 && !fused[1] && bytes[0] == bytes[1]),
+			       "%s: impl f8b %s the sigmoid into the output GEMM (sigmoid_fwd stages "
+			       "%d / %d, bytes %.0f / %.0f)",
+			       names[n], fp8 ? "fuses" : "does not fuse", sig[0], sig[1], bytes[0],
+			       bytes[1]);
+		}
+	}
 	return tap_done();
 }

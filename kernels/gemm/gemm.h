@@ -82,6 +82,7 @@ struct f8b_kgemm_args {
 	int a_vec, b_vec;
 	int b_scale_ld;
 	int tma_store; /* set by f8b_kgemm_run: D stored through its tensor map */
+	int sigmoid;   /* 1: D = sigmoid(the scaled sum), then rounded (the fused epilogue) */
 };
 
 /* Outside timing, once per plan: raises the dynamic shared memory limit of

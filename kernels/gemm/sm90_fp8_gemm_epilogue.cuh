@@ -37,12 +37,24 @@ __device__ __forceinline__ int f8b_kg_clamp(int i, int n)
 	return i < n ? i : n - 1;
 }
 
+/* The fused activation (p.sigmoid): y = 1 / (1 + expf(-v)) in fp32, the
+ * accurate expf and IEEE division of kernels/sigmoid.cu, on the scaled
+ * fp32 sum, before the one rounding to the output type. */
+__device__ __forceinline__ float f8b_kg_sigmoid(float v)
+{
+	return __fdiv_rn(1.0f, __fadd_rn(1.0f, expf(-v)));
+}
+
 template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 	static __device__ __forceinline__ void store2(const f8b_kgemm_args &p, OutT *d, int row,
 	                                              int col, float v0, float v1)
 	{
 		if (row >= p.m || col >= p.n)
 			return;
+		if (p.sigmoid) {
+			v0 = f8b_kg_sigmoid(v0);
+			v1 = f8b_kg_sigmoid(v1);
+		}
 		OutT *q = d + (size_t)row * (size_t)p.n + col;
 		if (col + 1 < p.n && (p.n & 1) == 0) { /* the pair is 2-element aligned */
 			if constexpr (sizeof(OutT) == 2)
@@ -196,6 +208,10 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 						if constexpr (SCALED) {
 							v0 *= sa[h] * sb[2 * jj];
 							v1 *= sa[h] * sb[2 * jj + 1];
+						}
+						if (p.sigmoid) {
+							v0 = f8b_kg_sigmoid(v0);
+							v1 = f8b_kg_sigmoid(v1);
 						}
 						if constexpr (sizeof(OutT) == 2) {
 							const uint32_t at =

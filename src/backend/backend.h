@@ -83,6 +83,13 @@ struct f8b_algo_info {
  * row never claims a kernel that did not run. */
 enum f8b_gemm_impl { F8B_GEMM_IMPL_CUBLASLT = 0, F8B_GEMM_IMPL_F8B = 1, F8B_GEMM_IMPL_COUNT };
 
+/* What a GEMM does to D before its one rounding to out_dtype
+ * (f8b_gemm_desc.epilogue): nothing, or the lls forward's sigmoid,
+ * y = 1 / (1 + exp(-D)) in fp32 on the scaled sum (kernels/sigmoid.cu's
+ * formula), fused into the GEMM.  f8bench's own GEMM only: cuBLASLt has no
+ * sigmoid epilogue, and the host backend refuses it like cuBLASLt. */
+enum f8b_gemm_epilogue { F8B_GEMM_EPI_NONE = 0, F8B_GEMM_EPI_SIGMOID = 1 };
+
 struct f8b_gemm_desc {
 	int64_t m, n, k;
 	enum f8b_dtype a_dtype, b_dtype, out_dtype; /* bf16/bf16/bf16 = baseline */
@@ -100,6 +107,7 @@ struct f8b_gemm_desc {
 	 * (CUBLASLT_MATMUL_DESC_SM_COUNT_TARGET), so a persistent kernel's
 	 * grid does not take them all.  0: every SM.  The host ignores it. */
 	int sm_margin;
+	enum f8b_gemm_epilogue epilogue; /* 0 (zero-initialised) = none */
 };
 
 struct f8b_gemm_args {

@@ -258,6 +258,10 @@ int f8b_cuda_gemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, in
 		return F8B_ERR(F8B_EINVAL,
 		               "gemm %s: GEMM implementation %d (accepted: cublaslt, f8b)", cfg,
 		               (int)d->impl);
+	if (d->epilogue != F8B_GEMM_EPI_NONE && d->impl != F8B_GEMM_IMPL_F8B)
+		return F8B_ERR(
+		    F8B_EUNSUPPORTED,
+		    "gemm %s: a fused sigmoid epilogue needs impl f8b (cuBLASLt has none)", cfg);
 
 	p = calloc(1, sizeof *p);
 	if (!p)

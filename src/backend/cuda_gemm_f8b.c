@@ -293,8 +293,9 @@ int f8b_cuda_kgemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, i
 		 * ("/pp"); every grid is persistent (doc/gemm-kernels.md).  At
 		 * most 80 characters of the 96 the row keeps. */
 		snprintf(info->desc, sizeof info->desc,
-		         "f8b sm90 %s tile=%s stages=%d grid=%d store=%s", mode_name(mode), t->name,
-		         t->stages, p->grid, p->tma_store ? "tma" : "direct");
+		         "f8b sm90 %s tile=%s stages=%d grid=%d store=%s%s", mode_name(mode),
+		         t->name, t->stages, p->grid, p->tma_store ? "tma" : "direct",
+		         d->epilogue == F8B_GEMM_EPI_SIGMOID ? "+sigmoid" : "");
 	}
 	*out = p;
 	return F8B_OK;
@@ -399,6 +400,7 @@ int f8b_cuda_kgemm(struct f8b_backend *be, struct f8b_kplan *p, const struct f8b
 	    /* block128x128: the padded row length of B's scale tensor (scaling.c) */
 	    .b_scale_ld = (int)(f8b_scale_count(F8B_GRAN_BLOCK128X128, p->d.n, p->d.k) /
 	                        ((p->d.n + 127) / 128)),
+	    .sigmoid = p->d.epilogue == F8B_GEMM_EPI_SIGMOID,
 	};
 	F8B_KERNEL_TRY(f8b_kgemm_run(p->tile, p->mode, p->d.a_dtype, p->d.b_dtype, p->d.out_dtype,
 	                             &p->tmap_a, &p->tmap_b, p->tma_store ? &p->tmap_d : NULL, &ka,

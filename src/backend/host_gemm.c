@@ -76,6 +76,10 @@ int f8b_host_gemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, in
 		               "gemm: impl %s is a CUDA sm_90a kernel; the host backend runs its "
 		               "reference GEMM only",
 		               f8b_gemm_impl_name(d->impl));
+	if (d->epilogue != F8B_GEMM_EPI_NONE)
+		return F8B_ERR(F8B_EUNSUPPORTED,
+		               "gemm: a fused sigmoid epilogue is f8bench's own GEMM's (impl f8b); "
+		               "the host backend, like cuBLASLt, runs the GEMM alone");
 	if (candidate != 0)
 		return F8B_ERR(F8B_EUNSUPPORTED,
 		               "gemm: algorithm candidate %d (the host backend has one: 0)",

@@ -249,6 +249,7 @@ struct gemm_case {
 	const int64_t *rows;
 	int64_t nrows;
 	const double *ref;
+	bool sigmoid; /* the fused sigmoid epilogue (F8B_GEMM_EPI_SIGMOID) */
 };
 
 static int tile_width(int algo_tile)
@@ -265,17 +266,37 @@ static void check_d(const struct gemm_case *c, const char *label, const float *f
 	float *sub = tap_xcalloc(ns, sizeof(float));
 	for (int64_t i = 0; i < c->nrows; i++)
 		memcpy(sub + i * s->n, full + c->rows[i] * s->n, (size_t)s->n * sizeof(float));
-	double err = f8b_rel_error(sub, c->ref, ns);
+	const double *ref = c->ref;
+	double *sref = NULL;
 	double tol = f8b_gemm_tolerance(s->k, c->out, c->fast);
+	if (c->sigmoid) {
+		/* y = 1 / (1 + exp(-v)) of the reference.  |dy| <= |dv| / 4, and
+		 * v is not rounded before the sigmoid: the sum's error is the
+		 * f32-output tolerance's, a quarter of it in y, taken against
+		 * y's norm; then y's one rounding (the output's part of the
+		 * tolerance). */
+		double nv = 0, ny = 0;
+		sref = tap_xcalloc(ns, sizeof(double));
+		for (size_t i = 0; i < ns; i++) {
+			sref[i] = 1.0 / (1.0 + exp(-c->ref[i]));
+			nv += c->ref[i] * c->ref[i];
+			ny += sref[i] * sref[i];
+		}
+		double t32 = f8b_gemm_tolerance(s->k, F8B_F32, c->fast);
+		tol = (tol - t32) + 0.25 * t32 * sqrt(nv / ny) + 0x1p-22;
+		ref = sref;
+	}
+	double err = f8b_rel_error(sub, ref, ns);
 	size_t bad = 0;
 	for (size_t i = 0; i < ns; i++)
 		bad += !isfinite(sub[i]);
 	tap_diag("%s: rel_error=%.3e tol=%.3e SQNR=%.1f dB, %lld of %lld rows checked [%s]", label,
-	         err, tol, f8b_sqnr_db(sub, c->ref, ns), (long long)c->nrows, (long long)s->m,
+	         err, tol, f8b_sqnr_db(sub, ref, ns), (long long)c->nrows, (long long)s->m,
 	         info->desc);
 	tap_ok(bad == 0, "%s: every checked element written and finite (%zu not)", label, bad);
 	if (!tap_ok(err <= tol, "%s: rel_error %.3e <= tolerance %.3e", label, err, tol))
-		explain(label, sub, c->ref, c->rows, c->nrows, s->n, tile_width(info->tile));
+		explain(label, sub, ref, c->rows, c->nrows, s->n, tile_width(info->tile));
+	free(sref);
 	free(sub);
 }
 
@@ -293,7 +314,9 @@ static void f8b_case(const struct gemm_case *c, int cand, int *ncand)
 	                          .a_gran = c->sc->a,
 	                          .b_gran = c->sc->b,
 	                          .fast_accum = c->fast,
-	                          .impl = F8B_GEMM_IMPL_F8B};
+	                          .impl = F8B_GEMM_IMPL_F8B,
+	                          .epilogue =
+	                              c->sigmoid ? F8B_GEMM_EPI_SIGMOID : F8B_GEMM_EPI_NONE};
 	struct f8b_gemm_plan *plan = NULL;
 	struct f8b_algo_info info = {.candidates = 1};
 	struct f8b_tensor dt = {0};
@@ -301,11 +324,12 @@ static void f8b_case(const struct gemm_case *c, int cand, int *ncand)
 	int rc;
 
 	snprintf(label, sizeof label,
-	         "f8b M=%lld K=%lld N=%lld %s x %s, %s x %s -> %s fast_accum %s candidate %d%s",
+	         "f8b M=%lld K=%lld N=%lld %s x %s, %s x %s -> %s fast_accum %s candidate %d%s%s",
 	         (long long)s->m, (long long)s->k, (long long)s->n, f8b_dtype_name(c->at),
 	         f8b_dtype_name(c->bt), f8b_granularity_name(c->sc->a),
 	         f8b_granularity_name(c->sc->b), f8b_dtype_name(c->out), c->fast ? "on" : "off",
-	         cand, c->pass == PASS_DIRECT ? ", direct stores" : "");
+	         cand, c->pass == PASS_DIRECT ? ", direct stores" : "",
+	         c->sigmoid ? ", sigmoid epilogue" : "");
 	rc = ops->gemm_plan(be, &d, cand, &plan, &info);
 	/* Every tile of the mode in turn (at most 8, should the table grow). */
 	*ncand = info.candidates >= 1 && info.candidates <= 8 ? info.candidates : 1;
@@ -327,8 +351,9 @@ static void f8b_case(const struct gemm_case *c, int cand, int *ncand)
 	tap_ok(info.candidates >= 1 && info.heuristic_rank == cand && info.desc[0] &&
 	           (info.tile == 20 || info.tile == 23 || info.tile == 32),
 	       "%s: algo info: %s (%d candidates)", label, info.desc, info.candidates);
-	tap_ok(strstr(info.desc, c->pass == PASS_DIRECT ? "store=direct" : "store=tma") != NULL,
-	       "%s: the epilogue's stores as the pass asks (%s)", label, info.desc);
+	tap_ok(strstr(info.desc, c->pass == PASS_DIRECT ? "store=direct" : "store=tma") != NULL &&
+	           (strstr(info.desc, "+sigmoid") != NULL) == c->sigmoid,
+	       "%s: the epilogue's stores and activation as the case asks (%s)", label, info.desc);
 	size_t n = (size_t)(s->m * s->n);
 	rc = f8b_tensor_alloc(ops, be, &dt, c->out, s->m, s->n);
 	/* All-ones bytes are NaN in bf16 and f32: an element the kernel
@@ -374,6 +399,13 @@ static void run_outputs(struct gemm_case *c)
 			int ncand = 1;
 			for (int cand = 0; cand < ncand; cand++)
 				f8b_case(c, cand, &ncand);
+			/* The fused sigmoid (lls's forward GEMM): the host's pick of
+			 * each mode, both ways to D. */
+			if (c->pass == PASS_MAIN || c->pass == PASS_DIRECT) {
+				c->sigmoid = true;
+				f8b_case(c, 0, &ncand);
+				c->sigmoid = false;
+			}
 		}
 }
 

@@ -158,6 +158,9 @@ struct lls_state {
 	struct lls_cfg *cfg;
 	const struct f8b_recipe *recipe;
 	enum f8b_gemm_impl impl; /* of the fp8 GEMMs; bf16 GEMMs run on cuBLASLt */
+	/* The output GEMM applies the sigmoid in its epilogue and writes y
+	 * (impl f8b with an fp8 output GEMM): no sigmoid_fwd stage, no z. */
+	bool fused_sigmoid;
 	int64_t m, k, n;
 	struct f8b_tensor buf[NBUF];
 	struct lls_operand op[NOPND];

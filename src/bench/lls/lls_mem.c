@@ -18,7 +18,7 @@ unsigned f8b_lls_touches(const struct lls_state *s, int i, bool write)
 	case K_SIG_BWD:
 	case K_SIG_BWD_CAST: m = write ? 0 : BUF(B_Y) | BUF(B_DY); break;
 	case K_GEMM: {
-		const int out[3] = {B_Z, B_DXLN, B_DW};
+		const int out[3] = {s->fused_sigmoid ? B_Y : B_Z, B_DXLN, B_DW};
 		const int opA[3] = {O_XLN, O_DZ, O_DZT}, opB[3] = {O_W, O_WT, O_XLNT};
 		const int srcA[3] = {B_XLN, B_DZ, B_DZ}, srcB[3] = {B_W, B_W, B_XLN};
 		bool fp8 = f8b_dtype_is_fp8(s->g[st->gemm].desc.a_dtype);

@@ -346,9 +346,21 @@ int f8b_lls_plan(struct lls_state *s)
 	plan_source(s, B_W, O_W, O_WT, K_CAST_FUSED, K_CAST_FUSED, false, &hp_w);
 	plan_source(s, B_XLN, O_XLN, O_XLNT, K_LN_FWD_CAST, K_LN_FWD, false, &hp_xln);
 	plan_gemm(s, 0, O_XLN, O_W, r->output.fast_accum);
-	struct lls_stage *sf = add(s, K_SIG_FWD, false, "z");
-	f8b_cost_sigmoid_fwd(s->m, s->n, &sf->cost);
-	f8b_setstr(sf->fuses, sizeof sf->fuses, "sigmoid");
+	/* f8bench's own GEMM applies the sigmoid to the scaled fp32 sum and
+	 * writes y: the separate pass over z is gone, and so is z (doc/lls.md,
+	 * "The fused sigmoid").  The roofline's GEMM stage is the same bytes;
+	 * the sigmoid_fwd stage's read and write of z go. */
+	s->fused_sigmoid = s->g[0].desc.impl == F8B_GEMM_IMPL_F8B;
+	if (s->fused_sigmoid) {
+		struct lls_stage *g0 = &s->st[s->nst - 1];
+		s->g[0].desc.epilogue = F8B_GEMM_EPI_SIGMOID;
+		size_t len = strlen(g0->fuses);
+		snprintf(g0->fuses + len, sizeof g0->fuses - len, " + sigmoid");
+	} else {
+		struct lls_stage *sf = add(s, K_SIG_FWD, false, "z");
+		f8b_cost_sigmoid_fwd(s->m, s->n, &sf->cost);
+		f8b_setstr(sf->fuses, sizeof sf->fuses, "sigmoid");
+	}
 	/* backward: sigmoid backward (+ casts of dz), the two GEMMs, LayerNorm */
 	plan_source(s, B_DZ, O_DZ, O_DZT, K_SIG_BWD_CAST, K_SIG_BWD, true, &hp_dz);
 	/* W^T's own cast (when separate) went after the backward's first
@@ -386,6 +398,7 @@ static bool buf_needed(const struct lls_state *s, int b)
 				return true;
 		}
 		return false;
+	case B_Z: return !s->fused_sigmoid;
 	default: return true;
 	}
 }
@@ -460,7 +473,7 @@ int f8b_lls_alloc(struct lls_state *s)
 	/* The GEMMs' arguments and plans (the heuristic's first choice). */
 	const int srcA[3] = {B_XLN, B_DZ, B_DZ}, srcB[3] = {B_W, B_W, B_XLN};
 	const int opA[3] = {O_XLN, O_DZ, O_DZT}, opB[3] = {O_W, O_WT, O_XLNT};
-	const int out[3] = {B_Z, B_DXLN, B_DW};
+	const int out[3] = {s->fused_sigmoid ? B_Y : B_Z, B_DXLN, B_DW};
 	for (int j = 0; j < 3; j++) {
 		struct lls_gemm *g = &s->g[j];
 		bool fp8 = f8b_dtype_is_fp8(g->desc.a_dtype);
