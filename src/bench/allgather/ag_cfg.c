@@ -439,10 +439,11 @@ int f8b_ag_cfg_finalize(void *cfg, size_t *ncases)
 	 * every case after the run. */
 	for (int j = 0; j < c->nimpls; j++)
 		if (c->impls[j] == F8B_GEMM_IMPL_F8B && c->sm_margin > 0)
-			return F8B_ERR(F8B_EINVAL,
-			               "--gemm-impl f8b with --gemm-sm-margin %d: f8bench's own GEMM "
-			               "takes every SM (no SM margin yet); drop one of the two",
-			               c->sm_margin);
+			return F8B_ERR(
+			    F8B_EINVAL,
+			    "--gemm-impl f8b with --gemm-sm-margin %d: f8bench's own GEMM "
+			    "takes every SM (no SM margin yet); drop one of the two",
+			    c->sm_margin);
 	int R = f8b_comm_size();
 	for (size_t i = 0; i < c->nw; i++) {
 		int64_t n = c->w[i].n, k = c->w[i].k;
