@@ -251,7 +251,8 @@ int main(void)
 		for (size_t n = 0; n < sizeof names / sizeof names[0]; n++) {
 			double bytes[2] = {0, 0};
 			int sig[2] = {0, 0};
-			bool ok = f8b_recipe_parse(names[n], &r) == F8B_OK, fused[2] = {false, false};
+			bool ok = f8b_recipe_parse(names[n], &r) == F8B_OK,
+			     fused[2] = {false, false};
 			for (int im = 0; ok && im < 2; im++) {
 				memset(&s, 0, sizeof s);
 				s.cfg = &two, s.recipe = &r, s.m = s.k = s.n = 256;
@@ -259,7 +260,8 @@ int main(void)
 				ok = f8b_lls_plan(&s) == F8B_OK;
 				for (int j = 0; ok && j < s.nst; j++) {
 					sig[im] += s.st[j].kind == K_SIG_FWD;
-					bytes[im] += s.st[j].cost.bytes_read + s.st[j].cost.bytes_written;
+					bytes[im] +=
+					    s.st[j].cost.bytes_read + s.st[j].cost.bytes_written;
 				}
 				int g0 = ok ? find_gemm(&s, 0) : -1;
 				fused[im] = g0 >= 0 && s.fused_sigmoid &&
@@ -269,13 +271,14 @@ int main(void)
 			bool fp8 = strcmp(names[n], "bf16") != 0;
 			/* the pass read z and wrote y: 2 + 2 bytes an element */
 			double saved = 4.0 * 256 * 256;
-			tap_ok(ok && sig[0] == 1 && !fused[0] &&
-			           (fp8 ? sig[1] == 0 && fused[1] && bytes[0] - bytes[1] == saved
-			                : sig[1] == 1 && !fused[1] && bytes[0] == bytes[1]),
-			       "%s: impl f8b %s the sigmoid into the output GEMM (sigmoid_fwd stages "
-			       "%d / %d, bytes %.0f / %.0f)",
-			       names[n], fp8 ? "fuses" : "does not fuse", sig[0], sig[1], bytes[0],
-			       bytes[1]);
+			tap_ok(
+			    ok && sig[0] == 1 && !fused[0] &&
+			        (fp8 ? sig[1] == 0 && fused[1] && bytes[0] - bytes[1] == saved
+			             : sig[1] == 1 && !fused[1] && bytes[0] == bytes[1]),
+			    "%s: impl f8b %s the sigmoid into the output GEMM (sigmoid_fwd stages "
+			    "%d / %d, bytes %.0f / %.0f)",
+			    names[n], fp8 ? "fuses" : "does not fuse", sig[0], sig[1], bytes[0],
+			    bytes[1]);
 		}
 	}
 	return tap_done();
