@@ -37,12 +37,17 @@ __device__ __forceinline__ int f8b_kg_clamp(int i, int n)
 	return i < n ? i : n - 1;
 }
 
-/* The fused activation (p.sigmoid): y = 1 / (1 + expf(-v)) in fp32, the
- * accurate expf and IEEE division of kernels/sigmoid.cu, on the scaled
- * fp32 sum, before the one rounding to the output type. */
+/* The fused activation (p.sigmoid): y = 1 / (1 + exp(-v)) in fp32 on the
+ * scaled fp32 sum, before the one rounding to the output type, with the
+ * fast intrinsics (ex2.approx and rcp.approx: a few instructions; within a
+ * few fp32 ulps of the accurate form, below bf16's rounding).  The first
+ * try used kernels/sigmoid.cu's accurate expf and IEEE division, and held
+ * the tensor cores for twice the time of the pass it replaced
+ * (results/h100/experiments/lls-fused-sigmoid/).  v < -87: exp(-v) >
+ * 2^126 and __fdividef gives 0, the limit; v = NaN gives NaN. */
 __device__ __forceinline__ float f8b_kg_sigmoid(float v)
 {
-	return __fdiv_rn(1.0f, __fadd_rn(1.0f, expf(-v)));
+	return __fdividef(1.0f, 1.0f + __expf(-v));
 }
 
 template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {

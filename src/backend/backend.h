@@ -85,9 +85,9 @@ enum f8b_gemm_impl { F8B_GEMM_IMPL_CUBLASLT = 0, F8B_GEMM_IMPL_F8B = 1, F8B_GEMM
 
 /* What a GEMM does to D before its one rounding to out_dtype
  * (f8b_gemm_desc.epilogue): nothing, or the lls forward's sigmoid,
- * y = 1 / (1 + exp(-D)) in fp32 on the scaled sum (kernels/sigmoid.cu's
- * formula), fused into the GEMM.  f8bench's own GEMM only: cuBLASLt has no
- * sigmoid epilogue, and the host backend refuses it like cuBLASLt. */
+ * y = 1 / (1 + exp(-D)) in fp32 on the scaled sum (fast exp and
+ * reciprocal: sm90_fp8_gemm_epilogue.cuh), fused into the GEMM.  f8bench's own GEMM only: cuBLASLt
+ * has no sigmoid epilogue, and the host backend refuses it like cuBLASLt. */
 enum f8b_gemm_epilogue { F8B_GEMM_EPI_NONE = 0, F8B_GEMM_EPI_SIGMOID = 1 };
 
 struct f8b_gemm_desc {

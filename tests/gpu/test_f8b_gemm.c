@@ -249,7 +249,9 @@ struct gemm_case {
 	const int64_t *rows;
 	int64_t nrows;
 	const double *ref;
-	bool sigmoid; /* the fused sigmoid epilogue (F8B_GEMM_EPI_SIGMOID) */
+	bool sigmoid;     /* the fused sigmoid epilogue (F8B_GEMM_EPI_SIGMOID) */
+	float *keep;      /* where to copy the checked rows of D (a plain f32 run) */
+	const float *v32; /* sigmoid: the same GEMM's own f32 sum on those rows */
 };
 
 static int tile_width(int algo_tile)
@@ -296,6 +298,25 @@ static void check_d(const struct gemm_case *c, const char *label, const float *f
 	tap_ok(bad == 0, "%s: every checked element written and finite (%zu not)", label, bad);
 	if (!tap_ok(err <= tol, "%s: rel_error %.3e <= tolerance %.3e", label, err, tol))
 		explain(label, sub, ref, c->rows, c->nrows, s->n, tile_width(info->tile));
+	if (c->keep)
+		memcpy(c->keep, sub, ns * sizeof(float));
+	if (c->sigmoid && c->v32) {
+		/* Sharper: y against the host's sigmoid of this kernel's own f32
+		 * sum, rounded to the output type.  They differ only by the fast
+		 * exp and reciprocal (a few fp32 ulps): at most one bf16 ulp an
+		 * element, 2^-16 relative in f32. */
+		double *want = tap_xcalloc(ns, sizeof(double));
+		for (size_t i = 0; i < ns; i++) {
+			float y = 1.0f / (1.0f + expf(-c->v32[i]));
+			want[i] = c->out == F8B_BF16 ? f8b_bf16_to_f32(f8b_f32_to_bf16(y)) : y;
+		}
+		double e2 = f8b_rel_error(sub, want, ns),
+		       t2 = c->out == F8B_BF16 ? 0x1p-8 : 0x1p-16;
+		tap_ok(e2 <= t2,
+		       "%s: y against the host's sigmoid of the kernel's own f32 sum: %.3e <= %.3e",
+		       label, e2, t2);
+		free(want);
+	}
 	free(sref);
 	free(sub);
 }
@@ -402,9 +423,20 @@ static void run_outputs(struct gemm_case *c)
 			/* The fused sigmoid (lls's forward GEMM): the host's pick of
 			 * each mode, both ways to D. */
 			if (c->pass == PASS_MAIN || c->pass == PASS_DIRECT) {
+				enum f8b_dtype out = c->out;
+				float *v32 =
+				    tap_xcalloc((size_t)(c->nrows * c->s->n), sizeof(float));
+				c->out = F8B_F32;
+				c->keep = v32;
+				f8b_case(c, 0, &ncand); /* the kernel's own sum, kept */
+				c->keep = NULL;
+				c->out = out;
 				c->sigmoid = true;
+				c->v32 = v32;
 				f8b_case(c, 0, &ncand);
 				c->sigmoid = false;
+				c->v32 = NULL;
+				free(v32);
 			}
 		}
 }
