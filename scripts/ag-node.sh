@@ -219,6 +219,28 @@ part_optim() {
 		gemm_kept_pct peak_mem_bytes optim_bytes checks status | tee -a "$summary"
 }
 
+# The update's queue priority and chunk size (doc/allgather.md "The
+# optimizer"): each AG_OPTIM_AB entry NAME:UPDATE:PRIORITY:CHUNK_KIB runs
+# --optimizer fp8 (AG_OPTIM_VARIANTS) at 2048 and 8192 tokens/rank with
+# F8B_AG_UPDATE_PRIORITY and F8B_AG_OPT_CHUNK_KIB set -> OUTDIR/optimab-NAME.h5
+part_optimab() {
+	local e n u p k v
+	for e in ${AG_OPTIM_AB:-after:after:low:1024 low1m:overlap:low:1024 low128k:overlap:low:128 def128k:overlap:default:128 after128k:after:low:128}; do
+		IFS=: read -r n u p k <<<"$e"
+		local f="$out/optimab-$n.h5" app=
+		for v in ${AG_OPTIM_VARIANTS:-fp8}; do
+			echo "+ F8B_AG_UPDATE_PRIORITY=$p F8B_AG_OPT_CHUNK_KIB=$k mpiexec -n $ngpu f8bench allgather --tokens 2048,8192 --min-time 0.2 --max-time ${AG_MAX_TIME:-2} --optimizer $v --update $u -o optimab-$n.h5 $app" | tee -a "$summary"
+			F8B_AG_UPDATE_PRIORITY=$p F8B_AG_OPT_CHUNK_KIB=$k mpi -x F8B_AG_UPDATE_PRIORITY -x F8B_AG_OPT_CHUNK_KIB \
+				"$f8b" allgather --tokens 2048,8192 --min-time 0.2 --max-time "${AG_MAX_TIME:-2}" \
+				--optimizer $v --update $u -o "$f" $app >>"$logs/optimab.log" 2>&1 || status=1
+			app=--append
+		done
+		say "-- $n ($u, priority $p, chunk $k KiB)"
+		table "$f" mode tokens_per_rank optimizer update time_median_s time_min_s exposed_pct \
+			gemm_kept_pct peak_mem_bytes checks status | tee -a "$summary"
+	done
+}
+
 part_sweep() {
 	"$src/scripts/gpu-sweep.sh" "$f8b" "$out" allgather >"$logs/sweep.log" 2>&1 || status=1
 	grep -E '^\+|^\[' "$logs/sweep.log" | sed 's/elapsed.*| //' | tee -a "$summary"

@@ -139,16 +139,22 @@ static int events(struct ag_state *s)
 			F8B_TRY(ops->event_create(be, &s->t_gemm[j][e]));
 	for (int i = 0; i < TM_N; i++)
 		F8B_TRY(ops->event_create(be, &s->t_mark[i]));
-	F8B_TRY(ops->stream_create(be, s->c->comm_high, &s->cs));
+	int cp = s->c->comm_high ? F8B_STREAM_HIGH : F8B_STREAM_DEFAULT;
+	F8B_TRY(ops->stream_create(be, cp, &s->cs));
 	if (s->opt && s->c->overlap) { /* the updates' queue (ag_step.c) */
 		for (int l = 0; l < s->L; l++)
 			F8B_TRY(ops->event_create(be, &s->ev_upd[l]));
-		F8B_TRY(ops->stream_create(be, false, &s->ups));
+		/* behind the compute queue: an update takes the SMs the
+		 * backward leaves (F8B_AG_UPDATE_PRIORITY=default: beside it,
+		 * the A/B of doc/allgather.md) */
+		const char *e = getenv("F8B_AG_UPDATE_PRIORITY");
+		int up = e && !strcmp(e, "default") ? F8B_STREAM_DEFAULT : F8B_STREAM_LOW;
+		F8B_TRY(ops->stream_create(be, up, &s->ups));
 	}
 	if (!s->c->rs_stream)
 		return F8B_OK;
 	F8B_TRY(ops->event_create(be, &s->ev_rs_end));
-	return ops->stream_create(be, s->c->comm_high, &s->rss);
+	return ops->stream_create(be, cp, &s->rss);
 }
 
 struct f8b_fill_spec f8b_ag_weight_fill(const struct ag_state *s, int l, bool shard)

@@ -111,7 +111,11 @@ static int tables(struct ag_state *s, int64_t *cat, int64_t *cn, int64_t *nchunk
 	int L = s->L;
 	double per =
 	    f8b_optim_step_bytes((enum f8b_optim_variant)s->c->optim, F8B_OPTIM_DYNAMIC, false);
-	int64_t ce = (int64_t)(AG_OPT_CHUNK_BYTES / per) / F8B_OPTIM_BLOCK * F8B_OPTIM_BLOCK;
+	/* F8B_AG_OPT_CHUNK_KIB: the chunk's traffic in KiB (the A/B of
+	 * doc/allgather.md; a shorter CTA holds an SM for less time) */
+	const char *env = getenv("F8B_AG_OPT_CHUNK_KIB");
+	double cb = env && atoi(env) > 0 ? 1024.0 * atoi(env) : AG_OPT_CHUNK_BYTES;
+	int64_t ce = (int64_t)(cb / per) / F8B_OPTIM_BLOCK * F8B_OPTIM_BLOCK;
 	if (ce < F8B_OPTIM_BLOCK)
 		ce = F8B_OPTIM_BLOCK;
 	int64_t nall = 0;
@@ -194,7 +198,8 @@ static int grads(struct ag_state *s)
 	F8B_TRY(f8b_ag_cbytes_on(s, true, (size_t)n * 2, &s->gw_all.data)); /* the RS's output */
 	s->gw_all = f8b_ag_view(s->gw_all.data, F8B_BF16, 1, n);
 	for (int l = 0; l < s->L; l++) {
-		uint16_t *g = (uint16_t *)s->gw_all.data + (s->c->overlap ? l % 2 * big : s->ooff[l]);
+		uint16_t *g =
+		    (uint16_t *)s->gw_all.data + (s->c->overlap ? l % 2 * big : s->ooff[l]);
 		s->gw_shard[l] = f8b_ag_view(g, F8B_BF16, s->rows[l], s->k[l]);
 	}
 	return F8B_OK;
