@@ -45,6 +45,8 @@
 #                (AG_OPTIM_VARIANTS), --update after, then overlap, with
 #                --rs-stream shared (AG_OPTIM_RS: a list, e.g. "shared own")
 #                -> OUTDIR/allgather-optim.h5
+#   optimab      the update queue's priority and chunk A/B (AG_OPTIM_AB,
+#                part_optimab) -> OUTDIR/optimab-NAME.h5
 #   sweep        the allgather sweep in its default configuration (the
 #                gpu-sweep.sh part allgather) -> OUTDIR/allgather-sweep.h5,
 #                and the llama shapes appended
@@ -264,6 +266,7 @@ for p in $parts; do
 	rsq) part_rsq ;;
 	r1) part_r1 ;;
 	optim) part_optim ;;
+	optimab) part_optimab ;;
 	sweep) part_sweep ;;
 	net) part_net ;;
 	*) say "ag-node.sh: unknown part '$p'"; status=2 ;;
