@@ -41,8 +41,12 @@
 #                tokens, every mode), what the report predicts the node's
 #                rows from -> OUTDIR/allgather-r1.h5
 #   optim        the sharded AdamW update in the step (issue 24 item 7):
-#                D=8192 L=8, 2048 and 8192 tokens, --optimizer fp8 and fp32,
-#                --update after, then overlap -> OUTDIR/allgather-optim.h5
+#                D=8192 L=8, 2048 and 8192 tokens, --optimizer fp8 and fp32
+#                (AG_OPTIM_VARIANTS), --update after, then overlap, with
+#                --rs-stream shared (AG_OPTIM_RS: a list, e.g. "shared own")
+#                -> OUTDIR/allgather-optim.h5
+#   optimab      the update queue's priority and chunk A/B (AG_OPTIM_AB,
+#                part_optimab) -> OUTDIR/optimab-NAME.h5
 #   sweep        the allgather sweep in its default configuration (the
 #                gpu-sweep.sh part allgather) -> OUTDIR/allgather-sweep.h5,
 #                and the llama shapes appended
@@ -203,16 +207,40 @@ part_r1() {
 
 part_optim() {
 	local f="$out/allgather-optim.h5" app=
-	for v in fp8 fp32; do
-		for u in after overlap; do
-			echo "+ mpiexec -n $ngpu f8bench allgather --tokens 2048,8192 --min-time 0.2 --max-time ${AG_MAX_TIME:-2} --optimizer $v --update $u -o allgather-optim.h5 $app" | tee -a "$summary"
-			mpi "$f8b" allgather --tokens 2048,8192 --min-time 0.2 --max-time "${AG_MAX_TIME:-2}" \
-				--optimizer $v --update $u -o "$f" $app >>"$logs/allgather-optim.log" 2>&1 || status=1
-			app=--append
+	for q in ${AG_OPTIM_RS:-shared}; do
+		for v in ${AG_OPTIM_VARIANTS:-fp8 fp32}; do
+			for u in after overlap; do
+				echo "+ mpiexec -n $ngpu f8bench allgather --tokens 2048,8192 --min-time 0.2 --max-time ${AG_MAX_TIME:-2} --optimizer $v --update $u --rs-stream $q -o allgather-optim.h5 $app" | tee -a "$summary"
+				mpi "$f8b" allgather --tokens 2048,8192 --min-time 0.2 --max-time "${AG_MAX_TIME:-2}" \
+					--optimizer $v --update $u --rs-stream $q -o "$f" $app >>"$logs/allgather-optim.log" 2>&1 || status=1
+				app=--append
+			done
 		done
 	done
-	table "$f" mode tokens_per_rank optimizer update time_median_s speedup_vs_bf16 exposed_pct \
-		peak_mem_bytes optim_bytes checks status | tee -a "$summary"
+	table "$f" mode tokens_per_rank optimizer update rs_stream time_median_s speedup_vs_bf16 exposed_pct \
+		gemm_kept_pct peak_mem_bytes optim_bytes checks status | tee -a "$summary"
+}
+
+# The update's queue priority and chunk size (doc/allgather.md "The
+# optimizer"): each AG_OPTIM_AB entry NAME:UPDATE:PRIORITY:CHUNK_KIB runs
+# --optimizer fp8 (AG_OPTIM_VARIANTS) at 2048 and 8192 tokens/rank with
+# F8B_AG_UPDATE_PRIORITY and F8B_AG_OPT_CHUNK_KIB set -> OUTDIR/optimab-NAME.h5
+part_optimab() {
+	local e n u p k v
+	for e in ${AG_OPTIM_AB:-after:after:low:1024 low1m:overlap:low:1024 low128k:overlap:low:128 def128k:overlap:default:128 after128k:after:low:128}; do
+		IFS=: read -r n u p k <<<"$e"
+		local f="$out/optimab-$n.h5" app=
+		for v in ${AG_OPTIM_VARIANTS:-fp8}; do
+			echo "+ F8B_AG_UPDATE_PRIORITY=$p F8B_AG_OPT_CHUNK_KIB=$k mpiexec -n $ngpu f8bench allgather --tokens 2048,8192 --min-time 0.2 --max-time ${AG_MAX_TIME:-2} --optimizer $v --update $u -o optimab-$n.h5 $app" | tee -a "$summary"
+			F8B_AG_UPDATE_PRIORITY=$p F8B_AG_OPT_CHUNK_KIB=$k mpi -x F8B_AG_UPDATE_PRIORITY -x F8B_AG_OPT_CHUNK_KIB \
+				"$f8b" allgather --tokens 2048,8192 --min-time 0.2 --max-time "${AG_MAX_TIME:-2}" \
+				--optimizer $v --update $u -o "$f" $app >>"$logs/optimab.log" 2>&1 || status=1
+			app=--append
+		done
+		say "-- $n ($u, priority $p, chunk $k KiB)"
+		table "$f" mode tokens_per_rank optimizer update time_median_s time_min_s exposed_pct \
+			gemm_kept_pct peak_mem_bytes checks status | tee -a "$summary"
+	done
 }
 
 part_sweep() {
@@ -238,6 +266,7 @@ for p in $parts; do
 	rsq) part_rsq ;;
 	r1) part_r1 ;;
 	optim) part_optim ;;
+	optimab) part_optimab ;;
 	sweep) part_sweep ;;
 	net) part_net ;;
 	*) say "ag-node.sh: unknown part '$p'"; status=2 ;;

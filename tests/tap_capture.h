@@ -1,15 +1,30 @@
 /* tap_capture.h - run a command's main function inside a test, with its
  * standard output and error caught in buffers (through files in a scratch
  * folder: the function writes with printf and fprintf, as it does for the
- * command line).  Used by the tests that drive compare, merge and report
- * in process. */
+ * command line), and the scratch folder itself.  Used by the tests that
+ * drive compare, merge and report in process.  Include after tap.h. */
 #ifndef F8B_TESTS_TAP_CAPTURE_H
 #define F8B_TESTS_TAP_CAPTURE_H
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
+
+/* A fresh scratch folder $TMPDIR/NAME-XXXXXX (/tmp without TMPDIR) into
+ * dir[n]; false, with a failed TAP line naming why, when it cannot be
+ * made. */
+static inline bool tap_scratch_dir(char *dir, size_t n, const char *name)
+{
+	snprintf(dir, n, "%s/%s-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", name);
+	if (mkdtemp(dir))
+		return true;
+	tap_ok(0, "mkdtemp %s: %s", dir, strerror(errno));
+	return false;
+}
 
 /* The file at path into buf (at most n - 1 bytes, NUL-terminated); with
  * trim, without its trailing newlines (so that it fits a one-line TAP

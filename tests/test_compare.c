@@ -677,12 +677,8 @@ static void test_h100_repeat(void)
 
 int main(void)
 {
-	snprintf(dir, sizeof dir, "%s/f8b-compare-XXXXXX",
-	         getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(dir)) {
-		tap_ok(0, "mkdtemp %s: %s", dir, strerror(errno));
+	if (!tap_scratch_dir(dir, sizeof dir, "f8b-compare"))
 		return tap_done();
-	}
 	test_rule();
 	test_timings();
 	test_status();

@@ -458,12 +458,8 @@ static void rm_tree(const char *d)
 
 int main(void)
 {
-	snprintf(dir, sizeof dir, "%s/f8b-gemm-impl-XXXXXX",
-	         getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(dir)) {
-		tap_ok(0, "mkdtemp %s: %s", dir, strerror(errno));
+	if (!tap_scratch_dir(dir, sizeof dir, "f8b-gemm-impl"))
 		return tap_done();
-	}
 	test_lls_cases();
 	test_ag_cases();
 	test_files();

@@ -237,17 +237,20 @@ int f8b_gemm_impl_list_parse(const char *spec, const char *opt,
 	size_t k = 0;
 	*n = 0;
 	F8B_TRY(f8b_parse_list(spec, opt, sizeof *v, parse_impl_item, (void **)&v, &k));
+	/* A name seen before is refused before it is stored: out never holds
+	 * more than the F8B_GEMM_IMPL_COUNT distinct values. */
 	int rc = F8B_OK;
-	for (size_t i = 0; i < k && rc == F8B_OK; i++)
-		for (size_t j = 0; j < i && rc == F8B_OK; j++)
-			if (v[i] == v[j])
+	for (size_t i = 0; i < k && rc == F8B_OK; i++) {
+		for (int j = 0; j < *n && rc == F8B_OK; j++)
+			if (out[j] == v[i])
 				rc = F8B_ERR(
 				    F8B_EINVAL,
 				    "%s '%s': '%s' is listed twice (accepted: cublaslt, f8b, "
 				    "each once)",
 				    opt, spec, f8b_gemm_impl_name(v[i]));
-	for (size_t i = 0; i < k && rc == F8B_OK; i++)
-		out[(*n)++] = v[i];
+		if (rc == F8B_OK)
+			out[(*n)++] = v[i];
+	}
 	free(v);
 	return rc;
 }

@@ -36,6 +36,13 @@ struct f8b_gemm_plan;
 struct f8b_graph;  /* a captured sequence of ops, replayed by graph_launch */
 struct f8b_stream; /* a second queue of ops (stream_create) */
 
+/* A second queue's priority against the backend's own (stream_create). */
+enum f8b_stream_priority {
+	F8B_STREAM_LOW = -1, /* behind the backend's own queue */
+	F8B_STREAM_DEFAULT,  /* the backend's own queue's */
+	F8B_STREAM_HIGH      /* ahead of it */
+};
+
 struct f8b_tensor {
 	void *data; /* backend memory */
 	enum f8b_dtype dtype;
@@ -359,10 +366,11 @@ struct f8b_backend_ops {
 	 * different queues may be compared by event_elapsed.  sync() waits
 	 * for every queue.  The host backend runs each op when it is called,
 	 * so its queues are in name only and the waits are no-ops.
-	 * high_priority: the queue's work goes first where both have work
-	 * ready (cuda: the device's greatest stream priority; host: no
-	 * effect). */
-	int (*stream_create)(struct f8b_backend *be, bool high_priority, struct f8b_stream **s);
+	 * priority (enum f8b_stream_priority): where two queues both have
+	 * work ready, a higher one's goes first (cuda: HIGH is the device's
+	 * greatest stream priority, LOW its least, DEFAULT the backend's own
+	 * queue's, one above the least; host: no effect). */
+	int (*stream_create)(struct f8b_backend *be, int priority, struct f8b_stream **s);
 	void (*stream_destroy)(struct f8b_backend *be, struct f8b_stream *s);
 	int (*stream_use)(struct f8b_backend *be, struct f8b_stream *s);
 	int (*stream_wait)(struct f8b_backend *be, struct f8b_event *ev);

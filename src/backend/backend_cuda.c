@@ -56,7 +56,14 @@ static void cuda_close(struct f8b_backend *be)
 
 static int open_resources(struct f8b_backend *be, const struct cudaDeviceProp *prop)
 {
-	F8B_CUDA_TRY(cudaStreamCreateWithFlags(&be->stream, cudaStreamNonBlocking));
+	/* The own queue one priority above the least, where the device has
+	 * more than one, so that a second queue can be put behind it
+	 * (stream_create's F8B_STREAM_LOW). */
+	int least = 0, greatest = 0;
+	F8B_CUDA_TRY(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+	be->main_priority = greatest < least ? least - 1 : least;
+	F8B_CUDA_TRY(
+	    cudaStreamCreateWithPriority(&be->stream, cudaStreamNonBlocking, be->main_priority));
 	be->main_stream = be->stream;
 	F8B_LT_TRY(cublasLtCreate(&be->lt));
 	be->lt_version = cublasLtGetVersion();

@@ -37,6 +37,7 @@ struct f8b_backend {
 	 * open) unless stream_use chose one of side[] (cuda_stream.c). */
 	cudaStream_t stream;
 	cudaStream_t main_stream;
+	int main_priority; /* its stream priority (backend_cuda.c) */
 	cudaStream_t side[F8B_CUDA_MAX_STREAMS];
 	cublasLtHandle_t lt;
 	size_t lt_version;
@@ -102,7 +103,7 @@ int f8b_cuda_kgemm_encode(const void *ptr, int64_t rows, int64_t k, int box_rows
  * second queues at close (after syncing them), streams_sync waits for
  * them (sync()). */
 struct f8b_stream;
-int f8b_cuda_stream_create(struct f8b_backend *be, bool high_priority, struct f8b_stream **s);
+int f8b_cuda_stream_create(struct f8b_backend *be, int priority, struct f8b_stream **s);
 void f8b_cuda_stream_destroy(struct f8b_backend *be, struct f8b_stream *s);
 int f8b_cuda_stream_use(struct f8b_backend *be, struct f8b_stream *s);
 int f8b_cuda_stream_wait(struct f8b_backend *be, struct f8b_event *ev);

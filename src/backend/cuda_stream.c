@@ -17,7 +17,7 @@ struct f8b_stream {
 	int slot;
 };
 
-int f8b_cuda_stream_create(struct f8b_backend *be, bool high_priority, struct f8b_stream **out)
+int f8b_cuda_stream_create(struct f8b_backend *be, int priority, struct f8b_stream **out)
 {
 	*out = NULL;
 	int slot = 0;
@@ -29,13 +29,14 @@ int f8b_cuda_stream_create(struct f8b_backend *be, bool high_priority, struct f8
 	struct f8b_stream *s = calloc(1, sizeof *s);
 	if (!s)
 		return F8B_ERR(F8B_ENOMEM, "stream_create: %zu bytes", sizeof *s);
-	/* Lower numbers are higher priorities; 0 is the default. */
+	/* Lower numbers are higher priorities (backend_cuda.c: the own
+	 * queue's is one above the least). */
 	int least = 0, greatest = 0;
-	int rc = high_priority ? F8B_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest))
-	                       : F8B_OK;
+	int rc = F8B_CUDA_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+	int p = priority > 0 ? greatest : priority < 0 ? least : be->main_priority;
 	if (rc == F8B_OK)
-		rc = F8B_CUDA_CHECK(cudaStreamCreateWithPriority(
-		    &be->side[slot], cudaStreamNonBlocking, high_priority ? greatest : 0));
+		rc = F8B_CUDA_CHECK(
+		    cudaStreamCreateWithPriority(&be->side[slot], cudaStreamNonBlocking, p));
 	if (rc != F8B_OK) {
 		be->side[slot] = NULL;
 		free(s);

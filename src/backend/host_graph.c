@@ -81,10 +81,10 @@ struct f8b_stream {
 	int unused;
 };
 
-int f8b_host_stream_create(struct f8b_backend *be, bool high_priority, struct f8b_stream **s)
+int f8b_host_stream_create(struct f8b_backend *be, int priority, struct f8b_stream **s)
 {
 	(void)be;
-	(void)high_priority;
+	(void)priority;
 	*s = calloc(1, sizeof **s);
 	return *s ? F8B_OK : F8B_ERR(F8B_ENOMEM, "stream_create: %zu bytes", sizeof **s);
 }

@@ -47,7 +47,7 @@ int f8b_host_graph_capture(struct f8b_backend *be, int (*fn)(void *arg), void *a
 int f8b_host_graph_launch(struct f8b_backend *be, struct f8b_graph *graph);
 void f8b_host_graph_free(struct f8b_backend *be, struct f8b_graph *graph);
 /* host_graph.c: the stream ops (names only); host_lls.c: transpose_fp8. */
-int f8b_host_stream_create(struct f8b_backend *be, bool high_priority, struct f8b_stream **s);
+int f8b_host_stream_create(struct f8b_backend *be, int priority, struct f8b_stream **s);
 void f8b_host_stream_destroy(struct f8b_backend *be, struct f8b_stream *s);
 int f8b_host_stream_use(struct f8b_backend *be, struct f8b_stream *s);
 int f8b_host_stream_wait(struct f8b_backend *be, struct f8b_event *ev);

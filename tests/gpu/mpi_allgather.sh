@@ -89,7 +89,8 @@ ok "$([ "$bs" = cublaslt ] && echo 0 || echo 1)" "impl: the bf16 mode ran once, 
 # --optimizer, --update (doc/allgather.md "The optimizer"): each variant,
 # both schedules; the step checked against the host reference, the
 # global scales and the next gather (checks >= 1 + 2L + 1); overlap's
-# peak below after's by at least the L-1 grad shards it frees.  The step
+# peak below after's by at least the L-2 grad shards it frees (it keeps
+# two buffers).  The step
 # times are printed (a benchmark's, not a test's: the issue's target is
 # overlap <= after, read from the rows).
 OL=4
@@ -108,9 +109,9 @@ for v in fp32 bf16 fp8 fp8-master16; do
 	done
 	a=$(col opt-$v-after.csv peak_mem_bytes fp8-allgather 2048)
 	b=$(col opt-$v-overlap.csv peak_mem_bytes fp8-allgather 2048)
-	free=$(((OL - 1) * 4096 * 4096 / n * 2))
+	free=$(((OL - 2) * 4096 * 4096 / n * 2))
 	ok "$([ -n "$a" ] && [ -n "$b" ] && [ $((a - b)) -ge $free ] && echo 0 || echo 1)" \
-		"$v: overlap's peak $b below after's $a by at least the $free bytes of $((OL - 1)) freed grad shards"
+		"$v: overlap's peak $b below after's $a by at least the $free bytes of $((OL - 2)) freed grad shards"
 	ta=$(col opt-$v-after.csv time_median_s fp8-allgather 2048)
 	to=$(col opt-$v-overlap.csv time_median_s fp8-allgather 2048)
 	diag "$v on $n GPUs: step after $ta s, overlap $to s (target: overlap <= after); peak after $a, overlap $b bytes"

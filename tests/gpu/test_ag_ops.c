@@ -101,14 +101,14 @@ static void test_transpose(void)
 	       f8b_last_error());
 }
 
-static void test_streams(bool high)
+static void test_streams(int prio_want)
 {
 	struct f8b_stream *s = NULL;
 	struct f8b_event *e0 = NULL, *e1 = NULL, *done = NULL;
 	const size_t bytes = 1 << 20;
 	void *buf = NULL, *dst = NULL;
 	unsigned char *h = malloc(bytes);
-	if (!ok_rc(C->stream_create(cb, high, &s), "stream_create") ||
+	if (!ok_rc(C->stream_create(cb, prio_want, &s), "stream_create") ||
 	    !ok_rc(C->alloc(cb, bytes, &buf), "alloc") ||
 	    !ok_rc(C->alloc(cb, bytes, &dst), "alloc") ||
 	    !ok_rc(C->event_create(cb, &e0), "event") ||
@@ -154,16 +154,23 @@ static void test_streams(bool high)
 	cudaError_t qs = cudaStreamQuery((cudaStream_t)f8b_cuda_stream(cb));
 	C->stream_use(cb, NULL);
 	tap_ok(q == cudaSuccess && qs == cudaSuccess, "sync() leaves both queues idle");
-	/* --comm-priority high: the device's greatest priority (the lowest
-	 * number); default: priority 0. */
-	int least = 0, greatest = 0, prio = 1;
+	/* HIGH (--comm-priority high): the device's greatest priority (the
+	 * lowest number); LOW: its least; DEFAULT: the own queue's, one
+	 * above the least. */
+	int least = 0, greatest = 0, prio = 1, own = 1;
 	C->stream_use(cb, s);
 	cudaError_t pe = cudaStreamGetPriority((cudaStream_t)f8b_cuda_stream(cb), &prio);
 	C->stream_use(cb, NULL);
+	cudaError_t oe = cudaStreamGetPriority((cudaStream_t)f8b_cuda_stream(cb), &own);
 	cudaError_t re = cudaDeviceGetStreamPriorityRange(&least, &greatest);
-	tap_ok(pe == cudaSuccess && re == cudaSuccess && prio == (high ? greatest : 0),
-	       "a %s-priority side queue has priority %d (device range %d..%d)",
-	       high ? "high" : "default", prio, least, greatest);
+	int want = prio_want > 0 ? greatest : prio_want < 0 ? least : own;
+	tap_ok(pe == cudaSuccess && oe == cudaSuccess && re == cudaSuccess && prio == want &&
+	           (greatest == least || own == least - 1),
+	       "a %s-priority side queue has priority %d, the own queue %d (device range %d..%d)",
+	       prio_want > 0   ? "high"
+	       : prio_want < 0 ? "low"
+	                       : "default",
+	       prio, own, least, greatest);
 	tap_ok(C->stream_use(cb, NULL) == F8B_OK && f8b_cuda_stream(cb) != NULL,
 	       "stream_use(NULL) returns to the backend's own queue");
 out:
@@ -195,8 +202,9 @@ int main(void)
 	tap_diag("device: %s", info.name);
 	test_fill_offset();
 	test_transpose();
-	test_streams(false);
-	test_streams(true);
+	test_streams(F8B_STREAM_DEFAULT);
+	test_streams(F8B_STREAM_HIGH);
+	test_streams(F8B_STREAM_LOW);
 	C->close(cb);
 	H->close(hb);
 	return tap_done();

@@ -75,13 +75,6 @@ template <int N> __device__ __forceinline__ void f8b_bulk_wait_group_read()
 	asm volatile("cp.async.bulk.wait_group.read %0;\n" ::"n"(N) : "memory");
 }
 
-/* Waits until at most N of the calling thread's bulk async-groups are
- * pending, writes included. */
-template <int N> __device__ __forceinline__ void f8b_bulk_wait_group()
-{
-	asm volatile("cp.async.bulk.wait_group %0;\n" ::"n"(N) : "memory");
-}
-
 /* Orders this thread's earlier generic-proxy writes to shared memory (st.shared)
  * before later async-proxy operations on it (a TMA store reading it), once
  * a barrier has carried the order to the thread that issues the store

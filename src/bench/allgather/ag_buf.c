@@ -139,11 +139,22 @@ static int events(struct ag_state *s)
 			F8B_TRY(ops->event_create(be, &s->t_gemm[j][e]));
 	for (int i = 0; i < TM_N; i++)
 		F8B_TRY(ops->event_create(be, &s->t_mark[i]));
-	F8B_TRY(ops->stream_create(be, s->c->comm_high, &s->cs));
+	int cp = s->c->comm_high ? F8B_STREAM_HIGH : F8B_STREAM_DEFAULT;
+	F8B_TRY(ops->stream_create(be, cp, &s->cs));
+	if (s->opt && s->c->overlap) { /* the updates' queue (ag_step.c) */
+		for (int l = 0; l < s->L; l++)
+			F8B_TRY(ops->event_create(be, &s->ev_upd[l]));
+		/* behind the compute queue: an update takes the SMs the
+		 * backward leaves (F8B_AG_UPDATE_PRIORITY=default: beside it,
+		 * the A/B of doc/allgather.md) */
+		const char *e = getenv("F8B_AG_UPDATE_PRIORITY");
+		int up = e && !strcmp(e, "default") ? F8B_STREAM_DEFAULT : F8B_STREAM_LOW;
+		F8B_TRY(ops->stream_create(be, up, &s->ups));
+	}
 	if (!s->c->rs_stream)
 		return F8B_OK;
 	F8B_TRY(ops->event_create(be, &s->ev_rs_end));
-	return ops->stream_create(be, s->c->comm_high, &s->rss);
+	return ops->stream_create(be, cp, &s->rss);
 }
 
 struct f8b_fill_spec f8b_ag_weight_fill(const struct ag_state *s, int l, bool shard)
@@ -266,6 +277,8 @@ void f8b_ag_free(struct ag_state *s)
 		ops->stream_destroy(be, s->cs);
 	if (s->rss)
 		ops->stream_destroy(be, s->rss);
+	if (s->ups)
+		ops->stream_destroy(be, s->ups);
 	for (int i = s->ncbuf; i-- > 0;) {
 		f8b_coll_free(s->cbuf_coll[i], *s->cbuf[i]);
 		*s->cbuf[i] = NULL;
@@ -316,10 +329,11 @@ void f8b_ag_free(struct ag_state *s)
 				ops->event_destroy(be, e4[i]);
 	}
 	for (int l = 0; l < AG_MAX_LAYERS; l++) {
-		struct f8b_event *e4[] = {s->ev_gw[l], s->ev_rs[l], s->t_rs[l][0], s->t_rs[l][1]};
-		for (int i = 0; i < 4; i++)
-			if (e4[i])
-				ops->event_destroy(be, e4[i]);
+		struct f8b_event *e5[] = {s->ev_gw[l], s->ev_rs[l], s->t_rs[l][0], s->t_rs[l][1],
+		                          s->ev_upd[l]};
+		for (int i = 0; i < 5; i++)
+			if (e5[i])
+				ops->event_destroy(be, e5[i]);
 	}
 	for (int j = 0; j < 3 * AG_MAX_LAYERS; j++)
 		for (int e = 0; e < 2; e++)

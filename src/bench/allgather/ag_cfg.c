@@ -78,8 +78,9 @@ const struct f8b_option f8b_ag_options[] = {
      "step gathers (--modes fp8-allgather only) (default none)"},
     {"update", OPT_UPDATE, 0, "after|overlap",
      "--optimizer's update: after the backward, one pass over every\n"
-     "layer; or overlap, each layer's after its reduce-scatter on the\n"
-     "communication queue (default after)"},
+     "layer; or overlap, each layer's pass behind its reduce-scatter\n"
+     "on a low-priority queue of its own, the cast after the backward\n"
+     "(default after)"},
     {"nccl-buffers", OPT_NCCL_BUFFERS, 0, "MODE",
      "buffers of every collective: plain (cudaMalloc), registered\n"
      "(ncclMemAlloc + ncclCommRegister), symmetric (ncclMemAlloc +\n"
@@ -104,8 +105,8 @@ const struct f8b_option f8b_ag_options[] = {
     {"rs-stream", OPT_RS_STREAM, 0, "shared|own",
      "the reduce-scatters' queue: shared, behind the gathers on the\n"
      "communication queue; or own, a queue of their own (FSDP2's\n"
-     "reduce-scatter stream; with --optimizer the updates and their\n"
-     "all-reduce too), on their own communicator (default shared)"},
+     "reduce-scatter stream; with --optimizer the amax all-reduce\n"
+     "and the cast too), on their own communicator (default shared)"},
     {"gemm-sm-margin", OPT_GEMM_SM_MARGIN, 0, "N",
      "the step's GEMMs plan for N SMs fewer than the GPU has\n"
      "(cuBLASLt's SM count target), leaving them to NCCL's kernels,\n"

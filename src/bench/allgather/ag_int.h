@@ -212,7 +212,9 @@ struct ag_state {
 
 	struct f8b_stream *cs;  /* the communication queue */
 	struct f8b_stream *rss; /* --rs-stream own: the reduce-scatters' (NULL: cs) */
+	struct f8b_stream *ups; /* --update overlap: the updates' queue (else NULL) */
 	struct f8b_event *ev_start, *ev_comm_end, *ev_rs_end;
+	struct f8b_event *ev_upd[AG_MAX_LAYERS]; /* overlap: layer l's update pass done */
 	struct f8b_event *ev_gath[AG_MAX_USES], *ev_used[AG_MAX_USES];
 	struct f8b_event *ev_gw[AG_MAX_LAYERS], *ev_rs[AG_MAX_LAYERS];
 
@@ -257,16 +259,17 @@ int f8b_ag_cbytes_on(struct ag_state *s, bool rs, size_t bytes, void **p);
 
 /* ag_optim.c */
 /* The optimizer's state and tables, the grad shards (every layer's, or
- * overlap's one buffer) and the initial master weights (the seeded
+ * overlap's two buffers) and the initial master weights (the seeded
  * W_l's shard). */
 int f8b_ag_optim_alloc(struct ag_state *s);
 void f8b_ag_optim_free(struct ag_state *s);
 /* The first fp8 shards: the amax of each master, its all-reduce, the
  * global scales and the cast (the first step runs it, on its queue). */
 int f8b_ag_optim_first(struct ag_state *s);
-/* The update of layer l's shard (l < 0: every layer's, one multi-tensor
- * pass), its global amax and scale, the fp8 shard the next step gathers;
- * on the current queue. */
+/* On the current queue.  l < 0: after's update of every layer's shard
+ * in one multi-tensor pass, or (overlap) nothing more; then the global
+ * amaxes and scales and the fp8 shards the next step gathers.  l >= 0
+ * (overlap): layer l's update pass alone (its rank-local amax). */
 int f8b_ag_optim_update(struct ag_state *s, int l);
 /* The check's probe: layer l's sampled grad blocks, copied on the
  * current queue (only while probe_on). */

@@ -17,8 +17,10 @@
  * shared); its amax, scale and scale_inv are slot 4l (the 16-byte
  * boundaries cuBLASLt wants of scale pointers).  `after` runs one
  * multi-tensor pass over all the shards (s->oa, one step counter);
- * `overlap` one per layer (s->oa_l[l]: the same buffers from layer l's
- * element and slot, a step counter of its own).
+ * `overlap` one update pass per layer (s->oa_l[l]: the same buffers from
+ * layer l's element and slot, a step counter of its own) on a queue of
+ * its own, then, after the backward, one all-reduce of every layer's
+ * amax and one cast pass over all the shards (s->oa), as after's.
  */
 #include <math.h>
 #include <stdio.h>
@@ -109,7 +111,11 @@ static int tables(struct ag_state *s, int64_t *cat, int64_t *cn, int64_t *nchunk
 	int L = s->L;
 	double per =
 	    f8b_optim_step_bytes((enum f8b_optim_variant)s->c->optim, F8B_OPTIM_DYNAMIC, false);
-	int64_t ce = (int64_t)(AG_OPT_CHUNK_BYTES / per) / F8B_OPTIM_BLOCK * F8B_OPTIM_BLOCK;
+	/* F8B_AG_OPT_CHUNK_KIB: the chunk's traffic in KiB (the A/B of
+	 * doc/allgather.md; a shorter CTA holds an SM for less time) */
+	const char *env = getenv("F8B_AG_OPT_CHUNK_KIB");
+	double cb = env && atoi(env) > 0 ? 1024.0 * atoi(env) : AG_OPT_CHUNK_BYTES;
+	int64_t ce = (int64_t)(cb / per) / F8B_OPTIM_BLOCK * F8B_OPTIM_BLOCK;
 	if (ce < F8B_OPTIM_BLOCK)
 		ce = F8B_OPTIM_BLOCK;
 	int64_t nall = 0;
@@ -177,22 +183,23 @@ static void layer_args(struct ag_state *s, int l, const int64_t *cat, const int6
 }
 
 /* The grad shards: after keeps every layer's until the backward ends (one
- * buffer, layer l's at ooff[l]); overlap one buffer that every layer's
- * reduce-scatter writes in turn, since its update is queued behind it on
- * the same communication queue before the next reduce-scatter. */
+ * buffer, layer l's at ooff[l]); overlap two, which the layers'
+ * reduce-scatters write in turn (layer l's: l % 2): a reduce-scatter
+ * waits for the update that read its buffer two layers before
+ * (ag_step.c), so an update runs beside the next reduce-scatter. */
 static int grads(struct ag_state *s)
 {
-	int64_t n = s->oarena;
-	if (s->c->overlap) { /* the largest shard */
-		n = 0;
-		for (int l = 0; l < s->L; l++)
-			if (round_block(shard_elems(s, l)) > n)
-				n = round_block(shard_elems(s, l));
-	}
+	int64_t n = s->oarena, big = 0; /* big: the largest shard */
+	for (int l = 0; l < s->L; l++)
+		if (round_block(shard_elems(s, l)) > big)
+			big = round_block(shard_elems(s, l));
+	if (s->c->overlap)
+		n = s->L > 1 ? 2 * big : big;
 	F8B_TRY(f8b_ag_cbytes_on(s, true, (size_t)n * 2, &s->gw_all.data)); /* the RS's output */
 	s->gw_all = f8b_ag_view(s->gw_all.data, F8B_BF16, 1, n);
 	for (int l = 0; l < s->L; l++) {
-		uint16_t *g = (uint16_t *)s->gw_all.data + (s->c->overlap ? 0 : s->ooff[l]);
+		uint16_t *g =
+		    (uint16_t *)s->gw_all.data + (s->c->overlap ? l % 2 * big : s->ooff[l]);
 		s->gw_shard[l] = f8b_ag_view(g, F8B_BF16, s->rows[l], s->k[l]);
 	}
 	return F8B_OK;
@@ -290,21 +297,28 @@ void f8b_ag_optim_free(struct ag_state *s)
 	s->ohyper = NULL;
 }
 
-/* One group's passes: `first` (the update, FUSED; or AMAX before the
- * first step), the all-reduce of the shards' amaxes, the global scales,
- * the cast. */
-static int group(struct ag_state *s, int l, int first)
+/* The all-reduce of the shards' amaxes, the global scales and the cast,
+ * for layer l's slot (l < 0: every layer's). */
+static int reduce_cast(struct ag_state *s, int l)
 {
 	const struct f8b_backend_ops *ops = s->run->ops;
 	struct f8b_backend *be = s->run->be;
 	const struct f8b_optim_args *a = l < 0 ? &s->oa : &s->oa_l[l];
 	size_t at = l < 0 ? 0 : 4 * (size_t)l, n = l < 0 ? 4 * (size_t)s->L : 1;
-	F8B_TRY(ops->optim_pass(be, a, first));
 	F8B_TRY(f8b_ag_coll(s, F8B_COLL_ALLREDUCE, F8B_COLL_F32, F8B_COLL_MAX, s->amax_loc + at,
 	                    s->amax_all + at, n));
 	F8B_TRY(ops->scales(be, s->amax_all + at, (int64_t)n, F8B_E4M3, &so, s->scale_all + at,
 	                    s->sinv_all + at));
 	return ops->optim_pass(be, a, F8B_OPTIM_CAST);
+}
+
+/* One group's passes: `first` (the update, FUSED; or AMAX before the
+ * first step), then reduce_cast. */
+static int group(struct ag_state *s, int l, int first)
+{
+	const struct f8b_optim_args *a = l < 0 ? &s->oa : &s->oa_l[l];
+	F8B_TRY(s->run->ops->optim_pass(s->run->be, a, first));
+	return reduce_cast(s, l);
 }
 
 int f8b_ag_optim_first(struct ag_state *s)
@@ -333,8 +347,13 @@ int f8b_ag_optim_probe(struct ag_state *s, int l)
 
 int f8b_ag_optim_update(struct ag_state *s, int l)
 {
-	int lo = l < 0 ? 0 : l, hi = l < 0 ? s->L : l + 1; /* every layer, or l */
-	for (int j = lo; j < hi; j++)
+	if (l >= 0) { /* overlap: layer l's update pass alone */
+		F8B_TRY(f8b_ag_optim_probe(s, l));
+		return s->run->ops->optim_pass(s->run->be, &s->oa_l[l], F8B_OPTIM_FUSED);
+	}
+	if (s->c->overlap) /* overlap: the passes are done; the scales and the cast */
+		return reduce_cast(s, -1);
+	for (int j = 0; j < s->L; j++)
 		F8B_TRY(f8b_ag_optim_probe(s, j));
-	return group(s, l, F8B_OPTIM_FUSED);
+	return group(s, -1, F8B_OPTIM_FUSED);
 }

@@ -10,9 +10,15 @@
  * dW (ev_gw), and the dW GEMM two layers on waits for the reduce-scatter
  * that read its buffer (ev_rs); the step ends when both queues have
  * (ev_comm_end).  On each queue, work runs in the order it was queued.
- * With --optimizer (ag_optim.c) the shards' update is queued on the
- * communication queue too: behind each reduce-scatter (overlap), or
- * behind the last one (after).
+ * With --optimizer (ag_optim.c) the shards' update, the all-reduce of
+ * their amaxes, the scales and the cast are queued on the communication
+ * queue behind the last reduce-scatter (after).  With --update overlap
+ * each layer's update pass goes on a queue of its own (ups) behind its
+ * reduce-scatter (ev_rs), so that no gather waits for it; the grad
+ * shards take turns in two buffers, and a reduce-scatter waits for the
+ * update that read its buffer two layers before (ev_upd).  The amaxes'
+ * all-reduce, the scales and the cast wait for the last update, on the
+ * communication queue: the cast needs every rank's amax of the layer.
  */
 #include <math.h>
 #include <stdio.h>
@@ -338,6 +344,9 @@ int f8b_ag_step(void *state)
 		if (s->rss)
 			F8B_TRY(ops->stream_use(be, s->rss));
 		F8B_TRY(ops->stream_wait(be, s->ev_gw[l]));
+		/* overlap: the grad buffer's last reader is layer l+2's update */
+		if (s->ups && l + 2 < L)
+			F8B_TRY(ops->stream_wait(be, s->ev_upd[l + 2]));
 		F8B_TRY(mark(s, s->t_rs[l][0]));
 		F8B_TRY(f8b_ag_coll(s, F8B_COLL_REDUCE_SCATTER,
 		                    s->gw_dtype == F8B_F32 ? F8B_COLL_F32 : F8B_COLL_BF16,
@@ -346,16 +355,23 @@ int f8b_ag_step(void *state)
 		F8B_TRY(mark(s, s->t_rs[l][1]));
 		F8B_TRY(ops->event_record(be, s->ev_rs[l]));
 		/* overlap: the shard's update, behind its reduce-scatter, beside
-		 * the next layer's backward */
-		if (s->opt && s->c->overlap)
+		 * the next layer's backward, on the updates' queue */
+		if (s->ups) {
+			F8B_TRY(ops->stream_use(be, s->ups));
+			F8B_TRY(ops->stream_wait(be, s->ev_rs[l]));
 			F8B_TRY(f8b_ag_optim_update(s, l));
+			F8B_TRY(ops->event_record(be, s->ev_upd[l]));
+		}
 		F8B_TRY(ops->stream_use(be, NULL));
 		gin = gout;
 		s->grad_x = gout;
 	}
 	F8B_TRY(ops->stream_use(be, s->rss ? s->rss : s->cs));
-	/* after: every shard's update once the last reduce-scatter is done */
-	if (s->opt && !s->c->overlap)
+	/* after: every shard's update once the last reduce-scatter is done;
+	 * overlap: the scales and the cast once the last update is */
+	if (s->ups)
+		F8B_TRY(ops->stream_wait(be, s->ev_upd[0]));
+	if (s->opt)
 		F8B_TRY(f8b_ag_optim_update(s, -1));
 	if (s->rss)
 		F8B_TRY(ops->event_record(be, s->ev_rs_end));

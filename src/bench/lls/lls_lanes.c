@@ -142,7 +142,7 @@ int f8b_lls_lanes_open(struct lls_state *s)
 		any |= s->st[i].lane == 1;
 	if (!any)
 		return F8B_OK;
-	F8B_TRY(ops->stream_create(be, false, &s->side));
+	F8B_TRY(ops->stream_create(be, F8B_STREAM_DEFAULT, &s->side));
 	F8B_TRY(ops->event_create(be, &s->ev_fork));
 	F8B_TRY(ops->event_create(be, &s->ev_join));
 	for (int i = 0; i < s->nst; i++)
