@@ -350,7 +350,8 @@ int f8b_lls_plan(struct lls_state *s)
 	 * writes y: the separate pass over z is gone, and so is z (doc/lls.md,
 	 * "The fused sigmoid").  The roofline's GEMM stage is the same bytes;
 	 * the sigmoid_fwd stage's read and write of z go. */
-	s->fused_sigmoid = s->g[0].desc.impl == F8B_GEMM_IMPL_F8B;
+	const char *sep = getenv("F8B_LLS_SIGMOID_SEPARATE"); /* the A/B's other side */
+	s->fused_sigmoid = s->g[0].desc.impl == F8B_GEMM_IMPL_F8B && !(sep && *sep == '1');
 	if (s->fused_sigmoid) {
 		struct lls_stage *g0 = &s->st[s->nst - 1];
 		s->g[0].desc.epilogue = F8B_GEMM_EPI_SIGMOID;
