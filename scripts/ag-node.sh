@@ -43,8 +43,9 @@
 #   optim        the sharded AdamW update in the step (issue 24 item 7):
 #                D=8192 L=8, 2048 and 8192 tokens, --optimizer fp8 and fp32
 #                (AG_OPTIM_VARIANTS), --update after, then overlap, with
-#                --rs-stream shared (AG_OPTIM_RS: a list, e.g. "shared own")
-#                -> OUTDIR/allgather-optim.h5
+#                --rs-stream shared (AG_OPTIM_RS: a list, e.g. "shared own"),
+#                AG_OPTIM_ROUNDS times (default 1), at AG_OPTIM_TOKENS
+#                tokens/rank (default 2048,8192) -> OUTDIR/allgather-optim.h5
 #   optimab      the update queue's priority and chunk A/B (AG_OPTIM_AB,
 #                part_optimab) -> OUTDIR/optimab-NAME.h5
 #   sweep        the allgather sweep in its default configuration (the
@@ -206,16 +207,18 @@ part_r1() {
 }
 
 part_optim() {
-	local f="$out/allgather-optim.h5" app=
+	local f="$out/allgather-optim.h5" app= tk=${AG_OPTIM_TOKENS:-2048,8192}
+	for r in $(seq 1 "${AG_OPTIM_ROUNDS:-1}"); do
 	for q in ${AG_OPTIM_RS:-shared}; do
 		for v in ${AG_OPTIM_VARIANTS:-fp8 fp32}; do
 			for u in after overlap; do
-				echo "+ mpiexec -n $ngpu f8bench allgather --tokens 2048,8192 --min-time 0.2 --max-time ${AG_MAX_TIME:-2} --optimizer $v --update $u --rs-stream $q -o allgather-optim.h5 $app" | tee -a "$summary"
-				mpi "$f8b" allgather --tokens 2048,8192 --min-time 0.2 --max-time "${AG_MAX_TIME:-2}" \
+				echo "+ round $r: mpiexec -n $ngpu f8bench allgather --tokens $tk --min-time 0.2 --max-time ${AG_MAX_TIME:-2} --optimizer $v --update $u --rs-stream $q -o allgather-optim.h5 $app" | tee -a "$summary"
+				mpi "$f8b" allgather --tokens "$tk" --min-time 0.2 --max-time "${AG_MAX_TIME:-2}" \
 					--optimizer $v --update $u --rs-stream $q -o "$f" $app >>"$logs/allgather-optim.log" 2>&1 || status=1
 				app=--append
 			done
 		done
+	done
 	done
 	table "$f" mode tokens_per_rank optimizer update rs_stream time_median_s speedup_vs_bf16 exposed_pct \
 		gemm_kept_pct peak_mem_bytes optim_bytes checks status | tee -a "$summary"

@@ -163,6 +163,21 @@ if command -v compute-sanitizer >/dev/null 2>&1; then
 		grep -m 20 -E '=========|error' "$logs/sanitizer-allgather.log" >>"$summary"
 		status=1
 	fi
+	# The allgather step with the optimizer, each layer's update on its own
+	# queue (--update overlap), on one rank.
+	(cd "$build" && timeout 300 compute-sanitizer --tool memcheck --leak-check full \
+		--report-api-errors no ./f8bench allgather --weights 1024 --layers 3 --tokens 256 \
+		--modes fp8-allgather --optimizer fp8 --update overlap \
+		--min-time 0 --min-samples 1 --max-samples 2 --warmup 0 -q \
+		-o "$logs/sanitizer-allgather-opt.h5") >"$logs/sanitizer-allgather-opt.log" 2>&1
+	if grep -q 'ERROR SUMMARY: 0 errors' "$logs/sanitizer-allgather-opt.log" &&
+		grep -q ' 0 wrong, .* 0 error' "$logs/sanitizer-allgather-opt.log"; then
+		say "compute-sanitizer memcheck f8bench allgather --optimizer fp8 --update overlap: clean ($(grep -o 'wrote.*' "$logs/sanitizer-allgather-opt.log"))"
+	else
+		say "compute-sanitizer memcheck f8bench allgather --optimizer fp8 --update overlap: ERRORS"
+		grep -m 20 -E '=========|error' "$logs/sanitizer-allgather-opt.log" >>"$summary"
+		status=1
+	fi
 	# The optim step end to end (every variant and scaling, graph on and off).
 	(cd "$build" && timeout 300 compute-sanitizer --tool memcheck --leak-check full \
 		--report-api-errors no ./f8bench optim --params 1000x300,77,4096 --steps 3 \
