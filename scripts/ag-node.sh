@@ -224,10 +224,11 @@ part_optim() {
 		gemm_kept_pct peak_mem_bytes optim_bytes checks status | tee -a "$summary"
 }
 
-# The update's queue priority and chunk size (doc/allgather.md "The
-# optimizer"): each AG_OPTIM_AB entry NAME:UPDATE:PRIORITY:CHUNK_KIB runs
-# --optimizer fp8 (AG_OPTIM_VARIANTS) at 2048 and 8192 tokens/rank with
-# F8B_AG_UPDATE_PRIORITY and F8B_AG_OPT_CHUNK_KIB set -> OUTDIR/optimab-NAME.h5
+# The update's queue priority and chunk size (doc/allgather-history.md
+# "The optimizer in the step"): each AG_OPTIM_AB entry
+# NAME:UPDATE:PRIORITY:CHUNK_KIB runs --optimizer fp8 (AG_OPTIM_VARIANTS) at
+# 2048 and 8192 tokens/rank with F8B_AG_UPDATE_PRIORITY and
+# F8B_AG_OPT_CHUNK_KIB set -> OUTDIR/optimab-NAME.h5
 part_optimab() {
 	local e n u p k v
 	for e in ${AG_OPTIM_AB:-after:after:low:1024 low1m:overlap:low:1024 low128k:overlap:low:128 def128k:overlap:default:128 after128k:after:low:128}; do

@@ -146,7 +146,7 @@ static int events(struct ag_state *s)
 			F8B_TRY(ops->event_create(be, &s->ev_upd[l]));
 		/* behind the compute queue: an update takes the SMs the
 		 * backward leaves (F8B_AG_UPDATE_PRIORITY=default: beside it,
-		 * the A/B of doc/allgather.md) */
+		 * the A/B of doc/allgather-history.md) */
 		const char *e = getenv("F8B_AG_UPDATE_PRIORITY");
 		int up = e && !strcmp(e, "default") ? F8B_STREAM_DEFAULT : F8B_STREAM_LOW;
 		F8B_TRY(ops->stream_create(be, up, &s->ups));

@@ -112,7 +112,7 @@ static int tables(struct ag_state *s, int64_t *cat, int64_t *cn, int64_t *nchunk
 	double per =
 	    f8b_optim_step_bytes((enum f8b_optim_variant)s->c->optim, F8B_OPTIM_DYNAMIC, false);
 	/* F8B_AG_OPT_CHUNK_KIB: the chunk's traffic in KiB (the A/B of
-	 * doc/allgather.md; a shorter CTA holds an SM for less time) */
+	 * doc/allgather-history.md; a shorter CTA holds an SM for less time) */
 	const char *env = getenv("F8B_AG_OPT_CHUNK_KIB");
 	double cb = env && atoi(env) > 0 ? 1024.0 * atoi(env) : AG_OPT_CHUNK_BYTES;
 	int64_t ce = (int64_t)(cb / per) / F8B_OPTIM_BLOCK * F8B_OPTIM_BLOCK;
