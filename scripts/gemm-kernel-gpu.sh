@@ -66,10 +66,7 @@ fail() {
 f8bench="$build/f8bench"
 # The CSV readers below take columns by name, fields split as RFC 4180
 # writes them (scripts/csv.awk: a message with a comma stays one field).
-CSVAWK="$(cat "$(dirname "$0")/csv.awk")"'
-NR == 1 { nh_ = split_csv($0, hd_); for (i = 1; i <= nh_; i++) c[hd_[i]] = i; next }
-{ delete F; split_csv($0, F) }
-'
+CSVAWK="$(cat "$(dirname "$0")/csv.awk" "$(dirname "$0")/csv-cols.awk")"$'\n'
 test_bin="$build/tests/gpu/test_f8b_gemm"
 layers_bin="$build/tests/gpu/test_f8b_gemm_layers"
 kobjs="sm90_fp8_gemm_fast sm90_fp8_gemm_promote sm90_fp8_gemm_blockwise"

@@ -15,9 +15,7 @@ csv() { "$f8b" export "$1" --table gemm; }
 # Every script below reads columns by name from the CSV header, its fields
 # split as RFC 4180 writes them (scripts/csv.awk: a message with a comma
 # stays one field).
-AWKLIB="$(cat "$(dirname "$0")/csv.awk")"'
-NR == 1 { nh_ = split_csv($0, hd_); for (i = 1; i <= nh_; i++) c[hd_[i]] = i; next }
-{ delete F; split_csv($0, F) }
+AWKLIB="$(cat "$(dirname "$0")/csv.awk" "$(dirname "$0")/csv-cols.awk")"'
 # a number as a number (split_csv gives strings, which compare as text)
 function v(name,   x) { x = F[c[name]]; return x ~ /^[-+]?[0-9.]+([eE][-+]?[0-9]+)?$/ ? x + 0 : x }
 function shape() { return v("m") "x" v("k") "x" v("n") }

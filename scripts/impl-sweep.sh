@@ -34,10 +34,7 @@ say() { echo "$*" | tee -a "$out/summary.txt"; }
 say "== impl-sweep.sh on $(hostname) $(date -u +%FT%TZ), ${F8B_GIT_DESCRIBE:-$(cd "$src" && git describe --always --dirty 2>/dev/null)}"
 command -v nvidia-smi >/dev/null 2>&1 &&
 	say "$(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | head -1)"
-CSVAWK="$(cat "$src/scripts/csv.awk")"'
-NR == 1 { nh_ = split_csv($0, hd_); for (i = 1; i <= nh_; i++) c[hd_[i]] = i; next }
-{ delete F; split_csv($0, F) }
-'
+CSVAWK="$(cat "$src/scripts/csv.awk" "$src/scripts/csv-cols.awk")"$'\n'
 # run_part NAME TABLE TIMEOUT ARGS...: f8bench ARGS (its -o is
 # $out/NAME.h5, its log $out/NAME.log) under TIMEOUT seconds, then the
 # file's TABLE as $out/NAME.csv; fails when that cannot be read

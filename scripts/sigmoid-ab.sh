@@ -24,10 +24,7 @@ shapes=${SHAPES:-4096x4096x4096,8192x8192x8192}
 recipes=${RECIPES:-tensorwise,axiswise,blockwise}
 status=0
 # columns by name, fields split as RFC 4180 writes them (scripts/csv.awk)
-CSVAWK="$(cat "$(dirname "$0")/csv.awk")"'
-NR == 1 { nh_ = split_csv($0, hd_); for (i = 1; i <= nh_; i++) c[hd_[i]] = i; next }
-{ delete F; split_csv($0, F) }
-'
+CSVAWK="$(cat "$(dirname "$0")/csv.awk" "$(dirname "$0")/csv-cols.awk")"$'\n'
 for r in $(seq 1 "${ROUNDS:-1}"); do
 	for side in fused separate; do
 		sep=0

@@ -1,7 +1,7 @@
 /* tap_capture.h - run a command's main function inside a test, with its
  * standard output and error caught in buffers (through files in a scratch
  * folder: the function writes with printf and fprintf, as it does for the
- * command line), and the scratch folder itself.  Used by the tests that
+ * command line), and the scratch folder itself and paths in it.  Used by the tests that
  * drive compare, merge and report in process.  Include after tap.h. */
 #ifndef F8B_TESTS_TAP_CAPTURE_H
 #define F8B_TESTS_TAP_CAPTURE_H
@@ -24,6 +24,17 @@ static inline bool tap_scratch_dir(char *dir, size_t n, const char *name)
 		return true;
 	tap_ok(0, "mkdtemp %s: %s", dir, strerror(errno));
 	return false;
+}
+
+/* dir/name, in one of four static buffers used in turn (so that up to four
+ * paths may be live at once, as in one argv). */
+static inline const char *tap_in_dir(const char *dir, const char *name)
+{
+	static char paths[4][512];
+	static int next;
+	char *p = paths[next++ % 4];
+	snprintf(p, 512, "%s/%s", dir, name);
+	return p;
 }
 
 /* The file at path into buf (at most n - 1 bytes, NUL-terminated); with

@@ -149,11 +149,7 @@ static int write_run(const char *name, bool append, const char *gpu, const char 
 
 static const char *in_dir(const char *name)
 {
-	static char paths[4][512];
-	static int next;
-	char *p = paths[next++ % 4];
-	snprintf(p, 512, "%s/%s", dir, name);
-	return p;
+	return tap_in_dir(dir, name);
 }
 
 /* ---------------------------------------------------------------- the rule */

@@ -29,11 +29,7 @@ static char dir[256];
 
 static const char *in_dir(const char *name)
 {
-	static char paths[4][512];
-	static int next;
-	char *p = paths[next++ % 4];
-	snprintf(p, 512, "%s/%s", dir, name);
-	return p;
+	return tap_in_dir(dir, name);
 }
 
 static int option_key(const struct f8b_option *t, const char *name)

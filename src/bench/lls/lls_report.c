@@ -142,8 +142,8 @@ static int cmp_series(const void *a, const void *b)
 	int c = strcmp(x->recipe, y->recipe);
 	if (!c)
 		c = strcmp(x->recipe_long, y->recipe_long);
-	if (!c) /* cuBLASLt first, then f8bench's own */
-		c = strcmp(x->impl[0] ? x->impl : "cublaslt", y->impl[0] ? y->impl : "cublaslt");
+	if (!c) /* cuBLASLt first, then f8bench's own (always named: f8b_lrpt_impl) */
+		c = strcmp(x->impl, y->impl);
 	if (!c)
 		c = y->graph - x->graph;    /* graph on first */
 	return c ? c : y->lanes - x->lanes; /* then two lanes, one, not recorded/merged */
