@@ -520,8 +520,11 @@ static void test_gemm_wrong_layout(void)
 	struct f8b_gemm_plan *plan;
 	struct f8b_tensor out;
 	f8b_tensor_alloc(ops, be, &out, F8B_BF16, m, n);
-	struct f8b_gemm_args args = {
-	    .a = a.q.data, .b = b.q.data, .a_scale_inv = wrong, .b_scale_inv = b.scale_inv, .d = out.data};
+	struct f8b_gemm_args args = {.a = a.q.data,
+	                             .b = b.q.data,
+	                             .a_scale_inv = wrong,
+	                             .b_scale_inv = b.scale_inv,
+	                             .d = out.data};
 	ops->gemm_plan(be, &d, 0, &plan, NULL);
 	ops->gemm(be, plan, &args);
 	ops->gemm_plan_free(be, plan);
@@ -602,8 +605,8 @@ static void test_gemm_refusals(void)
 	tap_ok(ops->gemm_plan(be, &d, 0, &plan, NULL) == F8B_OK && plan,
 	       "e4m3 x e4m3 -> e4m3 accepted");
 	float ds = 1.0f, am = 0.0f;
-	struct f8b_gemm_args a8 = {.a = plan, .b = plan, .a_scale_inv = &ds, .b_scale_inv = &ds,
-	                           .d = plan, .amax_d = &am};
+	struct f8b_gemm_args a8 = {
+	    .a = plan, .b = plan, .a_scale_inv = &ds, .b_scale_inv = &ds, .d = plan, .amax_d = &am};
 	tap_ok(ops->gemm(be, plan, &a8) == F8B_EINVAL && strstr(f8b_last_error(), "d_scale"),
 	       "e4m3 output without d_scale refused: %s", f8b_last_error());
 	a8.d_scale = &ds;
@@ -648,9 +651,9 @@ static void gemm_e4m3_case(int64_t m, int64_t k, int64_t n, enum f8b_dtype bdt,
 {
 	struct operand a, b;
 	char what[128];
-	snprintf(what, sizeof what, "M=%lld K=%lld N=%lld e4m3:%s %s x %s -> e4m3%s",
-	         (long long)m, (long long)k, (long long)n, f8b_dtype_name(bdt),
-	         f8b_granularity_name(ag), f8b_granularity_name(bg), nan_row ? ", NaN row" : "");
+	snprintf(what, sizeof what, "M=%lld K=%lld N=%lld e4m3:%s %s x %s -> e4m3%s", (long long)m,
+	         (long long)k, (long long)n, f8b_dtype_name(bdt), f8b_granularity_name(ag),
+	         f8b_granularity_name(bg), nan_row ? ", NaN row" : "");
 	make_operand(&a, m, k, F8B_E4M3, ag, 3000 + (uint64_t)m);
 	make_operand(&b, n, k, bdt, bg, 4000 + (uint64_t)n);
 	if (nan_row) /* row 1 of A: its (axiswise) scale NaN, so every v of the row */
@@ -721,8 +724,9 @@ static void gemm_e4m3_case(int64_t m, int64_t k, int64_t n, enum f8b_dtype bdt,
 			       "overwriting 1e30), no NaN code",
 			       what, ds, amax_d, amax);
 		if (pass == 0 && !nan_row) {
-			tap_ok(top == 0x7E, "%s: d_scale 448/amax puts the largest |D| at 448 (0x%02x)",
-			       what, top);
+			tap_ok(top == 0x7E,
+			       "%s: d_scale 448/amax puts the largest |D| at 448 (0x%02x)", what,
+			       top);
 			double *ref = malloc(sizeof *ref * (size_t)(m * n));
 			float *dq = malloc(sizeof *dq * (size_t)(m * n));
 			f8b_ref_gemm(a.deq, b.deq, m, n, k, ref);
@@ -739,8 +743,8 @@ static void gemm_e4m3_case(int64_t m, int64_t k, int64_t n, enum f8b_dtype bdt,
 		}
 		if (pass == 1 && !nan_row)
 			tap_ok(sat > 0 && top == 0x7E,
-			       "%s: 4x the scale saturates %lld elements to +-448, none to NaN", what,
-			       (long long)sat);
+			       "%s: 4x the scale saturates %lld elements to +-448, none to NaN",
+			       what, (long long)sat);
 	}
 	tap_ok(rc == F8B_OK, "%s ran: %s", what, rc ? f8b_last_error() : "ok");
 	ops->gemm_plan_free(be, plan);
@@ -754,8 +758,7 @@ static void test_gemm_e4m3_out(void)
 {
 	gemm_e4m3_case(48, 272, 80, F8B_E4M3, F8B_GRAN_TENSORWISE, F8B_GRAN_TENSORWISE, false);
 	gemm_e4m3_case(7, 130, 9, F8B_E5M2, F8B_GRAN_AXISWISE, F8B_GRAN_AXISWISE, false);
-	gemm_e4m3_case(256, 400, 144, F8B_E4M3, F8B_GRAN_BLOCK1X128, F8B_GRAN_BLOCK128X128,
-	               false);
+	gemm_e4m3_case(256, 400, 144, F8B_E4M3, F8B_GRAN_BLOCK1X128, F8B_GRAN_BLOCK128X128, false);
 	gemm_e4m3_case(48, 272, 80, F8B_E4M3, F8B_GRAN_AXISWISE, F8B_GRAN_TENSORWISE, true);
 }
 

@@ -134,7 +134,8 @@ static void test_pingpong(void)
 	for (size_t i = 0; i < COUNT(sizes); i++)
 		for (size_t j = 0; j < COUNT(sizes); j++)
 			for (int mode = 0; mode < F8B_KGEMM_NMODES; mode++) {
-				int t = f8b_kgemm_pick_tile(sizes[i], sizes[j], 132, mode, F8B_BF16);
+				int t =
+				    f8b_kgemm_pick_tile(sizes[i], sizes[j], 132, mode, F8B_BF16);
 				picked_pp += t >= 0 && f8b_kgemm_tiles[t].sched != 0;
 			}
 	int picked = f8b_kgemm_pick_tile(8192, 8192, 132, F8B_KGEMM_FAST, F8B_BF16);

@@ -148,8 +148,8 @@ static void test_check(void)
 	int rc = setup(&f, m, k, n);
 	if (rc == F8B_OK)
 		rc = run(&f, m, n);
-	if (!tap_ok(rc == F8B_OK, "host e4m3 GEMM %lldx%lldx%lld: %s", (long long)m,
-	            (long long)k, (long long)n, rc ? f8b_last_error() : "ran"))
+	if (!tap_ok(rc == F8B_OK, "host e4m3 GEMM %lldx%lldx%lld: %s", (long long)m, (long long)k,
+	            (long long)n, rc ? f8b_last_error() : "ran"))
 		return;
 	uint8_t *q = f.d.data;
 
@@ -182,7 +182,7 @@ static void test_check(void)
 	save = q[small];
 	q[small] = (uint8_t)(save + 2);
 	check(&f, m, n, &v);
-	tap_ok(v.ok && v.off == 0, "two steps off at |D| = %g (near zero) pass", 
+	tap_ok(v.ok && v.off == 0, "two steps off at |D| = %g (near zero) pass",
 	       f8b_e4m3_to_f32(save));
 	q[small] = save;
 

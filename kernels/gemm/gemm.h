@@ -54,13 +54,13 @@ enum f8b_kgemm_sched { F8B_KGEMM_SCHED_COOP = 0, F8B_KGEMM_SCHED_PINGPONG = 1 };
 /* One entry of the tile table: a variant compiled at build time for each
  * mode in `modes`, dtype pair and output type. */
 struct f8b_kgemm_tile {
-	int bm, bn, bk;   /* output tile BM x BN, K step BK (elements = bytes for fp8) */
-	int stages;       /* TMA -> wgmma ring depth */
-	int threads;      /* 128 producer + 2 x 128 consumer threads */
-	int smem_bytes;   /* dynamic shared memory per CTA */
-	int cluster;      /* CTAs of a cluster along M sharing B (multicast): 1 or 2 */
-	int sched;        /* enum f8b_kgemm_sched */
-	unsigned modes;   /* bit (1u << mode) set for each enum f8b_kgemm_mode compiled */
+	int bm, bn, bk; /* output tile BM x BN, K step BK (elements = bytes for fp8) */
+	int stages;     /* TMA -> wgmma ring depth */
+	int threads;    /* 128 producer + 2 x 128 consumer threads */
+	int smem_bytes; /* dynamic shared memory per CTA */
+	int cluster;    /* CTAs of a cluster along M sharing B (multicast): 1 or 2 */
+	int sched;      /* enum f8b_kgemm_sched */
+	unsigned modes; /* bit (1u << mode) set for each enum f8b_kgemm_mode compiled */
 	/* The modes also compiled with e4m3 output (e4m3 x e4m3 operands,
 	 * direct stores: doc/gemm-kernels.md "fp8 output"); a subset of modes. */
 	unsigned e4m3_modes;

@@ -45,9 +45,9 @@ static int prepare_one(f8b_kgemm_fn fn, int tile, int *ptx_version)
 	if (!fn)
 		return (int)cudaErrorInvalidValue;
 	cudaFuncAttributes attr;
-	cudaError_t e = cudaFuncSetAttribute((const void *)fn,
-	                                     cudaFuncAttributeMaxDynamicSharedMemorySize,
-	                                     f8b_kgemm_tiles[tile].smem_bytes);
+	cudaError_t e =
+	    cudaFuncSetAttribute((const void *)fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+	                         f8b_kgemm_tiles[tile].smem_bytes);
 	if (e == cudaSuccess)
 		e = cudaFuncGetAttributes(&attr, (const void *)fn);
 	if (e == cudaSuccess)

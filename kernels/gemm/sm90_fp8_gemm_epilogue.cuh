@@ -80,8 +80,7 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 	static constexpr bool OUT8 = sizeof(OutT) == 1;
 
 	static __device__ __forceinline__ void store2(const f8b_kgemm_args &p, OutT *d, int row,
-	                                              int col, float v0, float v1,
-	                                              f8b_kg_out8 *o8)
+	                                              int col, float v0, float v1, f8b_kg_out8 *o8)
 	{
 		if (row >= p.m || col >= p.n)
 			return;
@@ -94,7 +93,8 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 			if (two)
 				o8->amax_bits = max(o8->amax_bits, f8b_d_abs_bits(v1));
 			const float y0 = v0 * o8->d_scale, y1 = v1 * o8->d_scale;
-			uint8_t *q = reinterpret_cast<uint8_t *>(d) + (size_t)row * (size_t)p.n + col;
+			uint8_t *q =
+			    reinterpret_cast<uint8_t *>(d) + (size_t)row * (size_t)p.n + col;
 			if (two && (p.n & 1) == 0) /* the pair is 2-byte aligned */
 				*reinterpret_cast<uint16_t *>(q) =
 				    (uint16_t)f8b_d_cvt_fp8x2<false>(y0, y1);

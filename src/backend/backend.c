@@ -229,8 +229,8 @@ int f8b_check_gemm_args(const struct f8b_gemm_desc *d, const struct f8b_gemm_arg
 		return F8B_ERR(F8B_EINVAL,
 		               "gemm: an e4m3 output needs d_scale and amax_d (%s missing)",
 		               !a->d_scale && !a->amax_d ? "both"
-		               : !a->d_scale              ? "d_scale"
-		                                          : "amax_d");
+		               : !a->d_scale             ? "d_scale"
+		                                         : "amax_d");
 	return F8B_OK;
 }
 

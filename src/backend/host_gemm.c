@@ -26,12 +26,13 @@
  * D[m,n] = sum over K-blocks kb of (sa(m,kb) * sb(n,kb)) * P(m,n,kb),
  * P = sum_{k in kb} A[m,k]*B[n,k], all in fp32 with one rounding per
  * operation, then stored as f32, rounded to bf16, or (e4m3 output)
- * multiplied by d_scale and cast to e4m3, its amax taken on the way.  When an operand is blockwise the K-blocks are the 128-wide
- * blocks of the scale tensors (the last one ragged) and each scaled partial
- * is added into the fp32 accumulator; otherwise there is one K-block, the
- * whole of K, and the scales are applied once after the full sum, as
- * cuBLASLt's epilogue does for tensorwise / outer-vector scales.  Each P is
- * summed in increasing k (the order never depends on the blocking below).
+ * multiplied by d_scale and cast to e4m3, its amax taken on the way.
+ * When an operand is blockwise the K-blocks are the 128-wide blocks of
+ * the scale tensors (the last one ragged) and each scaled partial is added
+ * into the fp32 accumulator; otherwise there is one K-block, the whole of
+ * K, and the scales are applied once after the full sum, as cuBLASLt's
+ * epilogue does for tensorwise / outer-vector scales.  Each P is summed in
+ * increasing k (the order never depends on the blocking below).
  *
  * Operands are decoded to fp32 once per call into scratch owned by the plan:
  * A as [Mp, K] rows (Mp = M rounded up to MR, extra rows zero) and B as

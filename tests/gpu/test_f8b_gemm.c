@@ -621,17 +621,17 @@ static void test_refusals(void)
 	     "sigmoid"},
 	};
 	for (size_t i = 0; i < COUNT(out8); i++) {
-		struct f8b_gemm_desc d = {
-		    .m = 256,
-		    .n = 256,
-		    .k = 256,
-		    .a_dtype = F8B_E4M3,
-		    .b_dtype = out8[i].bt,
-		    .out_dtype = F8B_E4M3,
-		    .a_gran = out8[i].ga,
-		    .b_gran = out8[i].gb,
-		    .impl = F8B_GEMM_IMPL_F8B,
-		    .epilogue = out8[i].sigmoid ? F8B_GEMM_EPI_SIGMOID : F8B_GEMM_EPI_NONE};
+		struct f8b_gemm_desc d = {.m = 256,
+		                          .n = 256,
+		                          .k = 256,
+		                          .a_dtype = F8B_E4M3,
+		                          .b_dtype = out8[i].bt,
+		                          .out_dtype = F8B_E4M3,
+		                          .a_gran = out8[i].ga,
+		                          .b_gran = out8[i].gb,
+		                          .impl = F8B_GEMM_IMPL_F8B,
+		                          .epilogue = out8[i].sigmoid ? F8B_GEMM_EPI_SIGMOID
+		                                                      : F8B_GEMM_EPI_NONE};
 		struct f8b_gemm_plan *plan = NULL;
 		int rc = ops->gemm_plan(be, &d, 0, &plan, NULL);
 		tap_ok(rc == F8B_EUNSUPPORTED && !plan && strstr(f8b_last_error(), out8[i].why),

@@ -325,16 +325,15 @@ static void out8_assert(const char *label, const struct out8_result *r)
 		return;
 	tap_diag("%s: d_scale %g: rel_error=%.3e tol=%.3e SQNR=%.1f dB, amax_d %.7g (reference "
 	         "%.7g), max |D| %d steps from e4m3(amax_d * d_scale) [%s]",
-	         label, r->d_scale, v->rel_error, v->tolerance, v->sqnr_db, v->amax_d,
-	         v->amax_ref, v->max_steps, r->info.desc);
+	         label, r->d_scale, v->rel_error, v->tolerance, v->sqnr_db, v->amax_d, v->amax_ref,
+	         v->max_steps, r->info.desc);
 	tap_ok(v->ok && v->off == 0 && v->amax_ok,
 	       "%s: D within one e4m3 step of the quantised reference (%lld of %lldx%lld off), "
 	       "rel_error %.3e <= %.3e, amax_d %.7g vs %.7g",
 	       label, (long long)v->off, (long long)v->rows, (long long)v->cols, v->rel_error,
 	       v->tolerance, v->amax_d, v->amax_ref);
-	tap_ok(r->amax_d < OUT8_POISON,
-	       "%s: amax_d set to %.7g, not the max with the %g it held", label, r->amax_d,
-	       OUT8_POISON);
+	tap_ok(r->amax_d < OUT8_POISON, "%s: amax_d set to %.7g, not the max with the %g it held",
+	       label, r->amax_d, OUT8_POISON);
 	tap_ok(w->off == 0 && w->amax_ok && r->nan_codes == 0 && r->sat_codes > 0 &&
 	           fabsf(r->amax_sat - r->amax_d) <= 1e-6f * r->amax_d,
 	       "%s: at 4 x d_scale %lld elements saturate to +-448, %lld NaN (none allowed), "
@@ -351,8 +350,7 @@ static void e4m3_case(const struct shape *s, const struct f8b_gemm_desc *d, stru
 	struct out8_result r;
 
 	label_of(label, sizeof label, s, d);
-	out8_run(ops, be, d, 0, &a->q, &b->q, a->scale_inv, b->scale_inv, &a->hp, &b->hp, s->m,
-	         &r);
+	out8_run(ops, be, d, 0, &a->q, &b->q, a->scale_inv, b->scale_inv, &a->hp, &b->hp, s->m, &r);
 	if (r.unsupported) {
 		tap_skip("unsupported: %s", f8b_last_error());
 		return;

@@ -74,8 +74,8 @@ static void teardown(void *vs)
 	f8b_tensor_free(ops, be, &s->a_q);
 	f8b_tensor_free(ops, be, &s->b_q);
 	f8b_tensor_free(ops, be, &s->d);
-	float *bufs[] = {s->amax_a,  s->amax_b,  s->scale_a, s->scale_b,
-	                 s->sinv_a,  s->sinv_b,  s->d_scale, s->amax_d};
+	float *bufs[] = {s->amax_a, s->amax_b, s->scale_a, s->scale_b,
+	                 s->sinv_a, s->sinv_b, s->d_scale, s->amax_d};
 	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
 		if (bufs[i])
 			ops->free(be, bufs[i]);
@@ -298,8 +298,8 @@ static int choose_d_scale(struct gemm_state *s)
 	F8B_TRY(alloc_floats(s, 1, &s->d_scale));
 	F8B_TRY(alloc_floats(s, 1, &s->amax_d));
 	gemm_data(s, &g);
-	F8B_TRY(f8b_gemm_ref_amax(ops, be, &g, CHECK_ROWS, CHECK_COLS, s->run->seed, &amax,
-	                          &sampled));
+	F8B_TRY(
+	    f8b_gemm_ref_amax(ops, be, &g, CHECK_ROWS, CHECK_COLS, s->run->seed, &amax, &sampled));
 	const float zero = 0.0f;
 	float ds = 1.0f;
 	if (amax > 0 && isfinite(amax))

@@ -105,10 +105,11 @@ int f8b_gemm_cfg_option(void *cfg, int key, const char *arg)
 		if (f8b_dtype_parse(arg, &c->out_dtype) != F8B_OK ||
 		    (c->out_dtype != F8B_BF16 && c->out_dtype != F8B_F32 &&
 		     c->out_dtype != F8B_E4M3))
-			return F8B_ERR(F8B_EINVAL,
-			               "--out-dtype '%s': accepted: bf16, f32, e4m3 (an fp8 output is "
-			               "e4m3 only)",
-			               arg);
+			return F8B_ERR(
+			    F8B_EINVAL,
+			    "--out-dtype '%s': accepted: bf16, f32, e4m3 (an fp8 output is "
+			    "e4m3 only)",
+			    arg);
 		return F8B_OK;
 	case OPT_OUTLIERS:
 		errno = 0;

@@ -199,8 +199,8 @@ static int max_abs_code(const struct f8b_backend_ops *ops, struct f8b_backend *b
 /* The e4m3 part of the verdict: codes[] (the checked block of D) against
  * the quantised reference, amax_d against the reference's and D's own. */
 static int check_e4m3(const struct f8b_backend_ops *ops, struct f8b_backend *be,
-                      const struct f8b_gemm_data *g, const struct block *blk,
-                      const uint8_t *codes, struct f8b_gemm_verdict *v)
+                      const struct f8b_gemm_data *g, const struct block *blk, const uint8_t *codes,
+                      struct f8b_gemm_verdict *v)
 {
 	const struct f8b_gemm_desc *d = g->desc;
 	const size_t cnt = (size_t)(blk->nr * blk->nc);

@@ -44,9 +44,9 @@ struct f8b_gemm_verdict {
 	int64_t off;             /* checked elements off the quantised reference */
 	double amax_d, amax_ref; /* the GEMM's amax; the reference's over the block */
 	float d_scale;
-	int max_steps;   /* e4m3 steps between max |D| and e4m3(amax_d * d_scale) */
-	bool amax_ok;    /* amax_d against amax_ref (equal within the tolerance, or
-	                  * at least it when sampled) and max_steps <= 1 */
+	int max_steps; /* e4m3 steps between max |D| and e4m3(amax_d * d_scale) */
+	bool amax_ok;  /* amax_d against amax_ref (equal within the tolerance, or
+	                * at least it when sampled) and max_steps <= 1 */
 };
 
 int f8b_gemm_check(const struct f8b_backend_ops *ops, struct f8b_backend *be,
