@@ -14,7 +14,7 @@ ok $? "--help lists gemm"
 ok $? "--version"
 "$F8BENCH" gemm --help >ghelp.txt
 ok $? "gemm --help exits 0"
-for opt in --shapes --scaling --fast-accum --dtypes --backend --output --append --resume --seed --autotune --outliers --impl; do
+for opt in --shapes --scaling --fast-accum --dtypes --out-dtype --backend --output --append --resume --seed --autotune --outliers --impl; do
 	grep -q -- "$opt" ghelp.txt
 	ok $? "gemm --help documents $opt"
 done
@@ -127,6 +127,33 @@ ok $? "the f8b row says why it did not run"
 "$F8BENCH" gemm $Q --shapes 256x256x256 --impl cublas -o bad.h5 >/dev/null 2>berr.txt
 [ $? != 0 ] && grep -q "unknown GEMM implementation 'cublas' (accepted: cublaslt, f8b)" berr.txt
 ok $? "--impl with an unknown name is refused, naming the accepted ones"
+
+# --out-dtype e4m3: D in e4m3 with its amax (doc/gemm.md "fp8 output"),
+# named in out_dtype (the bf16 baseline stays bf16), checked against the
+# reference quantised the same way, and 1 byte an element of D in the
+# roofline; e5m2 is refused as bad input.
+"$F8BENCH" gemm $Q --shapes 256x256x256 --scaling tensorwise,blockwise --fast-accum off \
+	--dtypes e4m3:e4m3,e4m3:e5m2 --out-dtype e4m3 -o e.h5 >/dev/null 2>eerr.txt
+rc=$?
+ok $rc "--out-dtype e4m3 sweep exits 0 on the host backend"
+[ $rc = 0 ] || diag "$(cat eerr.txt)"
+"$F8BENCH" export e.h5 --table gemm >e.csv
+oc=$(col out_dtype)
+got=$(tail -n +2 e.csv | awk -F, -v o="$oc" -v s="$st" '{printf "%s:%s ", $o, $s}' | tr -d '"')
+ok "$([ "$got" = "bf16:ok e4m3:ok e4m3:ok e4m3:ok e4m3:ok " ] && echo 0 || echo 1)" \
+	"out_dtype: the bf16 baseline bf16, the fp8 rows e4m3, all ok (got: $got)"
+tail -n +2 e.csv | awk -F, -v re="$re" -v tol="$tol" -v sq="$sq" -v sc="$sc" \
+	'$sc !~ /none/ && !($tol > 0.125 && $re > 0.004 && $re <= $tol && $sq > 15 && $sq < 40) {bad=1} END {exit bad}'
+ok $? "e4m3 rows: rel_error within the e4m3 tolerance (> 0.125), above bf16's rounding, SQNR 15-40 dB"
+ai8=$(tail -n +2 e.csv | awk -F, -v a="$ai" -v sc="$sc" '$sc ~ /tensorwise/ {print $a; exit}')
+ai16=$(tail -n +2 r.csv | awk -F, -v a="$ai" -v sc="$sc" -v fa="$(col fast_accum)" -v m="$(col m)" \
+	'$m == 256 && $sc ~ /tensorwise/ && $fa == 0 {print $a; exit}')
+awk -v a="$ai8" -v b="$ai16" 'BEGIN {r = a / b; exit !(r > 1.33 && r < 1.34)}'
+ok $? "256^3 tensorwise: arithmetic intensity with e4m3 D is 4/3 of bf16 D's (A, B, D: 1+1+1 bytes vs 1+1+2; got $ai8 vs $ai16)"
+"$F8BENCH" gemm $Q --shapes 256x256x256 --out-dtype e5m2 -o bad8.h5 >/dev/null 2>b8err.txt
+rc=$?
+[ $rc = 2 ] && grep -q "accepted: bf16, f32, e4m3" b8err.txt && [ ! -e bad8.h5 ]
+ok $? "--out-dtype e5m2 is bad input (exit $rc), naming the accepted ones, no file"
 
 # The default output name never collides.
 "$F8BENCH" gemm $Q --shapes 256x256x256 --scaling axiswise --fast-accum on 2>/dev/null

@@ -1,7 +1,8 @@
 /* test_backend_host.c - the host backend against its formulas: fill bits,
  * amax / scales / cast against brute force and fp8.h, every supported GEMM
  * against the double reference and against a scalar restatement of the
- * backend.h formula, the refusals, events, lookup and tensor helpers. */
+ * backend.h formula, e4m3 output with its amax, the refusals, events,
+ * lookup and tensor helpers. */
 #define _POSIX_C_SOURCE 200809L /* nanosleep */
 
 #include <math.h>
@@ -519,7 +520,11 @@ static void test_gemm_wrong_layout(void)
 	struct f8b_gemm_plan *plan;
 	struct f8b_tensor out;
 	f8b_tensor_alloc(ops, be, &out, F8B_BF16, m, n);
-	struct f8b_gemm_args args = {a.q.data, b.q.data, wrong, b.scale_inv, out.data};
+	struct f8b_gemm_args args = {.a = a.q.data,
+	                             .b = b.q.data,
+	                             .a_scale_inv = wrong,
+	                             .b_scale_inv = b.scale_inv,
+	                             .d = out.data};
 	ops->gemm_plan(be, &d, 0, &plan, NULL);
 	ops->gemm(be, plan, &args);
 	ops->gemm_plan_free(be, plan);
@@ -584,9 +589,31 @@ static void test_gemm_refusals(void)
 	ops->gemm_plan_free(be, plan);
 	plan = NULL;
 	d = ok;
+	d.out_dtype = F8B_E5M2;
+	tap_ok(ops->gemm_plan(be, &d, 0, &plan, NULL) == F8B_EUNSUPPORTED &&
+	           strstr(f8b_last_error(), "e5m2") && strstr(f8b_last_error(), "e4m3"),
+	       "e5m2 output unsupported, naming e4m3: %s", f8b_last_error());
+	d = ok;
+	d.a_dtype = d.b_dtype = F8B_BF16;
 	d.out_dtype = F8B_E4M3;
-	tap_ok(ops->gemm_plan(be, &d, 0, &plan, NULL) == F8B_EUNSUPPORTED,
-	       "fp8 output unsupported: %s", f8b_last_error());
+	tap_ok(ops->gemm_plan(be, &d, 0, &plan, NULL) == F8B_EUNSUPPORTED &&
+	           strstr(f8b_last_error(), "needs fp8 operands"),
+	       "bf16 x bf16 -> e4m3 unsupported: %s", f8b_last_error());
+	d = ok;
+	d.out_dtype = F8B_E4M3;
+	plan = NULL;
+	tap_ok(ops->gemm_plan(be, &d, 0, &plan, NULL) == F8B_OK && plan,
+	       "e4m3 x e4m3 -> e4m3 accepted");
+	float ds = 1.0f, am = 0.0f;
+	struct f8b_gemm_args a8 = {
+	    .a = plan, .b = plan, .a_scale_inv = &ds, .b_scale_inv = &ds, .d = plan, .amax_d = &am};
+	tap_ok(ops->gemm(be, plan, &a8) == F8B_EINVAL && strstr(f8b_last_error(), "d_scale"),
+	       "e4m3 output without d_scale refused: %s", f8b_last_error());
+	a8.d_scale = &ds;
+	a8.amax_d = NULL;
+	tap_ok(ops->gemm(be, plan, &a8) == F8B_EINVAL && strstr(f8b_last_error(), "amax_d"),
+	       "e4m3 output without amax_d refused: %s", f8b_last_error());
+	ops->gemm_plan_free(be, plan);
 	d = ok;
 	d.a_dtype = F8B_BF16;
 	tap_ok(ops->gemm_plan(be, &d, 0, &plan, NULL) == F8B_EUNSUPPORTED,
@@ -611,6 +638,130 @@ static void test_gemm_refusals(void)
 	ops->gemm_plan_free(be, plan);
 }
 
+/* e4m3 output (backend.h; doc/gemm.md "fp8 output"): with v the fp32 value
+ * the f32-output GEMM of the same operands stores (bit for bit the same
+ * sum), D = e4m3(v * d_scale) bit for bit (fp8.h's RNE, saturating) and
+ * amax_d = max |v| exactly, before the scale and overwriting what amax_d
+ * held; too large a d_scale saturates to +-448, never to NaN; a NaN v
+ * gives the NaN code and a NaN amax_d.  With d_scale = 448 / amax the
+ * largest element is 448 and D / d_scale is within the e4m3 tolerance of
+ * the double reference. */
+static void gemm_e4m3_case(int64_t m, int64_t k, int64_t n, enum f8b_dtype bdt,
+                           enum f8b_granularity ag, enum f8b_granularity bg, bool nan_row)
+{
+	struct operand a, b;
+	char what[128];
+	snprintf(what, sizeof what, "M=%lld K=%lld N=%lld e4m3:%s %s x %s -> e4m3%s", (long long)m,
+	         (long long)k, (long long)n, f8b_dtype_name(bdt), f8b_granularity_name(ag),
+	         f8b_granularity_name(bg), nan_row ? ", NaN row" : "");
+	make_operand(&a, m, k, F8B_E4M3, ag, 3000 + (uint64_t)m);
+	make_operand(&b, n, k, bdt, bg, 4000 + (uint64_t)n);
+	if (nan_row) /* row 1 of A: its (axiswise) scale NaN, so every v of the row */
+		a.scale_inv[1] = NAN;
+	struct f8b_gemm_desc d = {.m = m,
+	                          .n = n,
+	                          .k = k,
+	                          .a_dtype = F8B_E4M3,
+	                          .b_dtype = bdt,
+	                          .out_dtype = F8B_F32,
+	                          .a_gran = ag,
+	                          .b_gran = bg};
+	struct f8b_tensor d32, d8;
+	f8b_tensor_alloc(ops, be, &d32, F8B_F32, m, n);
+	f8b_tensor_alloc(ops, be, &d8, F8B_E4M3, m, n);
+	struct f8b_gemm_plan *plan = NULL;
+	struct f8b_gemm_args args = {.a = a.q.data,
+	                             .b = b.q.data,
+	                             .a_scale_inv = a.scale_inv,
+	                             .b_scale_inv = b.scale_inv,
+	                             .d = d32.data};
+	int rc = ops->gemm_plan(be, &d, 0, &plan, NULL);
+	if (rc == F8B_OK)
+		rc = ops->gemm(be, plan, &args);
+	ops->gemm_plan_free(be, plan);
+	const float *v = d32.data;
+	float amax = 0.0f;
+	for (int64_t i = 0; i < m * n; i++)
+		if (!isnan(v[i]) && fabsf(v[i]) > amax)
+			amax = fabsf(v[i]);
+
+	d.out_dtype = F8B_E4M3;
+	plan = NULL;
+	if (rc == F8B_OK)
+		rc = ops->gemm_plan(be, &d, 0, &plan, NULL);
+	/* twice: a scale that uses the range, then one that saturates */
+	for (int pass = 0; pass < 2 && rc == F8B_OK; pass++) {
+		float ds = 448.0f / amax * (pass ? 4.0f : 1.0f), amax_d = 1e30f;
+		args.d = d8.data;
+		args.d_scale = &ds;
+		args.amax_d = &amax_d;
+		memset(d8.data, 0xAA, (size_t)(m * n));
+		rc = ops->gemm(be, plan, &args);
+		if (rc != F8B_OK)
+			break;
+		const uint8_t *q = d8.data;
+		int64_t bad = -1, sat = 0, nanc = 0;
+		uint8_t top = 0;
+		for (int64_t i = 0; i < m * n; i++) {
+			if (q[i] != f8b_f32_to_e4m3(v[i] * ds) && bad < 0)
+				bad = i;
+			sat += (q[i] & 0x7F) == 0x7E && fabsf(v[i] * ds) > 464.0f;
+			nanc += (q[i] & 0x7F) == 0x7F;
+			if ((q[i] & 0x7F) != 0x7F && (q[i] & 0x7F) > top)
+				top = q[i] & 0x7F;
+		}
+		tap_ok(bad < 0, "%s, d_scale %g: D = e4m3(v * d_scale) bit for bit", what, ds);
+		if (bad >= 0)
+			tap_diag("element %lld: v %a, D 0x%02x, want 0x%02x", (long long)bad,
+			         v[bad], q[bad], f8b_f32_to_e4m3(v[bad] * ds));
+		if (nan_row)
+			tap_ok(isnan(amax_d) && nanc == n,
+			       "%s: amax_d NaN (%g), the NaN row's %lld codes NaN", what, amax_d,
+			       (long long)nanc);
+		else
+			tap_ok(amax_d == amax && nanc == 0,
+			       "%s, d_scale %g: amax_d %.9g = max |v| %.9g (before the scale, "
+			       "overwriting 1e30), no NaN code",
+			       what, ds, amax_d, amax);
+		if (pass == 0 && !nan_row) {
+			tap_ok(top == 0x7E,
+			       "%s: d_scale 448/amax puts the largest |D| at 448 (0x%02x)", what,
+			       top);
+			double *ref = malloc(sizeof *ref * (size_t)(m * n));
+			float *dq = malloc(sizeof *dq * (size_t)(m * n));
+			f8b_ref_gemm(a.deq, b.deq, m, n, k, ref);
+			for (int64_t i = 0; i < m * n; i++)
+				dq[i] = f8b_e4m3_to_f32(q[i]) / ds;
+			double e = f8b_rel_error(dq, ref, (size_t)(m * n));
+			double tol = f8b_gemm_tolerance(k, F8B_E4M3, false);
+			tap_ok(e > 0x1p-8 && e <= tol,
+			       "%s: D / d_scale vs the double reference: rel error %.3g (e4m3 "
+			       "rounding, > 2^-8), tolerance %.3g",
+			       what, e, tol);
+			free(ref);
+			free(dq);
+		}
+		if (pass == 1 && !nan_row)
+			tap_ok(sat > 0 && top == 0x7E,
+			       "%s: 4x the scale saturates %lld elements to +-448, none to NaN",
+			       what, (long long)sat);
+	}
+	tap_ok(rc == F8B_OK, "%s ran: %s", what, rc ? f8b_last_error() : "ok");
+	ops->gemm_plan_free(be, plan);
+	f8b_tensor_free(ops, be, &d32);
+	f8b_tensor_free(ops, be, &d8);
+	free_operand(&a);
+	free_operand(&b);
+}
+
+static void test_gemm_e4m3_out(void)
+{
+	gemm_e4m3_case(48, 272, 80, F8B_E4M3, F8B_GRAN_TENSORWISE, F8B_GRAN_TENSORWISE, false);
+	gemm_e4m3_case(7, 130, 9, F8B_E5M2, F8B_GRAN_AXISWISE, F8B_GRAN_AXISWISE, false);
+	gemm_e4m3_case(256, 400, 144, F8B_E4M3, F8B_GRAN_BLOCK1X128, F8B_GRAN_BLOCK128X128, false);
+	gemm_e4m3_case(48, 272, 80, F8B_E4M3, F8B_GRAN_AXISWISE, F8B_GRAN_TENSORWISE, true);
+}
+
 static void time_gemm(void)
 {
 	const int64_t m = 512, k = 1024, n = 256;
@@ -628,7 +779,11 @@ static void time_gemm(void)
 	                          .a_gran = F8B_GRAN_BLOCK1X128,
 	                          .b_gran = F8B_GRAN_BLOCK128X128};
 	struct f8b_gemm_plan *plan;
-	struct f8b_gemm_args args = {a.q.data, b.q.data, a.scale_inv, b.scale_inv, out.data};
+	struct f8b_gemm_args args = {.a = a.q.data,
+	                             .b = b.q.data,
+	                             .a_scale_inv = a.scale_inv,
+	                             .b_scale_inv = b.scale_inv,
+	                             .d = out.data};
 	struct f8b_event *e0, *e1;
 	double s = -1;
 
@@ -753,6 +908,7 @@ int main(void)
 	test_gemm_all();
 	test_gemm_wrong_layout();
 	test_gemm_refusals();
+	test_gemm_e4m3_out();
 	test_events();
 	time_gemm();
 

@@ -3,7 +3,8 @@
  * mode of every scaling pair and fast_accum, the refusals and their
  * message, the tile table (every mode has tiles; promotion tiles at most
  * 192 wide; the ping-pong tile FAST only, a candidate never picked), the
- * tile the plan picks and the --autotune candidates.
+ * tile the plan picks and the --autotune candidates; the e4m3-output
+ * variants (FAST and PROMOTE of the 128x128 tile) and their refusals.
  * Built with CUDA only (the table is compiled from kernels/gemm/); runs
  * without a GPU.
  */
@@ -77,15 +78,15 @@ static void test_modes(void)
 static void test_table(void)
 {
 	for (int mode = 0; mode < F8B_KGEMM_NMODES; mode++) {
-		int n = f8b_kgemm_candidates(mode), seen = 0, ok = 1;
-		int picked = f8b_kgemm_pick_tile(8192, 8192, 132, mode);
+		int n = f8b_kgemm_candidates(mode, F8B_BF16), seen = 0, ok = 1;
+		int picked = f8b_kgemm_pick_tile(8192, 8192, 132, mode, F8B_BF16);
 		tap_ok(n >= 1 && picked >= 0 && (f8b_kgemm_tiles[picked].modes & (1u << mode)),
 		       "mode %d: %d tiles, 8192^2 picks tile %d", mode, n, picked);
 		if (picked < 0)
 			continue;
 		/* The candidates are the mode's tiles, each once, the pick first. */
 		for (int c = 0; c < n; c++) {
-			int t = f8b_kgemm_candidate_tile(picked, mode, c);
+			int t = f8b_kgemm_candidate_tile(picked, mode, F8B_BF16, c);
 			if (t < 0 || t >= f8b_kgemm_ntiles ||
 			    !(f8b_kgemm_tiles[t].modes & (1u << mode)) || (seen & (1 << t)) ||
 			    (c == 0 && t != picked))
@@ -93,7 +94,7 @@ static void test_table(void)
 			else
 				seen |= 1 << t;
 		}
-		tap_ok(ok && f8b_kgemm_candidate_tile(picked, mode, n) == -1,
+		tap_ok(ok && f8b_kgemm_candidate_tile(picked, mode, F8B_BF16, n) == -1,
 		       "mode %d: candidates 0..%d are its tiles, each once, the pick first; "
 		       "candidate %d does not exist",
 		       mode, n - 1, n);
@@ -129,20 +130,21 @@ static void test_pingpong(void)
 	if (!tap_ok(pp >= 0, "the table has a ping-pong tile"))
 		return;
 	static const int64_t sizes[] = {16, 1024, 2048, 4096, 8192, 16384, 5120, 28672};
-	int picked_pp = 0, listed = 0, n = f8b_kgemm_candidates(F8B_KGEMM_FAST);
+	int picked_pp = 0, listed = 0, n = f8b_kgemm_candidates(F8B_KGEMM_FAST, F8B_BF16);
 	for (size_t i = 0; i < COUNT(sizes); i++)
 		for (size_t j = 0; j < COUNT(sizes); j++)
 			for (int mode = 0; mode < F8B_KGEMM_NMODES; mode++) {
-				int t = f8b_kgemm_pick_tile(sizes[i], sizes[j], 132, mode);
+				int t =
+				    f8b_kgemm_pick_tile(sizes[i], sizes[j], 132, mode, F8B_BF16);
 				picked_pp += t >= 0 && f8b_kgemm_tiles[t].sched != 0;
 			}
-	int picked = f8b_kgemm_pick_tile(8192, 8192, 132, F8B_KGEMM_FAST);
+	int picked = f8b_kgemm_pick_tile(8192, 8192, 132, F8B_KGEMM_FAST, F8B_BF16);
 	for (int c = 0; c < n; c++)
-		listed += f8b_kgemm_candidate_tile(picked, F8B_KGEMM_FAST, c) == pp;
+		listed += f8b_kgemm_candidate_tile(picked, F8B_KGEMM_FAST, F8B_BF16, c) == pp;
 	tap_ok(picked_pp == 0, "no shape picks the ping-pong tile (%d did)", picked_pp);
 	tap_ok(listed == 1, "FAST's %d candidates list the ping-pong tile %s once (%d)", n,
 	       f8b_kgemm_tiles[pp].name, listed);
-	tap_ok(f8b_kgemm_candidate_tile(picked, F8B_KGEMM_FAST, n - 1) == pp,
+	tap_ok(f8b_kgemm_candidate_tile(picked, F8B_KGEMM_FAST, F8B_BF16, n - 1) == pp,
 	       "the ping-pong tile is FAST's last candidate (table order)");
 }
 
@@ -172,7 +174,7 @@ static void test_pick(void)
 	    {1024, 1024, F8B_KGEMM_PROMOTE, 128},     /* 1 wave: 64 x 16384 < 48 x 24576 */
 	};
 	for (size_t i = 0; i < COUNT(cases); i++) {
-		int t = f8b_kgemm_pick_tile(cases[i].m, cases[i].n, 132, cases[i].mode);
+		int t = f8b_kgemm_pick_tile(cases[i].m, cases[i].n, 132, cases[i].mode, F8B_BF16);
 		tap_ok(t >= 0 && f8b_kgemm_tiles[t].bn == cases[i].bn &&
 		           f8b_kgemm_tiles[t].cluster == 1 && f8b_kgemm_tiles[t].sched == 0,
 		       "M=%lld N=%lld mode %d on 132 SMs: tile %s (want 128x%d, no cluster)",
@@ -181,11 +183,83 @@ static void test_pick(void)
 	}
 }
 
+/* e4m3 output: the variants the table lists in e4m3_modes (a subset of
+ * each tile's modes, cooperative tiles without a cluster: the epilogue
+ * that flushes the amax), the pick and candidates among them only, and
+ * the refusals of what has no variant. */
+static void test_e4m3_out(void)
+{
+	int ok = 1, listed = 0;
+	for (int i = 0; i < f8b_kgemm_ntiles; i++) {
+		const struct f8b_kgemm_tile *t = &f8b_kgemm_tiles[i];
+		if ((t->e4m3_modes & ~t->modes) ||
+		    (t->e4m3_modes && (t->sched != F8B_KGEMM_SCHED_COOP || t->cluster != 1)))
+			ok = 0;
+		listed += t->e4m3_modes != 0;
+	}
+	tap_ok(ok && listed >= 1,
+	       "e4m3-output variants: within each tile's modes, cooperative, no cluster "
+	       "(%d tiles have some)",
+	       listed);
+	static const int modes[] = {F8B_KGEMM_FAST, F8B_KGEMM_PROMOTE};
+	for (size_t i = 0; i < COUNT(modes); i++) {
+		int mode = modes[i], n = f8b_kgemm_candidates(mode, F8B_E4M3);
+		int t = f8b_kgemm_pick_tile(8192, 8192, 132, mode, F8B_E4M3);
+		tap_ok(n >= 1 && t >= 0 && (f8b_kgemm_tiles[t].e4m3_modes & (1u << mode)) &&
+		           f8b_kgemm_candidate_tile(t, mode, F8B_E4M3, 0) == t &&
+		           f8b_kgemm_candidate_tile(t, mode, F8B_E4M3, n) == -1,
+		       "mode %d, e4m3 out: %d candidates, 8192^2 picks %s (one with the "
+		       "variant)",
+		       mode, n, t >= 0 ? f8b_kgemm_tiles[t].name : "none");
+		/* with bf16 out FAST picks 128x256, which has no e4m3 variant */
+		tap_ok(t >= 0 && f8b_kgemm_tiles[t].bn == 128,
+		       "mode %d, e4m3 out: the 128x128 tile (%s)", mode,
+		       t >= 0 ? f8b_kgemm_tiles[t].name : "none");
+	}
+	tap_ok(f8b_kgemm_candidates(F8B_KGEMM_BLOCK, F8B_E4M3) == 0 &&
+	           f8b_kgemm_pick_tile(8192, 8192, 132, F8B_KGEMM_BLOCK, F8B_E4M3) == -1,
+	       "BLOCK has no e4m3-output tile");
+
+	struct f8b_gemm_desc d = {.m = 256,
+	                          .n = 256,
+	                          .k = 256,
+	                          .a_dtype = F8B_E4M3,
+	                          .b_dtype = F8B_E4M3,
+	                          .out_dtype = F8B_E4M3,
+	                          .a_gran = F8B_GRAN_AXISWISE,
+	                          .b_gran = F8B_GRAN_AXISWISE,
+	                          .fast_accum = false,
+	                          .impl = F8B_GEMM_IMPL_F8B};
+	int mode = -1, rc = f8b_kgemm_mode_of(&d, "case", &mode);
+	tap_ok(rc == F8B_OK && mode == F8B_KGEMM_PROMOTE,
+	       "e4m3 x e4m3 axiswise -> e4m3, fast_accum off: PROMOTE (%s)",
+	       rc ? f8b_last_error() : "accepted");
+	struct f8b_gemm_desc e = d;
+	e.b_dtype = F8B_E5M2;
+	rc = f8b_kgemm_mode_of(&e, "case", &mode);
+	tap_ok(rc == F8B_EUNSUPPORTED && strstr(f8b_last_error(), "e4m3 x e5m2") &&
+	           strstr(f8b_last_error(), "impl f8b"),
+	       "e4m3 x e5m2 -> e4m3 refused: %s", rc ? f8b_last_error() : "accepted");
+	e = d;
+	e.a_gran = F8B_GRAN_BLOCK1X128;
+	e.b_gran = F8B_GRAN_BLOCK128X128;
+	rc = f8b_kgemm_mode_of(&e, "case", &mode);
+	tap_ok(rc == F8B_EUNSUPPORTED && strstr(f8b_last_error(), "e4m3-output") &&
+	           strstr(f8b_last_error(), "block1x128.128x128"),
+	       "blockwise -> e4m3 refused: %s", rc ? f8b_last_error() : "accepted");
+	e = d;
+	e.epilogue = F8B_GEMM_EPI_SIGMOID;
+	rc = f8b_kgemm_mode_of(&e, "case", &mode);
+	tap_ok(rc == F8B_EUNSUPPORTED && strstr(f8b_last_error(), "sigmoid"),
+	       "e4m3 out with the fused sigmoid refused: %s", rc ? f8b_last_error() : "accepted");
+}
+
 int main(void)
 {
 	test_modes();
 	test_table();
 	test_pick();
 	test_pingpong();
+	test_e4m3_out();
 	return tap_done();
 }

@@ -92,6 +92,11 @@ static void test_gemm_costs(void)
 	d.out_dtype = F8B_F32;
 	f8b_cost_gemm(&d, &c);
 	tap_ok(near(c.bytes_written, 134217728.0), "gemm axiswise, f32 out: 128 MiB written");
+	/* e4m3 out: 1 byte an element, plus d_scale read and amax_d written. */
+	d.out_dtype = F8B_E4M3;
+	f8b_cost_gemm(&d, &c);
+	tap_ok(cost_is(&c, 2.0 * 4096 * 8192 * 1024, 12632068.0, 33554436.0),
+	       "gemm axiswise, e4m3 out: 32 MiB + 4 B (amax_d) written, 4 B more read (d_scale)");
 
 	/* Blockwise 4096^3: A 1x128 -> 4096*32 scales, B 128x128 -> 32*32. */
 	d = gemm(4096, 4096, 4096, F8B_E4M3, F8B_E4M3, F8B_BF16, F8B_GRAN_BLOCK1X128,

@@ -3,7 +3,8 @@
  * `stream` and returns a cudaError_t as an int (0 = cudaSuccess).
  *
  * The problem is backend.h's: row-major A [M,K] and B [N,K] (both K-major,
- * fp8), D = A @ B^T [M,N] row-major, bf16 or f32.  A and B are read through
+ * fp8), D = A @ B^T [M,N] row-major, bf16 or f32, or e4m3 with its amax
+ * (the variants the table lists in e4m3_modes).  A and B are read through
  * TMA tensor maps the caller encodes (cuTensorMapEncodeTiled, 2-D, uint8
  * elements, dims {K, rows}, row stride K bytes, box {128, rows}: bm rows
  * for A and bn / cluster rows for B, 128-byte swizzle, OOB fill NONE =
@@ -53,13 +54,16 @@ enum f8b_kgemm_sched { F8B_KGEMM_SCHED_COOP = 0, F8B_KGEMM_SCHED_PINGPONG = 1 };
 /* One entry of the tile table: a variant compiled at build time for each
  * mode in `modes`, dtype pair and output type. */
 struct f8b_kgemm_tile {
-	int bm, bn, bk;   /* output tile BM x BN, K step BK (elements = bytes for fp8) */
-	int stages;       /* TMA -> wgmma ring depth */
-	int threads;      /* 128 producer + 2 x 128 consumer threads */
-	int smem_bytes;   /* dynamic shared memory per CTA */
-	int cluster;      /* CTAs of a cluster along M sharing B (multicast): 1 or 2 */
-	int sched;        /* enum f8b_kgemm_sched */
-	unsigned modes;   /* bit (1u << mode) set for each enum f8b_kgemm_mode compiled */
+	int bm, bn, bk; /* output tile BM x BN, K step BK (elements = bytes for fp8) */
+	int stages;     /* TMA -> wgmma ring depth */
+	int threads;    /* 128 producer + 2 x 128 consumer threads */
+	int smem_bytes; /* dynamic shared memory per CTA */
+	int cluster;    /* CTAs of a cluster along M sharing B (multicast): 1 or 2 */
+	int sched;      /* enum f8b_kgemm_sched */
+	unsigned modes; /* bit (1u << mode) set for each enum f8b_kgemm_mode compiled */
+	/* The modes also compiled with e4m3 output (e4m3 x e4m3 operands,
+	 * direct stores: doc/gemm-kernels.md "fp8 output"); a subset of modes. */
+	unsigned e4m3_modes;
 	const char *name; /* "128x256x128/c1", "128x128x128/c1/pp" */
 };
 
@@ -77,7 +81,12 @@ extern const int f8b_kgemm_ntiles;
  *     (b_scale_inv[kb * N + n]), applied at each promotion. */
 struct f8b_kgemm_args {
 	const float *a_scale_inv, *b_scale_inv;
-	void *d; /* [M, N] row-major, bf16 or f32 */
+	void *d; /* [M, N] row-major, bf16, f32 or e4m3 */
+	/* e4m3 output only: D = e4m3(v * d_scale[0]) (RNE, saturating), and
+	 * amax_d[0] = max(amax_d[0], max |v|) by an atomic max on the bits,
+	 * one per warp: the caller zeroes amax_d before the launch. */
+	const float *d_scale;
+	float *amax_d;
 	int m, n, k;
 	int a_vec, b_vec;
 	int b_scale_ld;
@@ -86,7 +95,8 @@ struct f8b_kgemm_args {
 };
 
 /* Outside timing, once per plan: raises the dynamic shared memory limit of
- * every variant of `tile` in `mode` and reports in *ptx_version the
+ * every variant of `tile` in `mode` (the e4m3-output ones where the tile
+ * has them) and reports in *ptx_version the
  * virtual architecture its loaded code was compiled for (cudaFuncAttributes:
  * 90 for the sm_90a kernels; 89 when the driver fell back to the build's
  * compute_89 PTX, whose bodies are empty: this build cannot run them).
@@ -102,7 +112,9 @@ int f8b_kgemm_max_clusters(int tile, int mode, int *clusters);
 /* Enqueues the variant (tile, mode, a_dtype, b_dtype, out_dtype):
  *   D[m,n] = sum over K-blocks of scales * sum_k A[m,k] B[n,k]
  * a_dtype, b_dtype: F8B_E4M3 / F8B_E5M2 (not both e5m2); out_dtype F8B_BF16
- * or F8B_F32; tmap_a / tmap_b point to the host copies of the two
+ * or F8B_F32, or F8B_E4M3 where the tile lists the mode in e4m3_modes
+ * (e4m3 x e4m3 only; tmap_d NULL: its stores are direct, and the caller
+ * zeroes args->amax_d first); tmap_a / tmap_b point to the host copies of the two
  * CUtensorMap (128-byte aligned, passed by value to the kernel); tmap_d, D's
  * (dims {N, M}, row stride N x the output's size, a
  * multiple of 16 bytes, box {128 bytes of columns, 64 rows}, 128-byte

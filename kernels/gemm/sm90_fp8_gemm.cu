@@ -22,7 +22,7 @@ f8b_kgemm_fn pick(int tile, int mode, int a, int b, int out)
 
 } // namespace
 
-#define F8B_TILE_ENTRY(BN, ST, CL, SCHED, MODES)                                                   \
+#define F8B_TILE_ENTRY(BN, ST, CL, SCHED, MODES, E8MODES)                                          \
 	{F8B_KG_BM,                                                                                \
 	 BN,                                                                                       \
 	 F8B_KG_BK,                                                                                \
@@ -32,10 +32,28 @@ f8b_kgemm_fn pick(int tile, int mode, int a, int b, int out)
 	 CL,                                                                                       \
 	 SCHED,                                                                                    \
 	 MODES,                                                                                    \
+	 E8MODES,                                                                                  \
 	 SCHED == F8B_KG_PP ? "128x" #BN "x128/c" #CL "/pp" : "128x" #BN "x128/c" #CL},
 extern "C" const struct f8b_kgemm_tile f8b_kgemm_tiles[] = {F8B_KGEMM_TILE_LIST(F8B_TILE_ENTRY)};
 #undef F8B_TILE_ENTRY
 extern "C" const int f8b_kgemm_ntiles = sizeof f8b_kgemm_tiles / sizeof f8b_kgemm_tiles[0];
+
+/* Raises fn's dynamic shared memory limit to the tile's and reads the
+ * virtual architecture of its loaded code. */
+static int prepare_one(f8b_kgemm_fn fn, int tile, int *ptx_version)
+{
+	if (!fn)
+		return (int)cudaErrorInvalidValue;
+	cudaFuncAttributes attr;
+	cudaError_t e =
+	    cudaFuncSetAttribute((const void *)fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
+	                         f8b_kgemm_tiles[tile].smem_bytes);
+	if (e == cudaSuccess)
+		e = cudaFuncGetAttributes(&attr, (const void *)fn);
+	if (e == cudaSuccess)
+		*ptx_version = attr.ptxVersion;
+	return (int)e;
+}
 
 extern "C" int f8b_kgemm_prepare(int tile, int mode, int *ptx_version)
 {
@@ -46,19 +64,14 @@ extern "C" int f8b_kgemm_prepare(int tile, int mode, int *ptx_version)
 	*ptx_version = 0;
 	for (const auto &dt : dts)
 		for (int out : outs) {
-			f8b_kgemm_fn fn = pick(tile, mode, dt[0], dt[1], out);
-			if (!fn)
-				return (int)cudaErrorInvalidValue;
-			cudaFuncAttributes attr;
-			cudaError_t e = cudaFuncSetAttribute(
-			    (const void *)fn, cudaFuncAttributeMaxDynamicSharedMemorySize,
-			    f8b_kgemm_tiles[tile].smem_bytes);
-			if (e == cudaSuccess)
-				e = cudaFuncGetAttributes(&attr, (const void *)fn);
-			if (e != cudaSuccess)
-				return (int)e;
-			*ptx_version = attr.ptxVersion;
+			int e = prepare_one(pick(tile, mode, dt[0], dt[1], out), tile, ptx_version);
+			if (e != (int)cudaSuccess)
+				return e;
 		}
+	/* The e4m3-output variant (e4m3 x e4m3), where the table lists one. */
+	if ((f8b_kgemm_tiles[tile].e4m3_modes >> mode) & 1u)
+		return prepare_one(pick(tile, mode, F8B_E4M3, F8B_E4M3, F8B_E4M3), tile,
+		                   ptx_version);
 	return (int)cudaSuccess;
 }
 

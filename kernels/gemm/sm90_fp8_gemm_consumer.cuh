@@ -27,6 +27,8 @@ struct f8b_kg_consumer {
 	/* BLOCK: a block of B's scales starts at octet 8 or 16 of a tile, or
 	 * not at all (promote) */
 	static_assert(MODE != F8B_KGEMM_BLOCK || BN % 64 == 0, "BLOCK tiles: BN % 64 == 0");
+	/* An e4m3 D: direct stores, and the amax flushed after the last tile. */
+	static constexpr bool OUT8 = sizeof(OutT) == 1;
 
 	const f8b_kgemm_args p;
 	const uint32_t base, bars, epi; /* epi: this warpgroup's epilogue boxes */
@@ -39,6 +41,7 @@ struct f8b_kg_consumer {
 	float acc[BN / 2];                 /* FAST: the wgmma accumulator; else the fp32 sums */
 	float part[PROMO ? BN / 2 : 1];    /* the wgmma partial of one K-block */
 	float part2[OVERLAP ? BN / 2 : 1]; /* OVERLAP: the next K-block's partial */
+	f8b_kg_out8 out8;                  /* OUT8: d_scale, this thread's amax */
 
 	__device__ __forceinline__ f8b_kg_consumer(const f8b_kgemm_args &args, uint32_t b,
 	                                           uint32_t br, uint32_t e, const void *td,
@@ -48,6 +51,8 @@ struct f8b_kg_consumer {
 	{
 		if (!BLOCKS && !p.a_vec && !p.b_vec)
 			tw_scale = __ldg(p.a_scale_inv) * __ldg(p.b_scale_inv);
+		if constexpr (OUT8)
+			out8.d_scale = __ldg(p.d_scale);
 	}
 
 	/* Free a stage: one arrival per consumer warp on the stage's empty
@@ -323,19 +328,21 @@ struct f8b_kg_consumer {
 	__device__ __forceinline__ void epilogue(int tm, int tn)
 	{
 		using store = f8b_kg_store<BN, OutT, !BLOCKS, 1>;
-		if (p.tma_store) {
-			if (cw == 0)
-				store::template tma<EPI_BUFS, F8B_KG_EPI_BAR>(
-				    p, acc, tmap_d, epi, boxes, tm * F8B_KG_BM, tn * BN, warp, lane,
-				    tw_scale);
-			else
-				store::template tma<EPI_BUFS, F8B_KG_EPI_BAR + 1>(
-				    p, acc, tmap_d, epi, boxes, tm * F8B_KG_BM + 64, tn * BN, warp,
-				    lane, tw_scale);
-			return;
+		if constexpr (!OUT8) {
+			if (p.tma_store) {
+				if (cw == 0)
+					store::template tma<EPI_BUFS, F8B_KG_EPI_BAR>(
+					    p, acc, tmap_d, epi, boxes, tm * F8B_KG_BM, tn * BN,
+					    warp, lane, tw_scale);
+				else
+					store::template tma<EPI_BUFS, F8B_KG_EPI_BAR + 1>(
+					    p, acc, tmap_d, epi, boxes, tm * F8B_KG_BM + 64,
+					    tn * BN, warp, lane, tw_scale);
+				return;
+			}
 		}
 		store::run(p, acc, tm * F8B_KG_BM + cw * 64 + warp * 16 + lane / 4,
-		           tn * BN + 2 * (lane % 4), tw_scale);
+		           tn * BN + 2 * (lane % 4), tw_scale, OUT8 ? &out8 : nullptr);
 	}
 
 	/* last: the CTA's last tile, after whose TMA stores the warpgroup
@@ -350,6 +357,11 @@ struct f8b_kg_consumer {
 		epilogue(tm, tn);
 		if (last && p.tma_store && warp == 0 && lane == 0)
 			f8b_bulk_wait_group_read<0>();
+		/* One atomic max per warp for all of the CTA's tiles (`last` is
+		 * the same for every thread of the CTA). */
+		if constexpr (OUT8)
+			if (last)
+				out8.flush(p.amax_d, lane);
 	}
 };
 

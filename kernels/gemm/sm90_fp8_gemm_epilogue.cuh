@@ -27,7 +27,13 @@
  *     warpgroup's 128 threads passes that on.  TMA clips what lies past
  *     M and N.
  *   direct (any N): each thread stores its pairs of columns to global
- *     memory, guarded at M and N.
+ *     memory, guarded at M and N.  The only way for an e4m3 D (OutT
+ *     __nv_fp8_e4m3: doc/gemm-kernels.md "fp8 output"): each value v,
+ *     scaled and in fp32, is stored as e4m3(v * d_scale) (RNE,
+ *     saturating: cvt.rn.satfinite), two bytes a pair, and |v| goes into
+ *     the thread's running amax (f8b_kg_out8), which the consumer reduces
+ *     over its warp and adds to amax_d with one atomic max after its
+ *     CTA's last tile.
  */
 #ifndef F8B_GEMM_SM90_FP8_GEMM_EPILOGUE_CUH
 #define F8B_GEMM_SM90_FP8_GEMM_EPILOGUE_CUH
@@ -50,33 +56,78 @@ __device__ __forceinline__ float f8b_kg_sigmoid(float v)
 	return __fdividef(1.0f, 1.0f + __expf(-v));
 }
 
+/* An e4m3 output's state in a consumer thread: D's scale, read once, and
+ * the amax of the values this thread stored, as the bits of |v|
+ * (f8b_d_abs_bits: an unsigned max of them is the float max, NaN above
+ * +inf above every finite value, so a NaN propagates).  flush(): the
+ * warp's max, one atomic max on amax_d's bits from lane 0 (amax_d zeroed
+ * before the launch; every value is >= +0.0, whose bits are 0).  Every
+ * lane of the warp must call it. */
+struct f8b_kg_out8 {
+	float d_scale = 1.0f;
+	uint32_t amax_bits = 0;
+
+	__device__ __forceinline__ void flush(float *amax_d, int lane) const
+	{
+		const uint32_t m = __reduce_max_sync(0xFFFFFFFFu, amax_bits);
+		if (lane == 0)
+			atomicMax(reinterpret_cast<unsigned int *>(amax_d), m);
+	}
+};
+
 template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
+	/* e4m3 output (direct stores only) */
+	static constexpr bool OUT8 = sizeof(OutT) == 1;
+
 	static __device__ __forceinline__ void store2(const f8b_kgemm_args &p, OutT *d, int row,
-	                                              int col, float v0, float v1)
+	                                              int col, float v0, float v1, f8b_kg_out8 *o8)
 	{
 		if (row >= p.m || col >= p.n)
 			return;
-		if (p.sigmoid) {
-			v0 = f8b_kg_sigmoid(v0);
-			v1 = f8b_kg_sigmoid(v1);
-		}
-		OutT *q = d + (size_t)row * (size_t)p.n + col;
-		if (col + 1 < p.n && (p.n & 1) == 0) { /* the pair is 2-element aligned */
-			if constexpr (sizeof(OutT) == 2)
-				*reinterpret_cast<__nv_bfloat162 *>(q) =
-				    __floats2bfloat162_rn(v0, v1);
-			else
-				*reinterpret_cast<float2 *>(q) = make_float2(v0, v1);
+		if constexpr (OUT8) {
+			/* amax before d_scale (cuBLASLt's AMAX_D), of the elements
+			 * inside D only; then one fp32 product and one RNE
+			 * saturating conversion each (host_gemm.c's order). */
+			const bool two = col + 1 < p.n;
+			o8->amax_bits = max(o8->amax_bits, f8b_d_abs_bits(v0));
+			if (two)
+				o8->amax_bits = max(o8->amax_bits, f8b_d_abs_bits(v1));
+			const float y0 = v0 * o8->d_scale, y1 = v1 * o8->d_scale;
+			uint8_t *q =
+			    reinterpret_cast<uint8_t *>(d) + (size_t)row * (size_t)p.n + col;
+			if (two && (p.n & 1) == 0) /* the pair is 2-byte aligned */
+				*reinterpret_cast<uint16_t *>(q) =
+				    (uint16_t)f8b_d_cvt_fp8x2<false>(y0, y1);
+			else {
+				q[0] = f8b_d_cvt_fp8<false>(y0);
+				if (two)
+					q[1] = f8b_d_cvt_fp8<false>(y1);
+			}
 		} else {
-			q[0] = static_cast<OutT>(v0);
-			if (col + 1 < p.n)
-				q[1] = static_cast<OutT>(v1);
+			(void)o8;
+			if (p.sigmoid) {
+				v0 = f8b_kg_sigmoid(v0);
+				v1 = f8b_kg_sigmoid(v1);
+			}
+			OutT *q = d + (size_t)row * (size_t)p.n + col;
+			if (col + 1 < p.n && (p.n & 1) == 0) { /* 2-element aligned pair */
+				if constexpr (sizeof(OutT) == 2)
+					*reinterpret_cast<__nv_bfloat162 *>(q) =
+					    __floats2bfloat162_rn(v0, v1);
+				else
+					*reinterpret_cast<float2 *>(q) = make_float2(v0, v1);
+			} else {
+				q[0] = static_cast<OutT>(v0);
+				if (col + 1 < p.n)
+					q[1] = static_cast<OutT>(v1);
+			}
 		}
 	}
 
 	/* One scale for every element (tensorwise x tensorwise), or none. */
 	static __device__ __forceinline__ void uniform(const f8b_kgemm_args &p, const float *acc,
-	                                               int row0, int colb, float scale)
+	                                               int row0, int colb, float scale,
+	                                               f8b_kg_out8 *o8)
 	{
 		OutT *d = static_cast<OutT *>(p.d);
 #pragma unroll
@@ -88,25 +139,27 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 					const float *a = acc + f * (BN / 2) + 4 * j + 2 * h;
 					store2(p, d, row0 + 64 * f + 8 * h, colb + 8 * j,
 					       SCALED ? a[0] * scale : a[0],
-					       SCALED ? a[1] * scale : a[1]);
+					       SCALED ? a[1] * scale : a[1], o8);
 				}
 	}
 
-	/* row0, colb: this thread's first row and column of the tile in D. */
+	/* row0, colb: this thread's first row and column of the tile in D;
+	 * o8: the e4m3 output's state (NULL for bf16 and f32). */
 	static __device__ __forceinline__ void run(const f8b_kgemm_args &p, const float *acc,
-	                                           int row0, int colb, float tw_scale)
+	                                           int row0, int colb, float tw_scale,
+	                                           f8b_kg_out8 *o8 = nullptr)
 	{
 		if constexpr (SCALED) {
 			if (p.a_vec || p.b_vec) {
-				axiswise(p, acc, row0, colb);
+				axiswise(p, acc, row0, colb, o8);
 				return;
 			}
 		}
-		uniform(p, acc, row0, colb, tw_scale);
+		uniform(p, acc, row0, colb, tw_scale, o8);
 	}
 
 	static __device__ __forceinline__ void axiswise(const f8b_kgemm_args &p, const float *acc,
-	                                                int row0, int colb)
+	                                                int row0, int colb, f8b_kg_out8 *o8)
 	{
 		OutT *d = static_cast<OutT *>(p.d);
 		/* Axiswise (either operand): one scale per row of A, per row of B.
@@ -145,7 +198,7 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 						const float s = sa[2 * f + h];
 						store2(p, d, row0 + 64 * f + 8 * h,
 						       colb + 8 * (j0 + j), a[0] * (s * sb[2 * j]),
-						       a[1] * (s * sb[2 * j + 1]));
+						       a[1] * (s * sb[2 * j + 1]), o8);
 					}
 		}
 	}
@@ -161,6 +214,7 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 	tma(const f8b_kgemm_args &p, const float *acc, const void *tmap_d, uint32_t epi,
 	    uint32_t &n, int row_d, int col_d, int warp, int lane, float tw_scale)
 	{
+		static_assert(!OUT8, "an e4m3 D is stored directly");
 		constexpr int BOXC = 128 / (int)sizeof(OutT); /* columns of a box */
 		constexpr int OCT = BOXC / 8;                 /* octets of a box */
 		static_assert(BN % BOXC == 0, "whole boxes across the tile");

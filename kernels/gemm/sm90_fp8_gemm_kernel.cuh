@@ -85,7 +85,10 @@ constexpr int F8B_KG_SMEM_MAX = 232448; /* 227 KiB: an sm_90 CTA's opt-in maximu
 #define F8B_KG_COOP F8B_KGEMM_SCHED_COOP
 #define F8B_KG_PP   F8B_KGEMM_SCHED_PINGPONG
 
-/* The tile table: (BN, stages, cluster, schedule, modes).  Each stage holds A (128 x
+/* The tile table: (BN, stages, cluster, schedule, modes, e4m3_modes).
+ * e4m3_modes: the modes also compiled with an e4m3 D (e4m3 x e4m3 only,
+ * direct stores and an amax: doc/gemm-kernels.md "fp8 output"), so far
+ * FAST and PROMOTE of the 128x128 tile, two kernels.  Each stage holds A (128 x
  * 128 bytes) and B (BN x 128 bytes): 32 KiB for BN = 128 (6 stages, 192
  * KiB), 40 KiB for BN = 192 (5 stages, 200 KiB), 48 KiB for BN = 256 (4
  * stages, 192 KiB), under the 227 KiB an H100 CTA may have, beside the
@@ -102,11 +105,12 @@ constexpr int F8B_KG_SMEM_MAX = 232448; /* 227 KiB: an sm_90 CTA's opt-in maximu
  * against 1022 and 977; 917 and 1022 at 8192^3 against 960 and 1029:
  * results/h100/experiments/f8b-gemm-tma-store/) and are not built. */
 #define F8B_KGEMM_TILE_LIST(X)                                                                     \
-	X(128, 6, 1, F8B_KG_COOP, F8B_KG_FAST | F8B_KG_PROMO | F8B_KG_BLK | F8B_KG_BLK1)           \
-	X(256, 4, 1, F8B_KG_COOP, F8B_KG_FAST)                                                     \
-	X(256, 4, 2, F8B_KG_COOP, F8B_KG_FAST)                                                     \
-	X(192, 5, 1, F8B_KG_COOP, F8B_KG_PROMO | F8B_KG_BLK)                                       \
-	X(128, 6, 1, F8B_KG_PP, F8B_KG_FAST)
+	X(128, 6, 1, F8B_KG_COOP, F8B_KG_FAST | F8B_KG_PROMO | F8B_KG_BLK | F8B_KG_BLK1,           \
+	  F8B_KG_FAST | F8B_KG_PROMO)                                                              \
+	X(256, 4, 1, F8B_KG_COOP, F8B_KG_FAST, 0)                                                  \
+	X(256, 4, 2, F8B_KG_COOP, F8B_KG_FAST, 0)                                                  \
+	X(192, 5, 1, F8B_KG_COOP, F8B_KG_PROMO | F8B_KG_BLK, 0)                                    \
+	X(128, 6, 1, F8B_KG_PP, F8B_KG_FAST, 0)
 
 __host__ __device__ constexpr int f8b_kg_stage_bytes(int bn)
 {
@@ -137,7 +141,8 @@ typedef void (*f8b_kgemm_fn)(const CUtensorMap, const CUtensorMap, const CUtenso
                              const f8b_kgemm_args);
 
 /* Per .cu file: the variant of (tile, a, b, out) in that file's mode, or
- * nullptr when the tile has none. */
+ * nullptr when the tile has none (out F8B_E4M3: only where the tile lists
+ * the mode in e4m3_modes, and only for e4m3 x e4m3). */
 f8b_kgemm_fn f8b_kgemm_pick_fast(int tile, int a, int b, int out);
 f8b_kgemm_fn f8b_kgemm_pick_promote(int tile, int a, int b, int out);
 f8b_kgemm_fn f8b_kgemm_pick_blockwise(int tile, int mode, int a, int b, int out);
@@ -156,6 +161,8 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 	constexpr int BM = F8B_KG_BM, BK = F8B_KG_BK;
 	static_assert(SCHED == F8B_KG_COOP || (MODE == F8B_KGEMM_FAST && CL == 1),
 	              "ping-pong: FAST, no cluster");
+	static_assert(sizeof(OutT) > 1 || SCHED == F8B_KG_COOP,
+	              "an e4m3 D: the cooperative consumer's epilogue (its amax flush)");
 	/* Arrivals that free a stage: every consumer warp of the cluster (a
 	 * stage of B is written into both CTAs by each one's producer); in
 	 * ping-pong the 4 warps of the one consumer that reads it. */
@@ -292,14 +299,20 @@ f8b_kgemm_fn f8b_kg_pick_ab(int a, int b)
 template <int MODE> f8b_kgemm_fn f8b_kg_pick_mode(int tile, int a, int b, int out)
 {
 	int i = 0;
-#define F8B_KG_PICK(BN, ST, CL, SCHED, MODES)                                                      \
+#define F8B_KG_PICK(BN, ST, CL, SCHED, MODES, E8MODES)                                             \
 	if (tile == i++) {                                                                         \
+		static_assert(((E8MODES) & ~(MODES)) == 0, "e4m3_modes within modes");             \
 		if constexpr (((MODES) >> MODE) & 1u) {                                            \
 			if (out == F8B_BF16)                                                       \
 				return f8b_kg_pick_ab<BN, ST, CL, SCHED, MODE, __nv_bfloat16>(a,   \
 				                                                              b);  \
 			if (out == F8B_F32)                                                        \
 				return f8b_kg_pick_ab<BN, ST, CL, SCHED, MODE, float>(a, b);       \
+		}                                                                                  \
+		if constexpr (((E8MODES) >> MODE) & 1u) {                                          \
+			if (out == F8B_E4M3 && a == F8B_E4M3 && b == F8B_E4M3)                     \
+				return f8b_fp8_gemm_kernel<BN, ST, CL, SCHED, MODE, F8B_WG_E4M3,   \
+				                           F8B_WG_E4M3, __nv_fp8_e4m3>;            \
 		}                                                                                  \
 		return nullptr;                                                                    \
 	}

@@ -179,9 +179,23 @@ int f8b_check_gemm_desc(const struct f8b_gemm_desc *d, const char *cfg)
 		               "gemm%s%s: operand dtypes e5m2 x e5m2 (no fp8 GEMM takes two e5m2 "
 		               "operands; accepted: e4m3 x e4m3, e4m3 x e5m2, e5m2 x e4m3)",
 		               sep, c);
-	if (d->out_dtype != F8B_BF16 && d->out_dtype != F8B_F32)
-		return F8B_ERR(F8B_EUNSUPPORTED, "gemm%s%s: output dtype %s (accepted: bf16, f32)",
-		               sep, c, f8b_dtype_name(d->out_dtype));
+	/* An fp8 D is e4m3 only: the forward's output, cast for the next
+	 * GEMM (doc/gemm.md "fp8 output"); gradients (e5m2) leave their GEMMs
+	 * in bf16 and are cast with their own amax. */
+	if (d->out_dtype == F8B_E5M2)
+		return F8B_ERR(F8B_EUNSUPPORTED,
+		               "gemm%s%s: output dtype e5m2 (an fp8 output is e4m3 only; accepted: "
+		               "bf16, f32, e4m3)",
+		               sep, c);
+	if (d->out_dtype == F8B_E4M3 && !fp8)
+		return F8B_ERR(F8B_EUNSUPPORTED,
+		               "gemm%s%s: output dtype e4m3 with %s x %s operands (an e4m3 output "
+		               "needs fp8 operands; a bf16 GEMM writes bf16 or f32)",
+		               sep, c, f8b_dtype_name(d->a_dtype), f8b_dtype_name(d->b_dtype));
+	if (d->out_dtype != F8B_BF16 && d->out_dtype != F8B_F32 && d->out_dtype != F8B_E4M3)
+		return F8B_ERR(F8B_EUNSUPPORTED,
+		               "gemm%s%s: output dtype %s (accepted: bf16, f32, e4m3)", sep, c,
+		               f8b_dtype_name(d->out_dtype));
 	if (!fp8)
 		return F8B_OK;
 	if (d->a_t || d->b_t)
@@ -202,6 +216,21 @@ int f8b_check_gemm_desc(const struct f8b_gemm_desc *d, const char *cfg)
 		               "gemm%s%s: B (weight) granularity %s (accepted: tensorwise, "
 		               "axiswise, block128x128, block1x128)",
 		               sep, c, f8b_granularity_name(d->b_gran));
+	return F8B_OK;
+}
+
+int f8b_check_gemm_args(const struct f8b_gemm_desc *d, const struct f8b_gemm_args *a)
+{
+	if (!a->a || !a->b || !a->d)
+		return F8B_ERR(F8B_EINVAL, "gemm: missing A, B or D buffer");
+	if (f8b_dtype_is_fp8(d->a_dtype) && (!a->a_scale_inv || !a->b_scale_inv))
+		return F8B_ERR(F8B_EINVAL, "gemm: fp8 operands need both scale_inv tensors");
+	if (d->out_dtype == F8B_E4M3 && (!a->d_scale || !a->amax_d))
+		return F8B_ERR(F8B_EINVAL,
+		               "gemm: an e4m3 output needs d_scale and amax_d (%s missing)",
+		               !a->d_scale && !a->amax_d ? "both"
+		               : !a->d_scale             ? "d_scale"
+		                                         : "amax_d");
 	return F8B_OK;
 }
 

@@ -14,6 +14,18 @@
  * laid out as in scaling.h (tensorwise: one value; axiswise: one per row of
  * A / row of B; block1x128 for A: [M, ceil(K/128)]; block128x128 for B:
  * [ceil(N/128), ceil(K/128)]).  bf16 GEMMs take no scales.
+ *
+ * Output dtype (f8b_gemm_desc.out_dtype): D is the fp32 value v above
+ * rounded once to bf16 (RNE) or stored as is (f32); or, with fp8
+ * operands only, e4m3 as cuBLASLt writes an fp8 D
+ * (CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER;
+ * doc/gemm.md "fp8 output"):
+ *   D[m,n]   = e4m3(v[m,n] * d_scale)   (fp32 product, RNE, finite values
+ *              beyond 448 and +-inf saturate to +-448, NaN -> NaN)
+ *   amax_d   = max |v[m,n]| over all of D, before d_scale (NaN if any v is)
+ * d_scale and amax_d are one float each in backend memory (struct
+ * f8b_gemm_args): a given scale (delayed, or computed ahead), and an amax
+ * the GEMM overwrites, for the next step's scale.  e5m2 output is refused.
  */
 #ifndef F8B_BACKEND_H
 #define F8B_BACKEND_H
@@ -121,6 +133,13 @@ struct f8b_gemm_args {
 	const void *a, *b;                      /* backend memory */
 	const float *a_scale_inv, *b_scale_inv; /* backend memory; NULL for bf16 */
 	void *d;                                /* backend memory, out_dtype */
+	/* e4m3 output only (required there, ignored otherwise): D's scale,
+	 * one float read by the GEMM, and amax_d, one float the GEMM
+	 * overwrites with max |v| over D (backend memory both; the backend
+	 * resets amax_d itself where its kernel accumulates into it, as part
+	 * of the enqueue: no host synchronisation). */
+	const float *d_scale;
+	float *amax_d;
 };
 
 struct f8b_clock_state { /* from the driver's management library, if present */
@@ -427,9 +446,10 @@ int f8b_check_gran(enum f8b_granularity g, const char *op);
 int f8b_check_cast(const struct f8b_tensor *x, enum f8b_granularity g, const float *scale,
                    const struct f8b_tensor *out);
 /* What any backend's GEMM takes: positive dims; bf16 x bf16 or an fp8 pair
- * other than e5m2 x e5m2; bf16/f32 output; A tensorwise, axiswise or
- * block1x128, B tensorwise, axiswise or block128x128.  `cfg` (may be NULL)
- * describes the configuration in messages. */
+ * other than e5m2 x e5m2; bf16/f32 output, or e4m3 output with fp8
+ * operands; A tensorwise, axiswise or block1x128, B tensorwise, axiswise,
+ * block128x128 or block1x128.  `cfg` (may be NULL) describes the
+ * configuration in messages. */
 int f8b_check_gemm_desc(const struct f8b_gemm_desc *d, const char *cfg);
 /* "cublaslt" / "f8b"; "?" out of range. */
 const char *f8b_gemm_impl_name(enum f8b_gemm_impl impl);
@@ -452,6 +472,10 @@ const char *f8b_gemm_impl_col(const char *col, size_t size, char *buf, size_t n)
 int f8b_gemm_plan_error(int rc, const char *what);
 /* Two rows' gemm_impl columns name the same implementation. */
 bool f8b_gemm_impl_same(const char *a, const char *b, size_t size);
+/* A GEMM's arguments for its plan's description: A, B and D present,
+ * both scale_inv tensors for fp8 operands, d_scale and amax_d for e4m3
+ * output; F8B_EINVAL with the same message on every backend. */
+int f8b_check_gemm_args(const struct f8b_gemm_desc *d, const struct f8b_gemm_args *a);
 /* transpose_fp8's arguments (backend.h), the same message on every backend. */
 int f8b_check_transpose_fp8(const struct f8b_tensor *x, const struct f8b_tensor *out);
 /* Bandwidth ops: a (and b when two) present and `align`-byte aligned,

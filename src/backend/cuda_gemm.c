@@ -22,9 +22,13 @@ struct f8b_gemm_plan {
 	cublasLtMatmulDesc_t op;
 	/* cuBLASLt operand A is our B, operand B is our A (doc/gemm-layout.md). */
 	cublasLtMatrixLayout_t lay_a, lay_b, lay_d;
+	/* e4m3 output: C's own layout, bf16 (cuBLASLt's fp8 type table pairs
+	 * an e4m3 D with a bf16 or fp16 C); else C shares lay_d. */
+	cublasLtMatrixLayout_t lay_c;
 	cublasLtMatmulAlgo_t algo;
-	/* Scale pointers currently set on op (our A's, our B's). */
-	const void *bound_a_scale, *bound_b_scale;
+	/* Scale pointers currently set on op (our A's, our B's), and with e4m3
+	 * output D's scale and amax. */
+	const void *bound_a_scale, *bound_b_scale, *bound_d_scale, *bound_amax_d;
 	/* Axiswise x tensorwise, which cuBLASLt has no mode for: the
 	 * tensorwise operand's one scale is broadcast into a vector (one per
 	 * row of that operand) before each call and read as an outer vector,
@@ -98,6 +102,8 @@ void f8b_cuda_gemm_plan_free(struct f8b_backend *be, struct f8b_gemm_plan *p)
 		(void)cublasLtMatrixLayoutDestroy(p->lay_b);
 	if (p->lay_d)
 		(void)cublasLtMatrixLayoutDestroy(p->lay_d);
+	if (p->lay_c)
+		(void)cublasLtMatrixLayoutDestroy(p->lay_c);
 	if (p->op)
 		(void)cublasLtMatmulDescDestroy(p->op);
 	if (p->bcast)
@@ -159,6 +165,20 @@ static int build_descriptors(struct f8b_backend *be, struct f8b_gemm_plan *p)
 		    p->op, CUBLASLT_MATMUL_DESC_B_SCALE_POINTER, &placeholder, sizeof placeholder));
 		p->bound_a_scale = p->bound_b_scale = placeholder;
 	}
+	if (d->out_dtype == F8B_E4M3) {
+		/* An fp8 D (doc/gemm.md "fp8 output"): D = e4m3(d_scale * v)
+		 * and amax_d = max |v| before d_scale, both pointers bound per
+		 * call like the operands' scales; a placeholder until then. */
+		const void *placeholder = be->workspace;
+		F8B_LT_TRY(cublasLtMatmulDescSetAttribute(
+		    p->op, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, &placeholder, sizeof placeholder));
+		F8B_LT_TRY(cublasLtMatmulDescSetAttribute(
+		    p->op, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, &placeholder, sizeof placeholder));
+		p->bound_d_scale = p->bound_amax_d = placeholder;
+		/* C: bf16, the same shape; never read (beta = 0). */
+		F8B_LT_TRY(cublasLtMatrixLayoutCreate(&p->lay_c, CUDA_R_16BF, (uint64_t)d->n,
+		                                      (uint64_t)d->m, d->n));
+	}
 	if (d->b_t)
 		F8B_LT_TRY(cublasLtMatrixLayoutCreate(&p->lay_a, cuda_dtype(d->b_dtype),
 		                                      (uint64_t)d->n, (uint64_t)d->k, d->n));
@@ -189,9 +209,11 @@ static int run_heuristic(struct f8b_backend *be, struct f8b_gemm_plan *p, const 
 	rc = F8B_LT_CHECK(cublasLtMatmulPreferenceSetAttribute(
 	    pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof ws));
 	if (rc == F8B_OK) {
-		/* C and D share one layout: beta = 0, D written in place. */
-		st = cublasLtMatmulAlgoGetHeuristic(be->lt, p->op, p->lay_a, p->lay_b, p->lay_d,
-		                                    p->lay_d, pref, HEURISTIC_MAX, res, returned);
+		/* C and D share one layout (beta = 0, D written in place),
+		 * but for an e4m3 D, whose C is bf16. */
+		st = cublasLtMatmulAlgoGetHeuristic(be->lt, p->op, p->lay_a, p->lay_b,
+		                                    p->lay_c ? p->lay_c : p->lay_d, p->lay_d, pref,
+		                                    HEURISTIC_MAX, res, returned);
 		if (st != CUBLAS_STATUS_SUCCESS || *returned <= 0) {
 			char why[96];
 			size_t lv = be->lt_version;
@@ -332,14 +354,10 @@ int f8b_cuda_gemm(struct f8b_backend *be, struct f8b_gemm_plan *p, const struct 
 
 	if (!p || !a)
 		return F8B_ERR(F8B_EINVAL, "gemm: no plan or no arguments");
-	if (!a->a || !a->b || !a->d)
-		return F8B_ERR(F8B_EINVAL, "gemm: missing A, B or D buffer");
+	F8B_TRY(f8b_check_gemm_args(&p->d, a));
 	if (p->own)
 		return f8b_cuda_kgemm(be, p->own, a);
 	if (p->fp8) {
-		if (!a->a_scale_inv || !a->b_scale_inv)
-			return F8B_ERR(F8B_EINVAL,
-			               "gemm: fp8 operands need both scale_inv tensors");
 		const float *sa = a->a_scale_inv, *sb = a->b_scale_inv;
 		if (p->bcast) {
 			int64_t len = p->bcast_a ? p->d.m : p->d.n;
@@ -361,10 +379,30 @@ int f8b_cuda_gemm(struct f8b_backend *be, struct f8b_gemm_plan *p, const struct 
 			p->bound_a_scale = sa;
 		}
 	}
+	if (p->lay_c) {
+		/* e4m3 output: cuBLASLt sets amax_d itself ("on completion will
+		 * be set to the maximum of absolute values", cublasLt.h), so
+		 * nothing zeroes it first; tests/gpu/test_gemm_cuda poisons it
+		 * to hold the library to that. */
+		const void *ds = a->d_scale, *am = a->amax_d;
+		if (ds != p->bound_d_scale) {
+			F8B_LT_TRY(cublasLtMatmulDescSetAttribute(
+			    p->op, CUBLASLT_MATMUL_DESC_D_SCALE_POINTER, &ds, sizeof ds));
+			p->bound_d_scale = ds;
+		}
+		if (am != p->bound_amax_d) {
+			F8B_LT_TRY(cublasLtMatmulDescSetAttribute(
+			    p->op, CUBLASLT_MATMUL_DESC_AMAX_D_POINTER, &am, sizeof am));
+			p->bound_amax_d = am;
+		}
+	}
 	void *ws = NULL;
 	F8B_TRY(f8b_cuda_stream_workspace(be, &ws));
+	/* C = D's pointer under C's own layout for an e4m3 D: beta = 0, so C
+	 * is never read (PyTorch's scaled_gemm passes its fp8 result the same
+	 * way; cuBLASLt takes no NULL C). */
 	F8B_LT_TRY(cublasLtMatmul(be->lt, p->op, &one, a->b, p->lay_a, a->a, p->lay_b, &zero, a->d,
-	                          p->lay_d, a->d, p->lay_d, &p->algo, ws, be->workspace_bytes,
-	                          be->stream));
+	                          p->lay_c ? p->lay_c : p->lay_d, a->d, p->lay_d, &p->algo, ws,
+	                          be->workspace_bytes, be->stream));
 	return F8B_OK;
 }

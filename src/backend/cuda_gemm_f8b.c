@@ -62,14 +62,23 @@ struct f8b_kplan {
  * -1 when no tile has the mode. */
 #define NO_OVERLAP_COST  1.125
 #define NARROW_FAST_COST 1.125
-int f8b_kgemm_pick_tile(int64_t m, int64_t n, int sms, int mode)
+
+/* The modes tile t is compiled for with output dtype out: e4m3 has its
+ * own, fewer, variants (gemm.h). */
+static unsigned tile_modes(const struct f8b_kgemm_tile *t, int out)
+{
+	return out == F8B_E4M3 ? t->e4m3_modes : t->modes;
+}
+
+int f8b_kgemm_pick_tile(int64_t m, int64_t n, int sms, int mode, int out)
 {
 	int best = -1;
 	double best_cost = 0;
 	for (int i = 0; i < f8b_kgemm_ntiles; i++) {
 		const struct f8b_kgemm_tile *t = &f8b_kgemm_tiles[i];
-		if (t->cluster != 1 || t->sched != F8B_KGEMM_SCHED_COOP ||
-		    !(t->modes & (1u << mode)))
+		if (!(tile_modes(t, out) & (1u << mode)))
+			continue;
+		if (t->cluster != 1 || t->sched != F8B_KGEMM_SCHED_COOP)
 			continue; /* --autotune only, until measured */
 		int64_t tiles = ((m + t->bm - 1) / t->bm) * ((n + t->bn - 1) / t->bn);
 		double waves = (double)((tiles + sms - 1) / sms);
@@ -90,22 +99,47 @@ int f8b_kgemm_pick_tile(int64_t m, int64_t n, int sms, int mode)
 /* How many tiles of the table have `mode`; candidate c of a plan: 0 is
  * the picked tile, then the other tiles of the mode in table order (so
  * --autotune times every one).  -1 past the end. */
-int f8b_kgemm_candidates(int mode)
+int f8b_kgemm_candidates(int mode, int out)
 {
 	int n = 0;
 	for (int i = 0; i < f8b_kgemm_ntiles; i++)
-		n += (f8b_kgemm_tiles[i].modes & (1u << mode)) != 0;
+		n += (tile_modes(&f8b_kgemm_tiles[i], out) & (1u << mode)) != 0;
 	return n;
 }
 
-int f8b_kgemm_candidate_tile(int picked, int mode, int c)
+int f8b_kgemm_candidate_tile(int picked, int mode, int out, int c)
 {
 	if (c == 0)
 		return picked;
 	for (int i = 0; i < f8b_kgemm_ntiles; i++)
-		if (i != picked && (f8b_kgemm_tiles[i].modes & (1u << mode)) && --c == 0)
+		if (i != picked && (tile_modes(&f8b_kgemm_tiles[i], out) & (1u << mode)) &&
+		    --c == 0)
 			return i;
 	return -1;
+}
+
+static const char *mode_name(int mode);
+
+/* An e4m3 D in `mode`: compiled for e4m3 x e4m3 only, in the modes some
+ * tile lists in e4m3_modes (FAST and PROMOTE so far), and not beside the
+ * fused sigmoid (doc/gemm-kernels.md "fp8 output"). */
+static int check_e4m3_out(const struct f8b_gemm_desc *d, const char *cfg, int mode)
+{
+	if (d->a_dtype != F8B_E4M3 || d->b_dtype != F8B_E4M3)
+		return F8B_ERR(F8B_EUNSUPPORTED,
+		               "gemm %s, impl f8b: an e4m3 output is compiled for e4m3 x e4m3 "
+		               "operands only (this is %s x %s)",
+		               cfg, f8b_dtype_name(d->a_dtype), f8b_dtype_name(d->b_dtype));
+	if (d->epilogue != F8B_GEMM_EPI_NONE)
+		return F8B_ERR(F8B_EUNSUPPORTED,
+		               "gemm %s, impl f8b: the fused sigmoid writes bf16 or f32, not e4m3",
+		               cfg);
+	if (f8b_kgemm_candidates(mode, F8B_E4M3) == 0)
+		return F8B_ERR(F8B_EUNSUPPORTED,
+		               "gemm %s, impl f8b: no e4m3-output kernel for mode %s (compiled: "
+		               "tensorwise or axiswise scales, fast_accum on or off)",
+		               cfg, mode_name(mode));
+	return F8B_OK;
 }
 
 /* The kernel mode of a problem (enum f8b_kgemm_mode), or a refusal naming
@@ -115,29 +149,30 @@ int f8b_kgemm_mode_of(const struct f8b_gemm_desc *d, const char *cfg, int *mode)
 	enum f8b_granularity ga = d->a_gran, gb = d->b_gran;
 	bool a_epi = ga == F8B_GRAN_TENSORWISE || ga == F8B_GRAN_AXISWISE;
 	bool b_epi = gb == F8B_GRAN_TENSORWISE || gb == F8B_GRAN_AXISWISE;
+	int m = -1;
 
 	if (!f8b_dtype_is_fp8(d->a_dtype) || !f8b_dtype_is_fp8(d->b_dtype))
 		return F8B_ERR(F8B_EUNSUPPORTED,
 		               "gemm %s, impl f8b: an fp8 GEMM only (bf16 GEMMs run on cuBLASLt)",
 		               cfg);
-	if (a_epi && b_epi) {
-		*mode = d->fast_accum ? F8B_KGEMM_FAST : F8B_KGEMM_PROMOTE;
-		return F8B_OK;
-	}
+	if (a_epi && b_epi)
+		m = d->fast_accum ? F8B_KGEMM_FAST : F8B_KGEMM_PROMOTE;
 	/* Block scales are applied at each promotion whatever fast_accum
 	 * says: there is no other place for them. */
-	if (ga == F8B_GRAN_BLOCK1X128 && gb == F8B_GRAN_BLOCK128X128) {
-		*mode = F8B_KGEMM_BLOCK;
-		return F8B_OK;
-	}
-	if (ga == F8B_GRAN_BLOCK1X128 && gb == F8B_GRAN_BLOCK1X128) {
-		*mode = F8B_KGEMM_BLOCK_1X128;
-		return F8B_OK;
-	}
-	return F8B_ERR(F8B_EUNSUPPORTED,
-	               "gemm %s, impl f8b: granularities %s x %s (accepted: tensorwise or "
-	               "axiswise for both, block1x128 x block128x128, block1x128 x block1x128)",
-	               cfg, f8b_granularity_name(ga), f8b_granularity_name(gb));
+	else if (ga == F8B_GRAN_BLOCK1X128 && gb == F8B_GRAN_BLOCK128X128)
+		m = F8B_KGEMM_BLOCK;
+	else if (ga == F8B_GRAN_BLOCK1X128 && gb == F8B_GRAN_BLOCK1X128)
+		m = F8B_KGEMM_BLOCK_1X128;
+	else
+		return F8B_ERR(
+		    F8B_EUNSUPPORTED,
+		    "gemm %s, impl f8b: granularities %s x %s (accepted: tensorwise or "
+		    "axiswise for both, block1x128 x block128x128, block1x128 x block1x128)",
+		    cfg, f8b_granularity_name(ga), f8b_granularity_name(gb));
+	if (d->out_dtype == F8B_E4M3)
+		F8B_TRY(check_e4m3_out(d, cfg, m));
+	*mode = m;
+	return F8B_OK;
 }
 
 static const char *mode_name(int mode)
@@ -203,11 +238,12 @@ int f8b_cuda_kgemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, i
 	F8B_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, be->device));
 	if (sms < 1)
 		return F8B_ERR(F8B_EDEVICE, "gemm impl f8b: the device reports %d SMs", sms);
-	int ncand = f8b_kgemm_candidates(mode);
+	const int odt = d->out_dtype;
+	int ncand = f8b_kgemm_candidates(mode, odt);
 	if (info)
 		info->candidates = ncand;
-	int picked = f8b_kgemm_pick_tile(d->m, d->n, sms, mode);
-	int tile = picked < 0 ? -1 : f8b_kgemm_candidate_tile(picked, mode, candidate);
+	int picked = f8b_kgemm_pick_tile(d->m, d->n, sms, mode, odt);
+	int tile = picked < 0 ? -1 : f8b_kgemm_candidate_tile(picked, mode, odt, candidate);
 	if (candidate < 0 || tile < 0)
 		return F8B_ERR(F8B_EUNSUPPORTED,
 		               "gemm %s, impl f8b: algorithm candidate %d does not exist (the tile "
@@ -262,9 +298,11 @@ int f8b_cuda_kgemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, i
 	 * every fp8 GEMM the problem takes), else from registers;
 	 * F8B_KGEMM_DIRECT_STORE=1 in the environment asks for the latter, for
 	 * an A/B of the two and for the tests (doc/gemm-kernels.md,
-	 * "Epilogue"). */
+	 * "Epilogue").  An e4m3 D is always stored directly (its variants
+	 * have no TMA epilogue: "fp8 output"). */
 	const char *direct = getenv("F8B_KGEMM_DIRECT_STORE");
-	p->tma_store = (d->n * (int64_t)f8b_dtype_size(d->out_dtype)) % 16 == 0 &&
+	p->tma_store = d->out_dtype != F8B_E4M3 &&
+	               (d->n * (int64_t)f8b_dtype_size(d->out_dtype)) % 16 == 0 &&
 	               !(direct && strcmp(direct, "1") == 0);
 	int rc = get_encoder(&p->encode);
 	if (rc != F8B_OK) {
@@ -293,9 +331,10 @@ int f8b_cuda_kgemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, i
 		 * ("/pp"); every grid is persistent (doc/gemm-kernels.md).  At
 		 * most 80 characters of the 96 the row keeps. */
 		snprintf(info->desc, sizeof info->desc,
-		         "f8b sm90 %s tile=%s stages=%d grid=%d store=%s%s", mode_name(mode),
+		         "f8b sm90 %s tile=%s stages=%d grid=%d store=%s%s%s", mode_name(mode),
 		         t->name, t->stages, p->grid, p->tma_store ? "tma" : "direct",
-		         d->epilogue == F8B_GEMM_EPI_SIGMOID ? "+sigmoid" : "");
+		         d->epilogue == F8B_GEMM_EPI_SIGMOID ? "+sigmoid" : "",
+		         d->out_dtype == F8B_E4M3 ? "+amax" : "");
 	}
 	*out = p;
 	return F8B_OK;
@@ -370,8 +409,7 @@ int f8b_cuda_kgemm(struct f8b_backend *be, struct f8b_kplan *p, const struct f8b
 {
 	const struct f8b_kgemm_tile *t = &f8b_kgemm_tiles[p->tile];
 
-	if (!a->a_scale_inv || !a->b_scale_inv)
-		return F8B_ERR(F8B_EINVAL, "gemm: fp8 operands need both scale_inv tensors");
+	F8B_TRY(f8b_check_gemm_args(&p->d, a));
 	/* TMA's global address must be 16-byte aligned (alloc() gives 256). */
 	if ((uintptr_t)a->a % 16 || (uintptr_t)a->b % 16 || (uintptr_t)a->d % 16)
 		return F8B_ERR(F8B_EINVAL,
@@ -401,7 +439,14 @@ int f8b_cuda_kgemm(struct f8b_backend *be, struct f8b_kplan *p, const struct f8b
 	    .b_scale_ld = (int)(f8b_scale_count(F8B_GRAN_BLOCK128X128, p->d.n, p->d.k) /
 	                        ((p->d.n + 127) / 128)),
 	    .sigmoid = p->d.epilogue == F8B_GEMM_EPI_SIGMOID,
+	    .d_scale = a->d_scale,
+	    .amax_d = a->amax_d,
 	};
+	/* An e4m3 D: the kernel's warps atomically max |v| into amax_d, which
+	 * starts from +0.0 (bits 0), zeroed here on the same stream: part of
+	 * the enqueue, no host synchronisation. */
+	if (p->d.out_dtype == F8B_E4M3)
+		F8B_CUDA_TRY(cudaMemsetAsync(a->amax_d, 0, sizeof(float), be->stream));
 	F8B_KERNEL_TRY(f8b_kgemm_run(p->tile, p->mode, p->d.a_dtype, p->d.b_dtype, p->d.out_dtype,
 	                             &p->tmap_a, &p->tmap_b, p->tma_store ? &p->tmap_d : NULL, &ka,
 	                             p->grid, be->stream));

@@ -17,18 +17,21 @@ extern "C" {
 /* *mode = the enum f8b_kgemm_mode of d (FAST or PROMOTE for tensorwise /
  * axiswise by fast_accum, BLOCK or BLOCK_1X128 for the blockwise pairs),
  * or F8B_EUNSUPPORTED naming what is not taken ("impl f8b" in the
- * message; cfg names the case). */
+ * message; cfg names the case): also an e4m3 output other than e4m3 x
+ * e4m3 in a mode with e4m3-output variants, without the fused sigmoid. */
 int f8b_kgemm_mode_of(const struct f8b_gemm_desc *d, const char *cfg, int *mode);
 
 /* The tile index the plan picks for an M x N output on `sms` SMs in mode
- * (the fewest waves, weighted by tile area; the wider tile on ties;
- * cluster and ping-pong tiles never), -1 when no tile has the mode. */
-int f8b_kgemm_pick_tile(int64_t m, int64_t n, int sms, int mode);
+ * with output dtype out (the fewest waves, weighted by tile area; the
+ * wider tile on ties; cluster and ping-pong tiles never), -1 when no tile
+ * has the mode for that output (e4m3: the tiles' e4m3_modes). */
+int f8b_kgemm_pick_tile(int64_t m, int64_t n, int sms, int mode, int out);
 
-/* Tiles of the table compiled for mode; the tile of candidate c (0: picked,
- * then the others of the mode in table order), -1 past the end. */
-int f8b_kgemm_candidates(int mode);
-int f8b_kgemm_candidate_tile(int picked, int mode, int c);
+/* Tiles of the table compiled for mode and output dtype out; the tile of
+ * candidate c (0: picked, then the others in table order), -1 past the
+ * end. */
+int f8b_kgemm_candidates(int mode, int out);
+int f8b_kgemm_candidate_tile(int picked, int mode, int out, int c);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,7 @@
 #pragma GCC optimize("fp-contract=off")
 #endif
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,12 +25,14 @@
  *
  * D[m,n] = sum over K-blocks kb of (sa(m,kb) * sb(n,kb)) * P(m,n,kb),
  * P = sum_{k in kb} A[m,k]*B[n,k], all in fp32 with one rounding per
- * operation.  When an operand is blockwise the K-blocks are the 128-wide
- * blocks of the scale tensors (the last one ragged) and each scaled partial
- * is added into the fp32 accumulator; otherwise there is one K-block, the
- * whole of K, and the scales are applied once after the full sum, as
- * cuBLASLt's epilogue does for tensorwise / outer-vector scales.  Each P is
- * summed in increasing k (the order never depends on the blocking below).
+ * operation, then stored as f32, rounded to bf16, or (e4m3 output)
+ * multiplied by d_scale and cast to e4m3, its amax taken on the way.
+ * When an operand is blockwise the K-blocks are the 128-wide blocks of
+ * the scale tensors (the last one ragged) and each scaled partial is added
+ * into the fp32 accumulator; otherwise there is one K-block, the whole of
+ * K, and the scales are applied once after the full sum, as cuBLASLt's
+ * epilogue does for tensorwise / outer-vector scales.  Each P is summed in
+ * increasing k (the order never depends on the blocking below).
  *
  * Operands are decoded to fp32 once per call into scratch owned by the plan:
  * A as [Mp, K] rows (Mp = M rounded up to MR, extra rows zero) and B as
@@ -207,10 +210,13 @@ int f8b_host_gemm(struct f8b_backend *be, struct f8b_gemm_plan *p, const struct 
 		return F8B_ERR(F8B_EINVAL, "gemm: no plan or no arguments");
 	const struct f8b_gemm_desc *d = &p->d;
 	const bool fp8 = f8b_dtype_is_fp8(d->a_dtype);
-	if (!args->a || !args->b || !args->d)
-		return F8B_ERR(F8B_EINVAL, "gemm: missing A, B or D buffer");
-	if (fp8 && (!args->a_scale_inv || !args->b_scale_inv))
-		return F8B_ERR(F8B_EINVAL, "gemm: fp8 operands need both scale_inv tensors");
+	F8B_TRY(f8b_check_gemm_args(d, args));
+	/* e4m3 output (backend.h): D = e4m3(v * d_scale), amax_d = max |v|
+	 * over D before the scale, NaN when any v is NaN. */
+	const bool out8 = d->out_dtype == F8B_E4M3;
+	const float d_scale = out8 ? *args->d_scale : 1.0f;
+	float amax = 0.0f;
+	bool amax_nan = false;
 
 	gemm_decode(p, args->a, args->b);
 
@@ -249,14 +255,28 @@ int f8b_host_gemm(struct f8b_backend *be, struct f8b_gemm_plan *p, const struct 
 			for (int i = 0; i < GEMM_MR && m0 + i < m; i++) {
 				int64_t row = m0 + i;
 				for (int j = 0; j < GEMM_NR && n0 + j < n; j++) {
-					if (d->out_dtype == F8B_F32)
-						((float *)args->d)[row * n + n0 + j] = acc[i][j];
-					else
-						((uint16_t *)args->d)[row * n + n0 + j] =
-						    f8b_f32_to_bf16(acc[i][j]);
+					const float v = acc[i][j];
+					const int64_t at = row * n + n0 + j;
+					if (d->out_dtype == F8B_F32) {
+						((float *)args->d)[at] = v;
+					} else if (!out8) {
+						((uint16_t *)args->d)[at] = f8b_f32_to_bf16(v);
+					} else {
+						const float av = fabsf(v);
+						if (isnan(av))
+							amax_nan = true;
+						else if (av > amax)
+							amax = av;
+						/* one fp32 product, then RNE with
+						 * saturation (fp8.h) */
+						const float y = v * d_scale;
+						((uint8_t *)args->d)[at] = f8b_f32_to_e4m3(y);
+					}
 				}
 			}
 		}
 	}
+	if (out8)
+		*args->amax_d = amax_nan ? NAN : amax;
 	return F8B_OK;
 }

@@ -194,7 +194,8 @@ double f8b_sqnr_db(const float *x, const double *ref, size_t n)
 /* The three terms (doc/gemm.md has the derivation and the H100
  * measurements behind the constants):
  *  - output rounding: each element is rounded once to out_dtype (RNE), so
- *    ||err|| <= u_out ||D||; factor 2 for margin;
+ *    ||err|| <= u_out ||D||; factor 2 for margin (e4m3, 3 fraction bits:
+ *    2^-4, for normal values; an e4m3 D is compared as D / d_scale);
  *  - fp32 accumulation: rounding errors of a length-K sum of random-sign
  *    terms grow like sqrt(K) u relative to the result; factor 8 covers
  *    split-K, other summation orders and unlucky data;
@@ -208,7 +209,7 @@ double f8b_sqnr_db(const float *x, const double *ref, size_t n)
 double f8b_gemm_tolerance(int64_t k, enum f8b_dtype out_dtype, bool fast_accum)
 {
 	double kk = k > 1 ? (double)k : 1.0;
-	double u_out = out_dtype == F8B_F32 ? 0x1p-23 : 0x1p-8;
+	double u_out = out_dtype == F8B_F32 ? 0x1p-23 : out_dtype == F8B_E4M3 ? 0x1p-4 : 0x1p-8;
 	double k_tc = fast_accum ? kk : fmin(kk, 128.0);
 
 	return 2.0 * u_out + 8.0 * sqrt(kk) * 0x1p-23 + k_tc * 0x1p-16;

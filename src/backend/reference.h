@@ -53,11 +53,12 @@ double f8b_rel_error(const float *x, const double *ref, size_t n);
 double f8b_sqnr_db(const float *x, const double *ref, size_t n);
 
 /* Largest relative error (as f8b_rel_error) a correct GEMM with contraction
- * length k, output dtype out_dtype (bf16 or f32) and the given accumulation
+ * length k, output dtype out_dtype (bf16, f32 or e4m3) and the given accumulation
  * mode may show against the double reference on the dequantized operands:
  *   2 u_out + 8 sqrt(k) 2^-23 + min(k, 128) 2^-16     (fast_accum off)
  *   2 u_out + 8 sqrt(k) 2^-23 + k 2^-16                (fast_accum on)
- * u_out = 2^-8 for bf16, 2^-23 for f32.  doc/gemm.md explains each term and
+ * u_out = 2^-8 for bf16, 2^-23 for f32, 2^-4 for e4m3 (compared as
+ * D / d_scale).  doc/gemm.md explains each term and
  * the H100 measurements behind it; a wrong kernel or scale layout gives
  * O(1).  Strictly increasing in k; larger with fast_accum for k > 128.
  * With fast_accum the bound passes 0.25 at k = 16384: past that such a

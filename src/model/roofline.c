@@ -53,6 +53,12 @@ void f8b_cost_gemm(const struct f8b_gemm_desc *d, struct f8b_cost *c)
 	if (f8b_dtype_is_fp8(d->b_dtype))
 		c->bytes_read += SCALE_BYTES * scales(d->b_gran, d->n, d->k);
 	c->bytes_written = elems(d->m, d->n) * dsize(d->out_dtype);
+	/* An e4m3 D (1 byte an element) reads its d_scale and writes its
+	 * amax_d, one fp32 each (backend.h). */
+	if (d->out_dtype == F8B_E4M3) {
+		c->bytes_read += SCALE_BYTES;
+		c->bytes_written += SCALE_BYTES;
+	}
 }
 
 void f8b_cost_amax(enum f8b_dtype in, enum f8b_granularity g, int64_t rows, int64_t cols,

@@ -21,6 +21,15 @@
  * with F8B_EUNSUPPORTED, also checked.  The kernel's layers on their own:
  * test_f8b_gemm_layers.
  *
+ * e4m3 output (doc/gemm-kernels.md "fp8 output": FAST and PROMOTE of the
+ * 128x128 tile, e4m3 x e4m3, direct stores), in a pass of its own after the
+ * others: every shape, the tensorwise and axiswise scalings, fast_accum on
+ * and off, through gemm_out8.h - D within one e4m3 step of the reference
+ * quantised the same way (D poisoned with NaN codes first), amax_d the
+ * reference's (poisoned with 1e30: the launch must zero it), and at 4 x
+ * d_scale saturation to +-448, never NaN; the other dtype pairs, the block
+ * modes and the fused sigmoid with an e4m3 D are refused.
+ *
  * F8B_TEST_SMALL=1 runs three small shapes only, e4m3 x e4m3 with bf16
  * output, every mode and tile (for compute-sanitizer).
  * Without a GPU: "1..0 # SKIP no CUDA GPU: why" and exit 77; on a GPU that
@@ -37,6 +46,7 @@
 #include "backend/reference.h"
 #include "core/fp8.h"
 #include "core/scaling.h"
+#include "gemm_out8.h"
 
 static const struct f8b_backend_ops *ops = &f8b_backend_cuda;
 static struct f8b_backend *be;
@@ -84,8 +94,8 @@ static const struct dtype_pair {
  * every mode again with the epilogue's direct stores in place of TMA
  * (F8B_KGEMM_DIRECT_STORE=1, which a plan reads: the fp8 GEMM's N is a
  * multiple of 16, so D's rows always suit TMA otherwise), on the small
- * shapes and one ragged one. */
-enum pass { PASS_MAIN, PASS_PINGPONG, PASS_CLUSTER, PASS_DIRECT, NPASSES };
+ * shapes and one ragged one; then the e4m3-output variants on every shape. */
+enum pass { PASS_MAIN, PASS_PINGPONG, PASS_CLUSTER, PASS_DIRECT, PASS_E4M3, NPASSES };
 
 static const struct scaling {
 	enum f8b_granularity a, b;
@@ -107,7 +117,7 @@ static const struct scaling {
 static bool in_pass(const struct scaling *sc, enum pass pass)
 {
 	return pass == PASS_MAIN || pass == PASS_DIRECT ||
-	       (pass == PASS_PINGPONG && sc->fast_mode) ||
+	       ((pass == PASS_PINGPONG || pass == PASS_E4M3) && sc->fast_mode) ||
 	       (pass == PASS_CLUSTER && sc->cluster_pass);
 }
 
@@ -441,6 +451,63 @@ static void run_outputs(struct gemm_case *c)
 		}
 }
 
+/* An e4m3 D (PASS_E4M3): the host's pick (the one tile with the variant),
+ * fast_accum on and off, run and checked by gemm_out8.h. */
+static void run_out8(const struct gemm_case *c)
+{
+	const struct shape *s = c->s;
+	for (int fast = 1; fast >= 0; fast--) {
+		struct f8b_gemm_desc d = {.m = s->m,
+		                          .n = s->n,
+		                          .k = s->k,
+		                          .a_dtype = c->at,
+		                          .b_dtype = c->bt,
+		                          .out_dtype = F8B_E4M3,
+		                          .a_gran = c->sc->a,
+		                          .b_gran = c->sc->b,
+		                          .fast_accum = fast != 0,
+		                          .impl = F8B_GEMM_IMPL_F8B};
+		char label[240];
+		struct out8_result r;
+		snprintf(label, sizeof label,
+		         "f8b M=%lld K=%lld N=%lld %s x %s, %s x %s -> e4m3 fast_accum %s",
+		         (long long)s->m, (long long)s->k, (long long)s->n, f8b_dtype_name(c->at),
+		         f8b_dtype_name(c->bt), f8b_granularity_name(c->sc->a),
+		         f8b_granularity_name(c->sc->b), fast ? "on" : "off");
+		out8_run(ops, be, &d, 0, &c->a->q, &c->b->q, c->a->scale_inv, c->b->scale_inv,
+		         &c->a->hp, &c->b->hp, c->nrows, &r);
+		if (r.unsupported && !sm90) {
+			tap_skip("unsupported: %s", f8b_last_error());
+			continue;
+		}
+		if (!tap_ok(r.rc == F8B_OK, "%s: %s%s%s", label, r.step, r.rc ? ": " : "",
+		            r.rc ? f8b_last_error() : ""))
+			continue;
+		const struct f8b_gemm_verdict *v = &r.v, *w = &r.vsat;
+		tap_diag("%s: d_scale %g: rel_error=%.3e tol=%.3e SQNR=%.1f dB, amax_d %.7g "
+		         "(reference %.7g%s), max |D| %d steps from e4m3(amax_d * d_scale) [%s]",
+		         label, r.d_scale, v->rel_error, v->tolerance, v->sqnr_db, v->amax_d,
+		         v->amax_ref, v->sampled ? ", sampled" : "", v->max_steps, r.info.desc);
+		tap_ok(r.info.tile == 20 && strstr(r.info.desc, "store=direct+amax"),
+		       "%s: the 128x128 tile, direct stores and the amax (%s)", label, r.info.desc);
+		tap_ok(v->ok && v->off == 0 && v->amax_ok,
+		       "%s: D within one e4m3 step of the quantised reference (%lld of %lldx%lld "
+		       "off), rel_error %.3e <= %.3e, amax_d %.7g vs %.7g",
+		       label, (long long)v->off, (long long)v->rows, (long long)v->cols,
+		       v->rel_error, v->tolerance, v->amax_d, v->amax_ref);
+		tap_ok(r.amax_d < OUT8_POISON,
+		       "%s: amax_d %.7g: zeroed by the launch, not maxed with the %g it held",
+		       label, r.amax_d, OUT8_POISON);
+		/* the same kernel on the same data: the same sums, the same max */
+		tap_ok(w->off == 0 && w->amax_ok && r.nan_codes == 0 && r.sat_codes > 0 &&
+		           r.amax_sat == r.amax_d,
+		       "%s: at 4 x d_scale %lld elements saturate to +-448, %lld NaN (none "
+		       "allowed), %lld off, amax_d %.7g (%.7g at d_scale)",
+		       label, (long long)r.sat_codes, (long long)r.nan_codes, (long long)w->off,
+		       r.amax_sat, r.amax_d);
+	}
+}
+
 static void run_shape(const struct shape *s, uint64_t seed, enum pass pass)
 {
 	struct operand a = {0}, b = {0};
@@ -461,7 +528,9 @@ static void run_shape(const struct shape *s, uint64_t seed, enum pass pass)
 	for (size_t si = 0; si < COUNT(scalings); si++) {
 		if (!in_pass(&scalings[si], pass))
 			continue;
-		for (size_t di = 0; di < (only_small ? 1 : COUNT(dtypes)); di++) {
+		/* e4m3 output: e4m3 x e4m3 only (the others are refused) */
+		size_t ndt = only_small || pass == PASS_E4M3 ? 1 : COUNT(dtypes);
+		for (size_t di = 0; di < ndt; di++) {
 			const struct scaling *sc = &scalings[si];
 			rc = quantize(&a, dtypes[di].a, sc->a);
 			if (rc == F8B_OK)
@@ -486,7 +555,10 @@ static void run_shape(const struct shape *s, uint64_t seed, enum pass pass)
 				                      .rows = rows,
 				                      .nrows = nrows,
 				                      .ref = ref};
-				run_outputs(&c);
+				if (pass == PASS_E4M3)
+					run_out8(&c);
+				else
+					run_outputs(&c);
 			}
 			release(&a);
 			release(&b);
@@ -533,6 +605,40 @@ static void test_refusals(void)
 			if (plan)
 				ops->gemm_plan_free(be, plan);
 		}
+	/* e4m3 output: compiled for e4m3 x e4m3 in FAST and PROMOTE only, and
+	 * never beside the fused sigmoid. */
+	static const struct {
+		enum f8b_dtype bt;
+		enum f8b_granularity ga, gb;
+		bool sigmoid;
+		const char *what, *why;
+	} out8[] = {
+	    {F8B_E5M2, F8B_GRAN_TENSORWISE, F8B_GRAN_TENSORWISE, false, "e4m3 x e5m2 -> e4m3",
+	     "e4m3 x e5m2"},
+	    {F8B_E4M3, F8B_GRAN_BLOCK1X128, F8B_GRAN_BLOCK128X128, false, "blockwise -> e4m3",
+	     "e4m3-output"},
+	    {F8B_E4M3, F8B_GRAN_TENSORWISE, F8B_GRAN_TENSORWISE, true, "sigmoid -> e4m3",
+	     "sigmoid"},
+	};
+	for (size_t i = 0; i < COUNT(out8); i++) {
+		struct f8b_gemm_desc d = {.m = 256,
+		                          .n = 256,
+		                          .k = 256,
+		                          .a_dtype = F8B_E4M3,
+		                          .b_dtype = out8[i].bt,
+		                          .out_dtype = F8B_E4M3,
+		                          .a_gran = out8[i].ga,
+		                          .b_gran = out8[i].gb,
+		                          .impl = F8B_GEMM_IMPL_F8B,
+		                          .epilogue = out8[i].sigmoid ? F8B_GEMM_EPI_SIGMOID
+		                                                      : F8B_GEMM_EPI_NONE};
+		struct f8b_gemm_plan *plan = NULL;
+		int rc = ops->gemm_plan(be, &d, 0, &plan, NULL);
+		tap_ok(rc == F8B_EUNSUPPORTED && !plan && strstr(f8b_last_error(), out8[i].why),
+		       "impl f8b refuses %s: %s", out8[i].what, rc ? f8b_last_error() : "accepted");
+		if (plan)
+			ops->gemm_plan_free(be, plan);
+	}
 }
 
 int main(void)

@@ -12,6 +12,13 @@
  * mismatch is indeed visible.  Configurations cuBLASLt refuses on this GPU
  * are TAP skips ("ok N # SKIP unsupported: <why>").
  *
+ * e4m3 output (doc/gemm.md "fp8 output"): every granularity and dtype pair
+ * (fast_accum off; e4m3 x e4m3 also on) through gemm_out8.h: every element
+ * of D within one e4m3 step of the reference quantised the same way, amax_d
+ * the reference's amax and set rather than maxed with what it held (it is
+ * poisoned with 1e30 first), and at 4 x d_scale elements saturating to
+ * +-448, never NaN, with the same amax_d.
+ *
  * Without a GPU the whole file is skipped: "1..0 # SKIP no CUDA GPU: why".
  */
 #define _POSIX_C_SOURCE 200809L
@@ -25,6 +32,7 @@
 #include "core/fp8.h"
 #include "backend/reference.h"
 #include "core/scaling.h"
+#include "gemm_out8.h"
 
 #define WORKSPACE_LIMIT ((size_t)32 << 20) /* what backend_cuda.c allocates */
 #define SAMPLE_ROWS     64                 /* rows of D checked for the wrong layouts */
@@ -308,6 +316,48 @@ static float *fp8_case(const struct shape *s, const struct f8b_gemm_desc *d, str
 	return dout;
 }
 
+/* The assertions on an e4m3-output run (gemm_out8.h). */
+static void out8_assert(const char *label, const struct out8_result *r)
+{
+	const struct f8b_gemm_verdict *v = &r->v, *w = &r->vsat;
+	if (!tap_ok(r->rc == F8B_OK, "%s: %s%s%s", label, r->step, r->rc ? ": " : "",
+	            r->rc ? f8b_last_error() : ""))
+		return;
+	tap_diag("%s: d_scale %g: rel_error=%.3e tol=%.3e SQNR=%.1f dB, amax_d %.7g (reference "
+	         "%.7g), max |D| %d steps from e4m3(amax_d * d_scale) [%s]",
+	         label, r->d_scale, v->rel_error, v->tolerance, v->sqnr_db, v->amax_d, v->amax_ref,
+	         v->max_steps, r->info.desc);
+	tap_ok(v->ok && v->off == 0 && v->amax_ok,
+	       "%s: D within one e4m3 step of the quantised reference (%lld of %lldx%lld off), "
+	       "rel_error %.3e <= %.3e, amax_d %.7g vs %.7g",
+	       label, (long long)v->off, (long long)v->rows, (long long)v->cols, v->rel_error,
+	       v->tolerance, v->amax_d, v->amax_ref);
+	tap_ok(r->amax_d < OUT8_POISON, "%s: amax_d set to %.7g, not the max with the %g it held",
+	       label, r->amax_d, OUT8_POISON);
+	tap_ok(w->off == 0 && w->amax_ok && r->nan_codes == 0 && r->sat_codes > 0 &&
+	           fabsf(r->amax_sat - r->amax_d) <= 1e-6f * r->amax_d,
+	       "%s: at 4 x d_scale %lld elements saturate to +-448, %lld NaN (none allowed), "
+	       "%lld off, amax_d %.7g (%.7g at d_scale)",
+	       label, (long long)r->sat_codes, (long long)r->nan_codes, (long long)w->off,
+	       r->amax_sat, r->amax_d);
+}
+
+/* e4m3 output on cuBLASLt, D checked whole. */
+static void e4m3_case(const struct shape *s, const struct f8b_gemm_desc *d, struct operand *a,
+                      struct operand *b)
+{
+	char label[200];
+	struct out8_result r;
+
+	label_of(label, sizeof label, s, d);
+	out8_run(ops, be, d, 0, &a->q, &b->q, a->scale_inv, b->scale_inv, &a->hp, &b->hp, s->m, &r);
+	if (r.unsupported) {
+		tap_skip("unsupported: %s", f8b_last_error());
+		return;
+	}
+	out8_assert(label, &r);
+}
+
 /* The same scale values, read in the other orientation of the block grid
  * (row-major <-> column-major): what a transposed scale layout would feed
  * the GEMM.  D from the GPU must NOT match a reference built this way. */
@@ -444,6 +494,22 @@ static void run_shape(const struct shape *s, uint64_t seed)
 				    .fast_accum = false,
 				};
 				free(fp8_case(s, &d, &a, &b, ref));
+			}
+			/* e4m3 output: every pair with fast_accum off, e4m3 x
+			 * e4m3 with it on too. */
+			for (int fast = 0; fast <= (di == 0); fast++) {
+				struct f8b_gemm_desc d = {
+				    .m = s->m,
+				    .n = s->n,
+				    .k = s->k,
+				    .a_dtype = dtypes[di].a,
+				    .b_dtype = dtypes[di].b,
+				    .out_dtype = F8B_E4M3,
+				    .a_gran = grans[gi].a,
+				    .b_gran = grans[gi].b,
+				    .fast_accum = fast != 0,
+				};
+				e4m3_case(s, &d, &a, &b);
 			}
 			release_q(&a);
 			release_q(&b);
@@ -687,10 +753,42 @@ static void test_refusals(void)
 	tap_ok(rc == F8B_EINVAL && !plan, "candidate -1 is refused: %s", f8b_last_error());
 
 	d = base;
+	d.out_dtype = F8B_E5M2;
+	rc = ops->gemm_plan(be, &d, 0, &plan, &info);
+	tap_ok(rc == F8B_EUNSUPPORTED && strstr(f8b_last_error(), "e5m2") && !plan,
+	       "e5m2 output is refused: %s", f8b_last_error());
+
+	d = base;
+	d.a_dtype = d.b_dtype = F8B_BF16;
 	d.out_dtype = F8B_E4M3;
 	rc = ops->gemm_plan(be, &d, 0, &plan, &info);
-	tap_ok(rc == F8B_EUNSUPPORTED && strstr(f8b_last_error(), "output") && !plan,
-	       "fp8 output is refused: %s", f8b_last_error());
+	tap_ok(rc == F8B_EUNSUPPORTED && strstr(f8b_last_error(), "needs fp8 operands") && !plan,
+	       "bf16 x bf16 -> e4m3 is refused: %s", f8b_last_error());
+
+	/* e4m3 output without d_scale or amax_d: refused at the call, before
+	 * anything is enqueued (the pointers are never read). */
+	d = base;
+	d.out_dtype = F8B_E4M3;
+	rc = ops->gemm_plan(be, &d, 0, &plan, &info);
+	if (rc == F8B_OK) {
+		float *buf = NULL;
+		rc = ops->alloc(be, 4096, (void **)&buf);
+		struct f8b_gemm_args args = {.a = buf,
+		                             .b = buf,
+		                             .a_scale_inv = buf,
+		                             .b_scale_inv = buf,
+		                             .d = buf,
+		                             .amax_d = buf};
+		if (rc == F8B_OK)
+			rc = ops->gemm(be, plan, &args);
+		tap_ok(rc == F8B_EINVAL && strstr(f8b_last_error(), "d_scale"),
+		       "e4m3 output without d_scale is refused: %s", f8b_last_error());
+		ops->free(be, buf);
+		ops->gemm_plan_free(be, plan);
+		plan = NULL;
+	} else {
+		tap_skip("unsupported: e4m3 output: %s", f8b_last_error());
+	}
 
 	/* 1 PiB: more than any GPU has; the message names the size. */
 	void *p = NULL;

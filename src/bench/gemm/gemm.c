@@ -11,6 +11,10 @@
  * that fp8 costs.  Big shapes are checked on a sampled block of D
  * (CHECK_ROWS x CHECK_COLS, always including the last row and column, so
  * ragged blocks are covered); counts are in the row's message when sampled.
+ * With --out-dtype e4m3 the GEMM also takes D's scale and writes D's amax:
+ * d_scale is chosen before the first launch from the reference's amax
+ * (choose_d_scale), and the check compares the e4m3 D with the reference
+ * quantised the same way and the amax with the reference's (gemm_check.h).
  *
  * The options and the case list are in gemm_cfg.c; this file holds the
  * per-case work (setup, plans, --autotune, check, finish) and the descriptor.
@@ -40,6 +44,7 @@ struct gemm_state {
 	int64_t m, k, n;
 	struct f8b_tensor a_hp, b_hp, a_q, b_q, d;
 	float *amax_a, *amax_b, *scale_a, *scale_b, *sinv_a, *sinv_b;
+	float *d_scale, *amax_d; /* e4m3 output: D's scale (given) and amax (written) */
 	int64_t nsa, nsb;
 	struct f8b_gemm_desc desc;
 	struct f8b_gemm_plan *plan;
@@ -69,7 +74,8 @@ static void teardown(void *vs)
 	f8b_tensor_free(ops, be, &s->a_q);
 	f8b_tensor_free(ops, be, &s->b_q);
 	f8b_tensor_free(ops, be, &s->d);
-	float *bufs[] = {s->amax_a, s->amax_b, s->scale_a, s->scale_b, s->sinv_a, s->sinv_b};
+	float *bufs[] = {s->amax_a, s->amax_b, s->scale_a, s->scale_b,
+	                 s->sinv_a, s->sinv_b, s->d_scale, s->amax_d};
 	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
 		if (bufs[i])
 			ops->free(be, bufs[i]);
@@ -271,6 +277,40 @@ static int make_inputs(struct gemm_state *s, bool fp8, enum f8b_granularity ga,
 
 static int setup(struct f8b_run *run, size_t i, void *vrow, void **state);
 
+static void gemm_data(struct gemm_state *s, struct f8b_gemm_data *g);
+
+/* An e4m3 output's d_scale, chosen as a delayed scale would be, from the
+ * amax of the reference D (doc/gemm.md "fp8 output"): d_scale = 448 /
+ * amax, so the largest element lands on e4m3's largest value.  For a big
+ * shape the reference covers only the check's sampled block, whose amax
+ * is a lower bound of D's: the scale is halved there, so that elements up
+ * to twice the sample's largest do not saturate (the largest of 67M
+ * normal values is about 1.4x the largest of a 64 x 256 sample).  Host
+ * work before the first launch: nothing of it is timed.  amax_d starts at
+ * zero (the GEMM overwrites it). */
+static int choose_d_scale(struct gemm_state *s)
+{
+	const struct f8b_backend_ops *ops = s->run->ops;
+	struct f8b_backend *be = s->run->be;
+	struct f8b_gemm_data g;
+	double amax = 0;
+	bool sampled = false;
+	F8B_TRY(alloc_floats(s, 1, &s->d_scale));
+	F8B_TRY(alloc_floats(s, 1, &s->amax_d));
+	gemm_data(s, &g);
+	F8B_TRY(
+	    f8b_gemm_ref_amax(ops, be, &g, CHECK_ROWS, CHECK_COLS, s->run->seed, &amax, &sampled));
+	const float zero = 0.0f;
+	float ds = 1.0f;
+	if (amax > 0 && isfinite(amax))
+		ds = (float)(f8b_dtype_max(F8B_E4M3) / (sampled ? 2.0 * amax : amax));
+	F8B_TRY(ops->upload(be, s->d_scale, &ds, sizeof ds));
+	F8B_TRY(ops->upload(be, s->amax_d, &zero, sizeof zero));
+	s->args.d_scale = s->d_scale;
+	s->args.amax_d = s->amax_d;
+	return F8B_OK;
+}
+
 /* The bf16 baseline of this shape, once per process: it rides on its own
  * case when that ran here, else it is measured now, side by side. */
 static int measure_baseline(struct gemm_state *s, const struct f8b_gemm_row *row)
@@ -345,6 +385,8 @@ static int setup(struct f8b_run *run, size_t i, void *vrow, void **state)
 	                                 .impl = s->gc.impl};
 
 	F8B_TRY(make_inputs(s, fp8, ga, gb));
+	if (s->desc.out_dtype == F8B_E4M3)
+		F8B_TRY(choose_d_scale(s));
 
 	/* Algorithm: the heuristic's first choice, or with --autotune the
 	 * fastest of its first N, each checked before it is timed. */
@@ -375,12 +417,11 @@ static int plan_candidate(struct gemm_state *s, int cand, struct f8b_gemm_row *r
 	return check(s, row, ok);
 }
 
-static int check(void *vs, void *vrow, bool *ok)
+/* The operands, scales and D of the case, as the check reads them. */
+static void gemm_data(struct gemm_state *s, struct f8b_gemm_data *g)
 {
-	struct gemm_state *s = vs;
-	struct f8b_gemm_row *row = vrow;
 	bool fp8 = s->gc.sc != SC_NONE;
-	struct f8b_gemm_data g = {
+	*g = (struct f8b_gemm_data){
 	    .desc = &s->desc,
 	    .a = fp8 ? &s->a_q : &s->a_hp,
 	    .b = fp8 ? &s->b_q : &s->b_hp,
@@ -389,7 +430,17 @@ static int check(void *vs, void *vrow, bool *ok)
 	    .a_hp = &s->a_hp,
 	    .b_hp = &s->b_hp,
 	    .d = &s->d,
+	    .d_scale = s->d_scale,
+	    .amax_d = s->amax_d,
 	};
+}
+
+static int check(void *vs, void *vrow, bool *ok)
+{
+	struct gemm_state *s = vs;
+	struct f8b_gemm_row *row = vrow;
+	struct f8b_gemm_data g;
+	gemm_data(s, &g);
 	struct f8b_gemm_verdict v;
 	F8B_TRY(
 	    f8b_gemm_check(s->run->ops, s->run->be, &g, CHECK_ROWS, CHECK_COLS, s->run->seed, &v));
@@ -398,7 +449,15 @@ static int check(void *vs, void *vrow, bool *ok)
 	row->sqnr_db = v.sqnr_db;
 	*ok = v.ok;
 	memset(row->message, 0, sizeof row->message);
-	if (!v.ok)
+	if (v.off > 0)
+		snprintf(row->message, sizeof row->message,
+		         "e4m3 D: %lld of %lldx%lld checked elements off the quantised reference",
+		         (long long)v.off, (long long)v.rows, (long long)v.cols);
+	else if (!v.amax_ok)
+		snprintf(row->message, sizeof row->message,
+		         "amax_d %.6g vs reference %.6g%s, %d e4m3 steps from max |D|", v.amax_d,
+		         v.amax_ref, v.sampled ? " (sampled)" : "", v.max_steps);
+	else if (!v.ok)
 		snprintf(row->message, sizeof row->message,
 		         "rel_error %.3g > tolerance %.3g (checked %lldx%lld of D)", v.rel_error,
 		         v.tolerance, (long long)v.rows, (long long)v.cols);

@@ -45,7 +45,10 @@ const struct f8b_option f8b_gemm_options[] = {
     {"fast-accum", OPT_FAST_ACCUM, 0, "LIST", "on,off (default on,off)"},
     {"dtypes", OPT_DTYPES, 0, "LIST",
      "A:B fp8 pairs from e4m3:e4m3, e4m3:e5m2, e5m2:e4m3\n(default e4m3:e4m3)"},
-    {"out-dtype", OPT_OUT_DTYPE, 0, "T", "bf16 or f32 (default bf16)"},
+    {"out-dtype", OPT_OUT_DTYPE, 0, "T",
+     "fp8 GEMMs' output: bf16, f32, or e4m3 with its amax (d_scale\n"
+     "448/amax of the reference D; impl f8b: e4m3 x e4m3, tensorwise\n"
+     "or axiswise) (default bf16; the bf16 baseline writes bf16)"},
     {"impl", OPT_IMPL, 0, "LIST",
      "fp8 GEMM implementations, each case run with each: cublaslt,\n"
      "f8b (f8bench's own sm_90a kernel: tensorwise, axiswise and\n"
@@ -100,8 +103,13 @@ int f8b_gemm_cfg_option(void *cfg, int key, const char *arg)
 	case OPT_IMPL: c->impl_spec = arg; return F8B_OK;
 	case OPT_OUT_DTYPE:
 		if (f8b_dtype_parse(arg, &c->out_dtype) != F8B_OK ||
-		    (c->out_dtype != F8B_BF16 && c->out_dtype != F8B_F32))
-			return F8B_ERR(F8B_EINVAL, "--out-dtype '%s': accepted: bf16, f32", arg);
+		    (c->out_dtype != F8B_BF16 && c->out_dtype != F8B_F32 &&
+		     c->out_dtype != F8B_E4M3))
+			return F8B_ERR(
+			    F8B_EINVAL,
+			    "--out-dtype '%s': accepted: bf16, f32, e4m3 (an fp8 output is "
+			    "e4m3 only)",
+			    arg);
 		return F8B_OK;
 	case OPT_OUTLIERS:
 		errno = 0;

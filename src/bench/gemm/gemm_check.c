@@ -1,6 +1,7 @@
 /* gemm_check.c - a GEMM's output against double-precision references. */
 #include "bench/gemm/gemm_check.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,32 +72,47 @@ static int scales_host(const struct f8b_backend_ops *ops, struct f8b_backend *be
 	return ops->download(be, *out, sinv, sizeof **out * (size_t)n);
 }
 
-int f8b_gemm_check(const struct f8b_backend_ops *ops, struct f8b_backend *be,
-                   const struct f8b_gemm_data *g, int64_t max_rows, int64_t max_cols, uint64_t seed,
-                   struct f8b_gemm_verdict *v)
+/* The checked block of D: rows ri[0..nr) and columns ci[0..nc), and the
+ * double reference over it from the operands as the kernel read them
+ * (ref), and from the high-precision inputs (refh, when asked for). */
+struct block {
+	int64_t *ri, *ci, nr, nc;
+	double *ref, *refh;
+};
+
+static void block_free(struct block *b)
+{
+	free(b->ri);
+	free(b->ci);
+	free(b->ref);
+	free(b->refh);
+	memset(b, 0, sizeof *b);
+}
+
+static int ref_block(const struct f8b_backend_ops *ops, struct f8b_backend *be,
+                     const struct f8b_gemm_data *g, int64_t max_rows, int64_t max_cols,
+                     uint64_t seed, bool hp, struct block *blk)
 {
 	const struct f8b_gemm_desc *d = g->desc;
 	int64_t k = d->k;
-	int64_t *ri = malloc(sizeof *ri * (size_t)max_rows),
-	        *ci = malloc(sizeof *ci * (size_t)max_cols);
-	if (!ri || !ci) {
-		free(ri);
-		free(ci);
+	memset(blk, 0, sizeof *blk);
+	blk->ri = malloc(sizeof *blk->ri * (size_t)max_rows);
+	blk->ci = malloc(sizeof *blk->ci * (size_t)max_cols);
+	if (!blk->ri || !blk->ci) {
+		block_free(blk);
 		return F8B_ERR(F8B_ENOMEM, "check indices");
 	}
-	int64_t nr = f8b_sample_indices(d->m, max_rows, seed, ri);
-	int64_t nc = f8b_sample_indices(d->n, max_cols, seed + 1, ci);
-	bool hp = g->a_hp && g->b_hp;
+	int64_t nr = blk->nr = f8b_sample_indices(d->m, max_rows, seed, blk->ri);
+	int64_t nc = blk->nc = f8b_sample_indices(d->n, max_cols, seed + 1, blk->ci);
 	size_t cnt = (size_t)(nr * nc);
 	float *a = malloc(sizeof *a * (size_t)(nr * k)), *b = malloc(sizeof *b * (size_t)(nc * k));
 	float *ah = hp ? malloc(sizeof *ah * (size_t)(nr * k)) : NULL;
 	float *bh = hp ? malloc(sizeof *bh * (size_t)(nc * k)) : NULL;
-	float *drow = malloc(sizeof *drow * (size_t)d->n), *dsub = malloc(sizeof *dsub * cnt);
-	double *ref = malloc(sizeof *ref * cnt), *refh = hp ? malloc(sizeof *refh * cnt) : NULL;
-	unsigned char *dbuf = malloc(f8b_dtype_size(g->d->dtype) * (size_t)d->n);
+	blk->ref = malloc(sizeof *blk->ref * cnt);
+	blk->refh = hp ? malloc(sizeof *blk->refh * cnt) : NULL;
 	float *sa = NULL, *sb = NULL;
 	int rc = F8B_OK;
-	if (!a || !b || !drow || !dsub || !ref || !dbuf || (hp && (!ah || !bh || !refh)))
+	if (!a || !b || !blk->ref || (hp && (!ah || !bh || !blk->refh)))
 		rc = F8B_ERR(F8B_ENOMEM, "check buffers for %lldx%lldx%lld", (long long)d->m,
 		             (long long)k, (long long)d->n);
 	if (rc == F8B_OK)
@@ -105,46 +121,181 @@ int f8b_gemm_check(const struct f8b_backend_ops *ops, struct f8b_backend *be,
 		rc = scales_host(ops, be, g->b, d->b_gran, g->b_scale_inv, &sb);
 	/* Operands as the kernel consumed them, and the originals. */
 	if (rc == F8B_OK)
-		rc = rows_f32(ops, be, g->a, d->a_gran, sa, ri, nr, a);
+		rc = rows_f32(ops, be, g->a, d->a_gran, sa, blk->ri, nr, a);
 	if (rc == F8B_OK)
-		rc = rows_f32(ops, be, g->b, d->b_gran, sb, ci, nc, b);
+		rc = rows_f32(ops, be, g->b, d->b_gran, sb, blk->ci, nc, b);
 	if (rc == F8B_OK && hp)
-		rc = rows_f32(ops, be, g->a_hp, F8B_GRAN_TENSORWISE, NULL, ri, nr, ah);
+		rc = rows_f32(ops, be, g->a_hp, F8B_GRAN_TENSORWISE, NULL, blk->ri, nr, ah);
 	if (rc == F8B_OK && hp)
-		rc = rows_f32(ops, be, g->b_hp, F8B_GRAN_TENSORWISE, NULL, ci, nc, bh);
-	size_t rb = f8b_dtype_size(g->d->dtype) * (size_t)d->n;
-	for (int64_t i = 0; i < nr && rc == F8B_OK; i++) {
-		rc = ops->download(be, dbuf, (const char *)g->d->data + (size_t)ri[i] * rb, rb);
-		f8b_to_f32(dbuf, g->d->dtype, drow, (size_t)d->n);
-		for (int64_t j = 0; j < nc; j++)
-			dsub[i * nc + j] = drow[ci[j]];
-	}
+		rc = rows_f32(ops, be, g->b_hp, F8B_GRAN_TENSORWISE, NULL, blk->ci, nc, bh);
 	if (rc == F8B_OK)
-		rc = f8b_ref_gemm(a, b, nr, nc, k, ref);
+		rc = f8b_ref_gemm(a, b, nr, nc, k, blk->ref);
 	if (rc == F8B_OK && hp)
-		rc = f8b_ref_gemm(ah, bh, nr, nc, k, refh);
-	if (rc == F8B_OK) {
-		bool fp8 = f8b_dtype_is_fp8(d->a_dtype);
-		v->rel_error = f8b_rel_error(dsub, ref, cnt);
-		v->tolerance = f8b_gemm_tolerance(k, g->d->dtype, fp8 && d->fast_accum);
-		v->sqnr_db = hp ? f8b_sqnr_db(dsub, refh, cnt) : NAN;
-		v->ok = v->rel_error <= v->tolerance; /* NaN fails */
-		v->rows = nr;
-		v->cols = nc;
-		v->sampled = nr < d->m || nc < d->n;
-	}
-	free(ri);
-	free(ci);
+		rc = f8b_ref_gemm(ah, bh, nr, nc, k, blk->refh);
 	free(a);
 	free(b);
 	free(ah);
 	free(bh);
-	free(drow);
-	free(dsub);
-	free(ref);
-	free(refh);
-	free(dbuf);
 	free(sa);
 	free(sb);
+	if (rc != F8B_OK)
+		block_free(blk);
+	return rc;
+}
+
+int f8b_gemm_ref_amax(const struct f8b_backend_ops *ops, struct f8b_backend *be,
+                      const struct f8b_gemm_data *g, int64_t max_rows, int64_t max_cols,
+                      uint64_t seed, double *amax, bool *sampled)
+{
+	struct block blk;
+	F8B_TRY(ref_block(ops, be, g, max_rows, max_cols, seed, false, &blk));
+	double m = 0;
+	for (int64_t i = 0; i < blk.nr * blk.nc; i++)
+		m = fmax(m, fabs(blk.ref[i]));
+	*amax = m;
+	*sampled = blk.nr < g->desc->m || blk.nc < g->desc->n;
+	block_free(&blk);
+	return F8B_OK;
+}
+
+int f8b_e4m3_steps(uint8_t a, uint8_t b)
+{
+	bool na = (a & 0x7F) == 0x7F, nb = (b & 0x7F) == 0x7F; /* e4m3's NaN: S.1111.111 */
+	if (na || nb)
+		return na && nb ? 0 : INT_MAX;
+	/* sign and magnitude: the magnitude bits count up the finite values */
+	int oa = a & 0x80 ? -(a & 0x7F) : a & 0x7F, ob = b & 0x80 ? -(b & 0x7F) : b & 0x7F;
+	return abs(oa - ob);
+}
+
+/* The largest |D| of an e4m3 D [m, n] in backend memory as a code (0 to
+ * 0x7E; 0x7F for a NaN anywhere), read in chunks of rows. */
+static int max_abs_code(const struct f8b_backend_ops *ops, struct f8b_backend *be,
+                        const struct f8b_tensor *d, uint8_t *code)
+{
+	int64_t rows = (int64_t)(((size_t)1 << 22) / (size_t)d->cols);
+	if (rows < 1)
+		rows = 1;
+	if (rows > d->rows)
+		rows = d->rows;
+	size_t bytes = (size_t)rows * (size_t)d->cols;
+	uint8_t *buf = malloc(bytes), m = 0;
+	if (!buf)
+		return F8B_ERR(F8B_ENOMEM, "check buffer of %zu bytes", bytes);
+	int rc = F8B_OK;
+	for (int64_t r = 0; r < d->rows && rc == F8B_OK; r += rows) {
+		size_t nb = (size_t)(r + rows <= d->rows ? rows : d->rows - r) * (size_t)d->cols;
+		rc = ops->download(be, buf, (const uint8_t *)d->data + (size_t)r * (size_t)d->cols,
+		                   nb);
+		for (size_t i = 0; i < nb && rc == F8B_OK; i++)
+			if ((buf[i] & 0x7F) > m)
+				m = (uint8_t)(buf[i] & 0x7F);
+	}
+	free(buf);
+	*code = m;
+	return rc;
+}
+
+/* The e4m3 part of the verdict: codes[] (the checked block of D) against
+ * the quantised reference, amax_d against the reference's and D's own. */
+static int check_e4m3(const struct f8b_backend_ops *ops, struct f8b_backend *be,
+                      const struct f8b_gemm_data *g, const struct block *blk, const uint8_t *codes,
+                      struct f8b_gemm_verdict *v)
+{
+	const struct f8b_gemm_desc *d = g->desc;
+	const size_t cnt = (size_t)(blk->nr * blk->nc);
+	const float s = v->d_scale;
+	/* The accumulation part of the tolerance (f32 output: no rounding
+	 * term), as an absolute error at the block's rms. */
+	const double t_acc =
+	    f8b_gemm_tolerance(d->k, F8B_F32, f8b_dtype_is_fp8(d->a_dtype) && d->fast_accum);
+	double r2 = 0, amax_ref = 0;
+	for (size_t i = 0; i < cnt; i++) {
+		r2 += blk->ref[i] * blk->ref[i];
+		amax_ref = fmax(amax_ref, fabs(blk->ref[i]));
+	}
+	const double allow = (double)s * t_acc * sqrt(r2 / (double)(cnt ? cnt : 1));
+	v->off = 0;
+	for (size_t i = 0; i < cnt; i++) {
+		/* the GEMM's order: the fp32 sum, one fp32 product, e4m3 */
+		const float y = (float)blk->ref[i] * s;
+		const uint8_t want = f8b_f32_to_e4m3(y);
+		const double got = (double)f8b_e4m3_to_f32(codes[i]);
+		if (f8b_e4m3_steps(codes[i], want) > 1 &&
+		    !(fabs(got - (double)s * blk->ref[i]) <= allow))
+			v->off++;
+	}
+	v->amax_ref = amax_ref;
+	bool sampled = blk->nr < d->m || blk->nc < d->n;
+	bool near = sampled ? v->amax_d >= amax_ref * (1.0 - t_acc)
+	                    : fabs(v->amax_d - amax_ref) <= t_acc * amax_ref;
+	uint8_t dmax = 0;
+	F8B_TRY(max_abs_code(ops, be, g->d, &dmax));
+	const uint8_t amax_code = f8b_f32_to_e4m3(fabsf((float)v->amax_d * s)) & 0x7F;
+	v->max_steps = f8b_e4m3_steps(dmax, amax_code);
+	v->amax_ok = near && v->max_steps <= 1; /* NaN amax_d fails `near` */
+	return F8B_OK;
+}
+
+int f8b_gemm_check(const struct f8b_backend_ops *ops, struct f8b_backend *be,
+                   const struct f8b_gemm_data *g, int64_t max_rows, int64_t max_cols, uint64_t seed,
+                   struct f8b_gemm_verdict *v)
+{
+	const struct f8b_gemm_desc *d = g->desc;
+	const bool out8 = g->d->dtype == F8B_E4M3;
+	bool hp = g->a_hp && g->b_hp;
+	struct block blk;
+	v->off = 0;
+	v->amax_d = v->amax_ref = NAN;
+	v->d_scale = 1.0f;
+	v->max_steps = 0;
+	v->amax_ok = true;
+	if (out8 && (!g->d_scale || !g->amax_d))
+		return F8B_ERR(F8B_EINTERNAL, "check of an e4m3 D without d_scale and amax_d");
+	F8B_TRY(ref_block(ops, be, g, max_rows, max_cols, seed, hp, &blk));
+	int64_t nr = blk.nr, nc = blk.nc;
+	size_t cnt = (size_t)(nr * nc);
+	float *drow = malloc(sizeof *drow * (size_t)d->n), *dsub = malloc(sizeof *dsub * cnt);
+	unsigned char *dbuf = malloc(f8b_dtype_size(g->d->dtype) * (size_t)d->n);
+	uint8_t *codes = out8 ? malloc(cnt) : NULL;
+	int rc = F8B_OK;
+	if (!drow || !dsub || !dbuf || (out8 && !codes))
+		rc = F8B_ERR(F8B_ENOMEM, "check buffers for %lldx%lldx%lld", (long long)d->m,
+		             (long long)d->k, (long long)d->n);
+	if (rc == F8B_OK && out8) {
+		float amax = NAN;
+		rc = ops->download(be, &v->d_scale, g->d_scale, sizeof v->d_scale);
+		if (rc == F8B_OK)
+			rc = ops->download(be, &amax, g->amax_d, sizeof amax);
+		v->amax_d = amax;
+	}
+	size_t rb = f8b_dtype_size(g->d->dtype) * (size_t)d->n;
+	for (int64_t i = 0; i < nr && rc == F8B_OK; i++) {
+		rc = ops->download(be, dbuf, (const char *)g->d->data + (size_t)blk.ri[i] * rb, rb);
+		f8b_to_f32(dbuf, g->d->dtype, drow, (size_t)d->n);
+		for (int64_t j = 0; j < nc; j++) {
+			/* an e4m3 D is compared as D / d_scale, its value */
+			dsub[i * nc + j] = out8 ? drow[blk.ci[j]] / v->d_scale : drow[blk.ci[j]];
+			if (out8)
+				codes[i * nc + j] = dbuf[blk.ci[j]];
+		}
+	}
+	if (rc == F8B_OK && out8)
+		rc = check_e4m3(ops, be, g, &blk, codes, v);
+	if (rc == F8B_OK) {
+		bool fp8 = f8b_dtype_is_fp8(d->a_dtype);
+		v->rel_error = f8b_rel_error(dsub, blk.ref, cnt);
+		v->tolerance = f8b_gemm_tolerance(d->k, g->d->dtype, fp8 && d->fast_accum);
+		v->sqnr_db = hp ? f8b_sqnr_db(dsub, blk.refh, cnt) : NAN;
+		v->ok = v->rel_error <= v->tolerance && v->off == 0 && v->amax_ok; /* NaN fails */
+		v->rows = nr;
+		v->cols = nc;
+		v->sampled = nr < d->m || nc < d->n;
+	}
+	block_free(&blk);
+	free(drow);
+	free(dsub);
+	free(dbuf);
+	free(codes);
 	return rc;
 }

@@ -8,7 +8,17 @@
  * scale_inv tensors): the relative error must stay within
  * f8b_gemm_tolerance(), which a wrong kernel or scale layout (error O(1))
  * never does.  With the high-precision inputs given, the SQNR of D against
- * a double GEMM of them is the accuracy fp8 costs (doc/gemm.md). */
+ * a double GEMM of them is the accuracy fp8 costs (doc/gemm.md).
+ *
+ * An e4m3 D (doc/gemm.md "Checking an fp8 output") is decoded and divided
+ * by d_scale for the relative error and SQNR, and besides: each checked
+ * element is compared with the reference quantised the same way,
+ * e4m3(fp32(ref) * d_scale), and counted as off when its code is more
+ * than one step away and its value further from d_scale * ref than the
+ * accumulation part of the tolerance allows (at the block's rms); amax_d
+ * is compared with the reference's amax (the checked block's, a lower
+ * bound when sampled), and with the largest |D| over all of D: the e4m3
+ * of amax_d * d_scale must be within one step of it. */
 #ifndef F8B_GEMM_CHECK_H
 #define F8B_GEMM_CHECK_H
 
@@ -20,19 +30,40 @@ struct f8b_gemm_data {
 	const float *a_scale_inv, *b_scale_inv; /* backend memory; NULL for bf16 */
 	const struct f8b_tensor *a_hp, *b_hp;   /* high-precision inputs; NULL: no SQNR */
 	const struct f8b_tensor *d;             /* the output */
+	/* e4m3 output (backend memory, one float each), else NULL */
+	const float *d_scale, *amax_d;
 };
 
 struct f8b_gemm_verdict {
 	double rel_error, tolerance;
 	double sqnr_db;     /* NaN without high-precision inputs */
 	int64_t rows, cols; /* the checked block of D */
-	bool ok;            /* rel_error <= tolerance (NaN fails) */
+	bool ok;            /* rel_error <= tolerance (NaN fails), and for e4m3 the below */
 	bool sampled;       /* the block is smaller than D */
+	/* e4m3 output only (else 0 / NaN / true): */
+	int64_t off;             /* checked elements off the quantised reference */
+	double amax_d, amax_ref; /* the GEMM's amax; the reference's over the block */
+	float d_scale;
+	int max_steps; /* e4m3 steps between max |D| and e4m3(amax_d * d_scale) */
+	bool amax_ok;  /* amax_d against amax_ref (equal within the tolerance, or
+	                * at least it when sampled) and max_steps <= 1 */
 };
 
 int f8b_gemm_check(const struct f8b_backend_ops *ops, struct f8b_backend *be,
                    const struct f8b_gemm_data *g, int64_t max_rows, int64_t max_cols, uint64_t seed,
                    struct f8b_gemm_verdict *v);
+
+/* max |ref| over the block f8b_gemm_check compares (the same rows and
+ * columns for the same arguments; D need not exist yet), for choosing an
+ * e4m3 output's d_scale before the GEMM runs; *sampled: the block is
+ * smaller than D, so the amax is a lower bound of D's. */
+int f8b_gemm_ref_amax(const struct f8b_backend_ops *ops, struct f8b_backend *be,
+                      const struct f8b_gemm_data *g, int64_t max_rows, int64_t max_cols,
+                      uint64_t seed, double *amax, bool *sampled);
+
+/* The steps between two e4m3 codes along the number line (+0 and -0 are
+ * one point; NaN codes: INT_MAX unless both are NaN, then 0). */
+int f8b_e4m3_steps(uint8_t a, uint8_t b);
 
 /* Sampled indices: all of 0..n-1 when n <= want, else `want` of them, one
  * per stride with a seeded offset, n-1 last.  Returns how many. */

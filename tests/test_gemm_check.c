@@ -1,0 +1,226 @@
+/* test_gemm_check.c - the benchmarks' check of a GEMM's output
+ * (src/bench/gemm/gemm_check.h) for an e4m3 D, on the host backend: a
+ * right D and amax pass, whole and sampled; a code two steps off, a NaN
+ * code, an amax too large, too small or NaN each fail; a code two steps
+ * off where the value is near zero (e4m3's steps finer than the sum's own
+ * error) passes; f8b_e4m3_steps and the e4m3 tolerance. */
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/backend.h"
+#include "backend/reference.h"
+#include "bench/gemm/gemm_check.h"
+#include "core/fp8.h"
+#include "tap.h"
+
+static const struct f8b_backend_ops *ops = &f8b_backend_host;
+static struct f8b_backend *be;
+
+static void test_steps(void)
+{
+	tap_ok(f8b_e4m3_steps(0x00, 0x80) == 0, "+0 and -0 are one point");
+	tap_ok(f8b_e4m3_steps(0x01, 0x81) == 2, "the smallest subnormals of both signs: 2 steps");
+	tap_ok(f8b_e4m3_steps(0x7E, 0x7D) == 1 && f8b_e4m3_steps(0xFD, 0xFE) == 1,
+	       "448 and 416: one step, either sign");
+	tap_ok(f8b_e4m3_steps(0x38, 0x3A) == 2, "1.0 and 1.25: two steps");
+	tap_ok(f8b_e4m3_steps(0x7F, 0xFF) == 0 && f8b_e4m3_steps(0x7F, 0x00) == INT_MAX &&
+	           f8b_e4m3_steps(0x10, 0xFF) == INT_MAX,
+	       "NaN: level with NaN only");
+	/* e4m3 output rounds to 3 fraction bits: 2 x 2^-4 beside bf16's 2 x 2^-8 */
+	double t8 = f8b_gemm_tolerance(1024, F8B_E4M3, false);
+	double t16 = f8b_gemm_tolerance(1024, F8B_BF16, false);
+	tap_ok(fabs((t8 - t16) - (2 * 0x1p-4 - 2 * 0x1p-8)) < 1e-12,
+	       "e4m3 tolerance %.4g = bf16's %.4g + 2 (2^-4 - 2^-8)", t8, t16);
+}
+
+struct fixture {
+	struct f8b_gemm_desc desc;
+	struct f8b_tensor a_hp, b_hp, a, b, d;
+	float sa, sb, sinv_a, sinv_b, d_scale, amax_d;
+};
+
+/* A tensorwise e4m3 x e4m3 GEMM M x K x N with an e4m3 D, d_scale chosen
+ * as the gemm benchmark does (448 / the reference's amax over the whole D). */
+static int setup(struct fixture *f, int64_t m, int64_t k, int64_t n)
+{
+	memset(f, 0, sizeof *f);
+	f->desc = (struct f8b_gemm_desc){.m = m,
+	                                 .n = n,
+	                                 .k = k,
+	                                 .a_dtype = F8B_E4M3,
+	                                 .b_dtype = F8B_E4M3,
+	                                 .out_dtype = F8B_E4M3,
+	                                 .a_gran = F8B_GRAN_TENSORWISE,
+	                                 .b_gran = F8B_GRAN_TENSORWISE};
+	struct f8b_fill_spec fa = {.seed = 5, .std = 1.0f}, fb = {.seed = 6, .std = 1.0f};
+	F8B_TRY(f8b_tensor_alloc(ops, be, &f->a_hp, F8B_BF16, m, k));
+	F8B_TRY(f8b_tensor_alloc(ops, be, &f->b_hp, F8B_BF16, n, k));
+	F8B_TRY(f8b_tensor_alloc(ops, be, &f->a, F8B_E4M3, m, k));
+	F8B_TRY(f8b_tensor_alloc(ops, be, &f->b, F8B_E4M3, n, k));
+	F8B_TRY(f8b_tensor_alloc(ops, be, &f->d, F8B_E4M3, m, n));
+	F8B_TRY(ops->fill(be, &f->a_hp, &fa));
+	F8B_TRY(ops->fill(be, &f->b_hp, &fb));
+	float am = 0;
+	F8B_TRY(ops->amax(be, &f->a_hp, F8B_GRAN_TENSORWISE, &am));
+	F8B_TRY(ops->scales(be, &am, 1, F8B_E4M3, NULL, &f->sa, &f->sinv_a));
+	F8B_TRY(ops->cast(be, &f->a_hp, F8B_GRAN_TENSORWISE, &f->sa, &f->a));
+	F8B_TRY(ops->amax(be, &f->b_hp, F8B_GRAN_TENSORWISE, &am));
+	F8B_TRY(ops->scales(be, &am, 1, F8B_E4M3, NULL, &f->sb, &f->sinv_b));
+	F8B_TRY(ops->cast(be, &f->b_hp, F8B_GRAN_TENSORWISE, &f->sb, &f->b));
+	return F8B_OK;
+}
+
+static struct f8b_gemm_data data_of(struct fixture *f)
+{
+	return (struct f8b_gemm_data){.desc = &f->desc,
+	                              .a = &f->a,
+	                              .b = &f->b,
+	                              .a_scale_inv = &f->sinv_a,
+	                              .b_scale_inv = &f->sinv_b,
+	                              .a_hp = &f->a_hp,
+	                              .b_hp = &f->b_hp,
+	                              .d = &f->d,
+	                              .d_scale = &f->d_scale,
+	                              .amax_d = &f->amax_d};
+}
+
+static int run(struct fixture *f, int64_t rows, int64_t cols)
+{
+	struct f8b_gemm_data g = data_of(f);
+	double amax = 0;
+	bool sampled = false;
+	F8B_TRY(f8b_gemm_ref_amax(ops, be, &g, rows, cols, 1, &amax, &sampled));
+	f->d_scale = (float)(448.0 / (sampled ? 2 * amax : amax));
+	struct f8b_gemm_plan *plan = NULL;
+	struct f8b_gemm_args args = {.a = f->a.data,
+	                             .b = f->b.data,
+	                             .a_scale_inv = &f->sinv_a,
+	                             .b_scale_inv = &f->sinv_b,
+	                             .d = f->d.data,
+	                             .d_scale = &f->d_scale,
+	                             .amax_d = &f->amax_d};
+	int rc = ops->gemm_plan(be, &f->desc, 0, &plan, NULL);
+	if (rc == F8B_OK)
+		rc = ops->gemm(be, plan, &args);
+	ops->gemm_plan_free(be, plan);
+	return rc;
+}
+
+static void teardown(struct fixture *f)
+{
+	f8b_tensor_free(ops, be, &f->a_hp);
+	f8b_tensor_free(ops, be, &f->b_hp);
+	f8b_tensor_free(ops, be, &f->a);
+	f8b_tensor_free(ops, be, &f->b);
+	f8b_tensor_free(ops, be, &f->d);
+}
+
+static bool check(struct fixture *f, int64_t rows, int64_t cols, struct f8b_gemm_verdict *v)
+{
+	struct f8b_gemm_data g = data_of(f);
+	memset(v, 0, sizeof *v);
+	return f8b_gemm_check(ops, be, &g, rows, cols, 1, v) == F8B_OK;
+}
+
+/* The checked element (all of D checked) whose |code| is the largest, or
+ * the smallest non-zero one. */
+static int64_t find_code(const struct fixture *f, bool largest)
+{
+	const uint8_t *q = f->d.data;
+	int64_t at = -1;
+	for (int64_t i = 0; i < f->d.rows * f->d.cols; i++) {
+		int c = q[i] & 0x7F;
+		if (c == 0)
+			continue;
+		if (at < 0 || (largest ? c > (q[at] & 0x7F) : c < (q[at] & 0x7F)))
+			at = i;
+	}
+	return at;
+}
+
+static void test_check(void)
+{
+	const int64_t m = 200, k = 256, n = 160;
+	struct fixture f;
+	struct f8b_gemm_verdict v;
+	int rc = setup(&f, m, k, n);
+	if (rc == F8B_OK)
+		rc = run(&f, m, n);
+	if (!tap_ok(rc == F8B_OK, "host e4m3 GEMM %lldx%lldx%lld: %s", (long long)m, (long long)k,
+	            (long long)n, rc ? f8b_last_error() : "ran"))
+		return;
+	uint8_t *q = f.d.data;
+
+	bool c = check(&f, m, n, &v);
+	tap_ok(c && v.ok && !v.sampled && v.off == 0 && v.amax_ok && v.max_steps == 0 &&
+	           fabs(v.amax_d - v.amax_ref) <= 1e-6 * v.amax_ref && v.tolerance > 0.125 &&
+	           v.rel_error > 0x1p-8 && v.rel_error < v.tolerance && v.sqnr_db > 15,
+	       "the right D, whole: ok (rel_error %.3g <= %.3g, SQNR %.1f dB, amax_d %.6g vs "
+	       "%.6g, %d steps from max |D|)",
+	       v.rel_error, v.tolerance, v.sqnr_db, v.amax_d, v.amax_ref, v.max_steps);
+
+	/* two steps down at the largest element: far outside any sum's error */
+	int64_t big = find_code(&f, true);
+	uint8_t save = q[big];
+	q[big] = (uint8_t)(save - 2);
+	check(&f, m, n, &v);
+	tap_ok(!v.ok && v.off == 1, "a code two steps off at |D| = %g fails (off %lld)",
+	       f8b_e4m3_to_f32(save), (long long)v.off);
+	q[big] = (uint8_t)(save - 1);
+	check(&f, m, n, &v);
+	tap_ok(v.ok && v.off == 0, "one step off passes (a sum on the other side of a tie)");
+	q[big] = 0x7F;
+	check(&f, m, n, &v);
+	tap_ok(!v.ok && v.off == 1, "a NaN code fails (off %lld)", (long long)v.off);
+	q[big] = save;
+
+	/* near zero e4m3's steps are finer than the fp32 sum's own error:
+	 * two steps there are within the allowance */
+	int64_t small = find_code(&f, false);
+	save = q[small];
+	q[small] = (uint8_t)(save + 2);
+	check(&f, m, n, &v);
+	tap_ok(v.ok && v.off == 0, "two steps off at |D| = %g (near zero) pass",
+	       f8b_e4m3_to_f32(save));
+	q[small] = save;
+
+	float amax = f.amax_d;
+	f.amax_d = amax * 1.5f;
+	check(&f, m, n, &v);
+	tap_ok(!v.ok && !v.amax_ok, "amax_d 1.5x too large fails, whole D checked");
+	f.amax_d = NAN;
+	check(&f, m, n, &v);
+	tap_ok(!v.ok && !v.amax_ok, "a NaN amax_d fails");
+	f.amax_d = amax;
+
+	/* Sampled: d_scale from the sample's amax, halved. */
+	rc = run(&f, 16, 32);
+	c = rc == F8B_OK && check(&f, 16, 32, &v);
+	tap_ok(c && v.ok && v.sampled && v.rows == 16 && v.cols == 32 && v.amax_ok &&
+	           v.max_steps == 0 && v.amax_d >= v.amax_ref,
+	       "the right D, sampled 16x32: ok (amax_d %.6g >= the sample's %.6g)", v.amax_d,
+	       v.amax_ref);
+	amax = f.amax_d;
+	f.amax_d = amax * 1.5f;
+	check(&f, 16, 32, &v);
+	tap_ok(!v.ok && !v.amax_ok && v.max_steps > 1,
+	       "sampled: amax_d 1.5x too large fails against max |D| (%d steps)", v.max_steps);
+	f.amax_d = (float)v.amax_ref * 0.5f;
+	check(&f, 16, 32, &v);
+	tap_ok(!v.ok && !v.amax_ok, "sampled: amax_d below the sample's amax fails");
+	f.amax_d = amax;
+	teardown(&f);
+}
+
+int main(void)
+{
+	struct f8b_device_info info;
+	test_steps();
+	if (!tap_ok(ops->open(0, &be, &info) == F8B_OK, "open the host backend"))
+		return tap_done();
+	test_check();
+	ops->close(be);
+	return tap_done();
+}
