@@ -92,10 +92,6 @@ struct f8b_kgemm_args {
 	int b_scale_ld;
 	int tma_store; /* set by f8b_kgemm_run: D stored through its tensor map */
 	int sigmoid;   /* 1: D = sigmoid(the scaled sum), then rounded (the fused epilogue) */
-	/* Promotion: the consumer warpgroups' order on the tensor cores
-	 * (doc/gemm-kernels.md, "Staggered warpgroups"): 0 none, 1 consumer
-	 * 1's first wgmma group after consumer 0's, 2 every K-block in turn. */
-	int stagger;
 };
 
 /* Outside timing, once per plan: raises the dynamic shared memory limit of

@@ -38,7 +38,6 @@ struct f8b_kg_consumer {
 	/* FAST, PROMOTE with two tensorwise operands: sa * sb, read once */
 	float tw_scale = 1.0f;
 	uint32_t it = 0;                   /* K-blocks consumed so far: ring stage and phase */
-	uint32_t total = 0;                /* K-blocks of all the CTA's tiles (stagger 2) */
 	float acc[BN / 2];                 /* FAST: the wgmma accumulator; else the fp32 sums */
 	float part[PROMO ? BN / 2 : 1];    /* the wgmma partial of one K-block */
 	float part2[OVERLAP ? BN / 2 : 1]; /* OVERLAP: the next K-block's partial */
@@ -70,53 +69,17 @@ struct f8b_kg_consumer {
 				f8b_mbarrier_arrive_cluster(f8b_mapa_shared(empty, r));
 	}
 
-	/* The consumers' order on the tensor cores (f8b_kgemm_args.stagger,
-	 * doc/gemm-kernels.md "Staggered warpgroups"), around the issue of
-	 * the CTA's K-block i: 1, consumer 1 issues its first group after
-	 * consumer 0's; 2, the two issue every K-block in turn, 0 first.
-	 * Promotion only: FAST has no wait that drains its queue. */
-	__device__ __forceinline__ void stagger_before(uint32_t i) const
+	/* Waits for stage `s` and issues its four wgmma into d: accumulating
+	 * onto d from the start when `accumulate`, else the first of them
+	 * overwrites it (scale-d = 0). */
+	__device__ __forceinline__ void issue(float *d, uint32_t s, uint32_t phase, bool accumulate)
 	{
-		if constexpr (PROMO) {
-			if (p.stagger == 0)
-				return;
-			if (cw == 1) {
-				if (p.stagger == 2 || i == 0)
-					f8b_named_bar_sync<F8B_KG_STAGGER_BAR, 256>();
-			} else if (p.stagger == 2 && i > 0) {
-				f8b_named_bar_sync<F8B_KG_STAGGER_BAR + 1, 256>();
-			}
-		}
-	}
-
-	__device__ __forceinline__ void stagger_after(uint32_t i) const
-	{
-		if constexpr (PROMO) {
-			if (p.stagger == 0)
-				return;
-			if (cw == 0) {
-				if (p.stagger == 2 || i == 0)
-					f8b_named_bar_arrive<F8B_KG_STAGGER_BAR, 256>();
-			} else if (p.stagger == 2 && i + 1 < total) {
-				/* none after the CTA's last K-block: nobody waits */
-				f8b_named_bar_arrive<F8B_KG_STAGGER_BAR + 1, 256>();
-			}
-		}
-	}
-
-	/* Waits for the stage of the CTA's K-block i and issues its four
-	 * wgmma into d: accumulating onto d from the start when `accumulate`,
-	 * else the first of them overwrites it (scale-d = 0). */
-	__device__ __forceinline__ void issue(float *d, uint32_t i, bool accumulate)
-	{
-		const uint32_t s = i % STAGES;
 		const uint32_t sa = base + s * STAGE + cw * (64 * F8B_KG_BK),
 		               sb = base + s * STAGE + A_BYTES;
-		stagger_before(i);
-		f8b_mbarrier_wait(bars + 8 * s, (i / STAGES) & 1);
+		f8b_mbarrier_wait(bars + 8 * s, phase);
 #pragma unroll
-		for (int r = 0; r < BN / 2; r++)
-			f8b_reg_fence(d[r]);
+		for (int i = 0; i < BN / 2; i++)
+			f8b_reg_fence(d[i]);
 		f8b_wgmma_fence();
 		const uint64_t da = f8b_desc_sw128_kmajor(sa), db = f8b_desc_sw128_kmajor(sb);
 #pragma unroll
@@ -128,9 +91,8 @@ struct f8b_kg_consumer {
 		}
 		f8b_wgmma_commit_group();
 #pragma unroll
-		for (int r = 0; r < BN / 2; r++)
-			f8b_reg_fence(d[r]);
-		stagger_after(i);
+		for (int i = 0; i < BN / 2; i++)
+			f8b_reg_fence(d[i]);
 	}
 
 	/* fast_accum: the wgmma accumulator runs on over all of K, one group
@@ -140,7 +102,7 @@ struct f8b_kg_consumer {
 		uint32_t prev_empty = 0;
 		for (int kb = 0; kb < kblocks; kb++, it++) {
 			const uint32_t s = it % STAGES;
-			issue(acc, it, kb > 0);
+			issue(acc, s, (it / STAGES) & 1, kb > 0);
 			if (kb > 0) {
 				/* The previous K-block's group is done: its stage is free. */
 				f8b_wgmma_wait_group<1>();
@@ -295,7 +257,7 @@ struct f8b_kg_consumer {
 			load_scales(cur, q, 0);
 		for (int kb = 0; kb < kblocks; kb++, it++) {
 			const uint32_t s = it % STAGES;
-			issue(part, it, false);
+			issue(part, s, (it / STAGES) & 1, false);
 			if constexpr (AHEAD) {
 				load_scales(nxt, q, kb + 1 < kblocks ? kb + 1 : kb);
 				retire<0>(part, s, cur, q);
@@ -321,22 +283,22 @@ struct f8b_kg_consumer {
 		int kb = 0;
 		for (; kb + 1 < kblocks; kb += 2) {
 			load_scales(sc0, q, kb);
-			issue(part, it, false);
+			issue(part, it % STAGES, (it / STAGES) & 1, false);
 			if (kb > 0)
 				retire<1>(part2, (it - 1) % STAGES, sc1, q); /* K-block kb - 1 */
 			load_scales(sc1, q, kb + 1);
-			issue(part2, it + 1, false);
+			issue(part2, (it + 1) % STAGES, ((it + 1) / STAGES) & 1, false);
 			retire<1>(part, it % STAGES, sc0, q); /* K-block kb */
 			it += 2;
 		}
 		if (kb == 0) { /* kblocks == 1 */
 			load_scales(sc0, q, 0);
-			issue(part, it, false);
+			issue(part, it % STAGES, (it / STAGES) & 1, false);
 			retire<0>(part, it % STAGES, sc0, q);
 			it++;
 		} else if (kb < kblocks) { /* kblocks odd: the last one into part */
 			load_scales(sc0, q, kb);
-			issue(part, it, false);
+			issue(part, it % STAGES, (it / STAGES) & 1, false);
 			retire<1>(part2, (it - 1) % STAGES, sc1, q);
 			retire<0>(part, it % STAGES, sc0, q);
 			it++;

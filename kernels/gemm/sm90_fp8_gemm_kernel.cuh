@@ -72,7 +72,6 @@ constexpr int F8B_KG_SBLK = 128;         /* rows and K of a scale block */
  * barriers (the ping-pong schedule's are 1 and 2). */
 constexpr int F8B_KG_EPI_BOX_BYTES = 64 * 128;
 constexpr int F8B_KG_EPI_BAR = 3;       /* 3 for consumer 0, 4 for consumer 1 */
-constexpr int F8B_KG_STAGGER_BAR = 5;   /* 5 and 6: the consumers' issue order */
 constexpr int F8B_KG_SMEM_MAX = 232448; /* 227 KiB: an sm_90 CTA's opt-in maximum */
 
 #define F8B_KG_FAST  (1u << F8B_KGEMM_FAST)
@@ -267,8 +266,6 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 		f8b_kg_consumer<BN, STAGES, CL, MODE, EPI_BUFS, AT, BT, OutT> c(
 		    p, base, bars, epi + (wg - 1) * EPI_BUFS * F8B_KG_EPI_BOX_BYTES, &tmap_d,
 		    wg - 1);
-		c.total = (uint32_t)((sched.tiles - cluster + clusters - 1) / clusters) *
-		          (uint32_t)kblocks;
 		for (int t = cluster; t < sched.tiles; t += clusters) {
 			int stm, tn;
 			sched.tile(t, stm, tn);

@@ -35,7 +35,6 @@ struct f8b_kplan {
 	struct f8b_gemm_desc d;
 	int tile, grid, mode; /* mode: enum f8b_kgemm_mode */
 	bool tma_store;       /* D through tmap_d (its rows a multiple of 16 bytes) */
-	int stagger;          /* f8b_kgemm_args.stagger: F8B_KGEMM_STAGGER, else 0 */
 	PFN_cuTensorMapEncodeTiled_v12000 encode;
 };
 
@@ -305,13 +304,6 @@ int f8b_cuda_kgemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, i
 	p->tma_store = d->out_dtype != F8B_E4M3 &&
 	               (d->n * (int64_t)f8b_dtype_size(d->out_dtype)) % 16 == 0 &&
 	               !(direct && strcmp(direct, "1") == 0);
-	/* The consumer warpgroups' order on the tensor cores in promotion
-	 * (doc/gemm-kernels.md, "Staggered warpgroups"): F8B_KGEMM_STAGGER=1
-	 * or 2 in the environment, for the A/B. */
-	const char *stagger = getenv("F8B_KGEMM_STAGGER");
-	p->stagger = stagger && (strcmp(stagger, "1") == 0 || strcmp(stagger, "2") == 0)
-	                 ? stagger[0] - '0'
-	                 : 0;
 	int rc = get_encoder(&p->encode);
 	if (rc != F8B_OK) {
 		free(p);
@@ -447,7 +439,6 @@ int f8b_cuda_kgemm(struct f8b_backend *be, struct f8b_kplan *p, const struct f8b
 	    .b_scale_ld = (int)(f8b_scale_count(F8B_GRAN_BLOCK128X128, p->d.n, p->d.k) /
 	                        ((p->d.n + 127) / 128)),
 	    .sigmoid = p->d.epilogue == F8B_GEMM_EPI_SIGMOID,
-	    .stagger = p->stagger,
 	    .d_scale = a->d_scale,
 	    .amax_d = a->amax_d,
 	};
