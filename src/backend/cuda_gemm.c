@@ -398,10 +398,12 @@ int f8b_cuda_gemm(struct f8b_backend *be, struct f8b_gemm_plan *p, const struct 
 	}
 	void *ws = NULL;
 	F8B_TRY(f8b_cuda_stream_workspace(be, &ws));
-	/* C = D's pointer under C's own layout for an e4m3 D: beta = 0, so C
-	 * is never read (PyTorch's scaled_gemm passes its fp8 result the same
-	 * way; cuBLASLt takes no NULL C). */
-	F8B_LT_TRY(cublasLtMatmul(be->lt, p->op, &one, a->b, p->lay_a, a->a, p->lay_b, &zero, a->d,
+	/* An e4m3 D has a C of its own layout (bf16), which beta = 0 never
+	 * reads; cuBLASLt 13.1 refuses that C at D's address or NULL
+	 * (CUBLAS_STATUS_INVALID_VALUE, H100, 2026-11-26), so C names the
+	 * first operand's memory, as PyTorch's scaled_gemm does. */
+	const void *c = p->lay_c ? a->b : a->d;
+	F8B_LT_TRY(cublasLtMatmul(be->lt, p->op, &one, a->b, p->lay_a, a->a, p->lay_b, &zero, c,
 	                          p->lay_c ? p->lay_c : p->lay_d, a->d, p->lay_d, &p->algo, ws,
 	                          be->workspace_bytes, be->stream));
 	return F8B_OK;
