@@ -25,6 +25,14 @@ static void test_steps(void)
 	tap_ok(f8b_e4m3_steps(0x7E, 0x7D) == 1 && f8b_e4m3_steps(0xFD, 0xFE) == 1,
 	       "448 and 416: one step, either sign");
 	tap_ok(f8b_e4m3_steps(0x38, 0x3A) == 2, "1.0 and 1.25: two steps");
+	/* the sum's error: the accumulation tolerance at the rms, and with
+	 * fp8 operands 2^-10 of the element's sum of |a b| */
+	tap_ok(f8b_e4m3_sum_error(1e-3, 50.0, 8000.0, false) == 1e-3 * 50.0,
+	       "sum error without tensor cores: t_acc x rms only");
+	tap_ok(f8b_e4m3_sum_error(1e-3, 50.0, 0.0, true) == 1e-3 * 50.0 &&
+	           f8b_e4m3_sum_error(1e-3, 50.0, 8192.0, true) == 1e-3 * 50.0 + 8.0,
+	       "sum error with tensor cores: + 2^-10 of sum |a b| (%g at 8192)",
+	       f8b_e4m3_sum_error(1e-3, 50.0, 8192.0, true));
 	tap_ok(f8b_e4m3_steps(0x7F, 0xFF) == 0 && f8b_e4m3_steps(0x7F, 0x00) == INT_MAX &&
 	           f8b_e4m3_steps(0x10, 0xFF) == INT_MAX,
 	       "NaN: level with NaN only");

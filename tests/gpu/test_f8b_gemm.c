@@ -31,7 +31,9 @@
  * modes and the fused sigmoid with an e4m3 D are refused.
  *
  * F8B_TEST_SMALL=1 runs three small shapes only, e4m3 x e4m3 with bf16
- * output, every mode and tile (for compute-sanitizer).
+ * output, every mode and tile (for compute-sanitizer).  F8B_TEST_E4M3=1
+ * runs the e4m3-output pass alone (every shape), e.g. after a change to
+ * its check.
  * Without a GPU: "1..0 # SKIP no CUDA GPU: why" and exit 77; on a GPU that
  * is not sm_90 every case is a TAP skip naming why.
  */
@@ -645,7 +647,8 @@ int main(void)
 {
 	char why[256], msg[320];
 	struct f8b_device_info info;
-	const char *small = getenv("F8B_TEST_SMALL");
+	const char *small = getenv("F8B_TEST_SMALL"), *e4m3 = getenv("F8B_TEST_E4M3");
+	const bool only_e4m3 = e4m3 && *e4m3 && strcmp(e4m3, "0");
 	int n, rc;
 
 	only_small = small && *small && strcmp(small, "0");
@@ -666,7 +669,7 @@ int main(void)
 	sm90 = info.cc_major == 9 && info.cc_minor == 0;
 	if (sm90)
 		test_refusals();
-	for (int pass = 0; pass < NPASSES; pass++) {
+	for (int pass = only_e4m3 ? PASS_E4M3 : 0; pass < NPASSES; pass++) {
 		if (pass == PASS_DIRECT && setenv("F8B_KGEMM_DIRECT_STORE", "1", 1) != 0) {
 			tap_ok(false, "setenv F8B_KGEMM_DIRECT_STORE");
 			break;

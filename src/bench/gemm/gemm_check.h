@@ -15,7 +15,9 @@
  * element is compared with the reference quantised the same way,
  * e4m3(fp32(ref) * d_scale), and counted as off when its code is more
  * than one step away and its value further from d_scale * ref than the
- * accumulation part of the tolerance allows (at the block's rms); amax_d
+ * sum's own error allows (f8b_e4m3_sum_error: the accumulation part of
+ * the tolerance at the block's rms, and the tensor cores' rounding of the
+ * element's products); amax_d
  * is compared with the reference's amax (the checked block's, a lower
  * bound when sampled), and with the largest |D| over all of D: the e4m3
  * of amax_d * d_scale must be within one step of it. */
@@ -64,6 +66,18 @@ int f8b_gemm_ref_amax(const struct f8b_backend_ops *ops, struct f8b_backend *be,
 /* The steps between two e4m3 codes along the number line (+0 and -0 are
  * one point; NaN codes: INT_MAX unless both are NaN, then 0). */
 int f8b_e4m3_steps(uint8_t a, uint8_t b);
+
+/* How far an element's fp32 sum may stray from the double reference, in
+ * D's units (before d_scale), where the checked block's rms is `rms`, the
+ * element's sum of |a_k b_k| is `absref` and t_acc is the accumulation part
+ * of f8b_gemm_tolerance (fp32 output).  With fp8 operands (tensor_cores)
+ * the wgmma accumulator's own rounding adds 2^-10 of absref: it keeps
+ * about 14 bits of each 128-of-K partial (DeepSeek-V3's report; four
+ * k32 steps, a factor 4 of margin), an error that follows the partials'
+ * magnitudes, which an outlier in the element's row or column makes far
+ * larger than the block's rms (the H100's promoting kernels, 2026-11-26:
+ * 1 to 5 of 2.4 million elements two steps off at the rms-only bound). */
+double f8b_e4m3_sum_error(double t_acc, double rms, double absref, bool tensor_cores);
 
 /* Sampled indices: all of 0..n-1 when n <= want, else `want` of them, one
  * per stride with a seeded offset, n-1 last.  Returns how many. */
