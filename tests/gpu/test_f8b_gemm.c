@@ -33,7 +33,7 @@
  * F8B_TEST_SMALL=1 runs three small shapes only, e4m3 x e4m3 with bf16
  * output, every mode and tile (for compute-sanitizer).  F8B_TEST_E4M3=1
  * runs the e4m3-output pass alone (every shape), e.g. after a change to
- * its check.
+ * its check; F8B_TEST_SHAPE=MxKxN runs that one shape of the list.
  * Without a GPU: "1..0 # SKIP no CUDA GPU: why" and exit 77; on a GPU that
  * is not sm_90 every case is a TAP skip naming why.
  */
@@ -649,6 +649,8 @@ int main(void)
 	struct f8b_device_info info;
 	const char *small = getenv("F8B_TEST_SMALL"), *e4m3 = getenv("F8B_TEST_E4M3");
 	const bool only_e4m3 = e4m3 && *e4m3 && strcmp(e4m3, "0");
+	const char *one = getenv("F8B_TEST_SHAPE");
+	char name[64];
 	int n, rc;
 
 	only_small = small && *small && strcmp(small, "0");
@@ -676,6 +678,10 @@ int main(void)
 		}
 		for (size_t i = 0; i < COUNT(shapes); i++)
 			if ((shapes[i].small || !only_small) &&
+			    (!one ||
+			     (snprintf(name, sizeof name, "%lldx%lldx%lld", (long long)shapes[i].m,
+			               (long long)shapes[i].k, (long long)shapes[i].n) > 0 &&
+			      strcmp(name, one) == 0)) &&
 			    (pass != PASS_DIRECT || shapes[i].small || shapes[i].direct))
 				run_shape(&shapes[i], 2000 + 10 * i, (enum pass)pass);
 	}
