@@ -399,9 +399,10 @@ int f8b_cuda_gemm(struct f8b_backend *be, struct f8b_gemm_plan *p, const struct 
 	void *ws = NULL;
 	F8B_TRY(f8b_cuda_stream_workspace(be, &ws));
 	/* An e4m3 D has a C of its own layout (bf16), which beta = 0 never
-	 * reads; cuBLASLt 13.1 refuses that C at D's address or NULL
-	 * (CUBLAS_STATUS_INVALID_VALUE, H100, 2026-11-26), so C names the
-	 * first operand's memory, as PyTorch's scaled_gemm does. */
+	 * reads; cuBLASLt 13.1 refused that C at D's address
+	 * (CUBLAS_STATUS_INVALID_VALUE, H100, 2026-11-26), and PyTorch's
+	 * scaled_gemm notes that it takes no NULL C either: C names the
+	 * first operand's memory, as PyTorch's does. */
 	const void *c = p->lay_c ? a->b : a->d;
 	F8B_LT_TRY(cublasLtMatmul(be->lt, p->op, &one, a->b, p->lay_a, a->a, p->lay_b, &zero, c,
 	                          p->lay_c ? p->lay_c : p->lay_d, a->d, p->lay_d, &p->algo, ws,
