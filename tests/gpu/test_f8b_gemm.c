@@ -643,6 +643,18 @@ static void test_refusals(void)
 	}
 }
 
+/* Whether shape s runs in this pass: F8B_TEST_SMALL keeps the small ones,
+ * F8B_TEST_SHAPE=MxKxN (one, or NULL) only that one, and the direct-store
+ * pass takes the small shapes and those marked for it. */
+static bool shape_runs(const struct shape *s, enum pass pass, const char *one)
+{
+	char name[64];
+	snprintf(name, sizeof name, "%lldx%lldx%lld", (long long)s->m, (long long)s->k,
+	         (long long)s->n);
+	return (s->small || !only_small) && (!one || strcmp(name, one) == 0) &&
+	       (pass != PASS_DIRECT || s->small || s->direct);
+}
+
 int main(void)
 {
 	char why[256], msg[320];
@@ -650,7 +662,6 @@ int main(void)
 	const char *small = getenv("F8B_TEST_SMALL"), *e4m3 = getenv("F8B_TEST_E4M3");
 	const bool only_e4m3 = e4m3 && *e4m3 && strcmp(e4m3, "0");
 	const char *one = getenv("F8B_TEST_SHAPE");
-	char name[64];
 	int n, rc;
 
 	only_small = small && *small && strcmp(small, "0");
@@ -677,12 +688,7 @@ int main(void)
 			break;
 		}
 		for (size_t i = 0; i < COUNT(shapes); i++)
-			if ((shapes[i].small || !only_small) &&
-			    (!one ||
-			     (snprintf(name, sizeof name, "%lldx%lldx%lld", (long long)shapes[i].m,
-			               (long long)shapes[i].k, (long long)shapes[i].n) > 0 &&
-			      strcmp(name, one) == 0)) &&
-			    (pass != PASS_DIRECT || shapes[i].small || shapes[i].direct))
+			if (shape_runs(&shapes[i], (enum pass)pass, one))
 				run_shape(&shapes[i], 2000 + 10 * i, (enum pass)pass);
 	}
 	unsetenv("F8B_KGEMM_DIRECT_STORE");

@@ -417,6 +417,21 @@ static void check_wrong_layout(const char *what, const struct shape *s, struct o
 	free(wrong);
 }
 
+/* The GEMM of shape s, dtype pair dt and granularities g. */
+static struct f8b_gemm_desc case_desc(const struct shape *s, const struct dtype_pair *dt,
+                                      const struct gran_pair *g, enum f8b_dtype out, bool fast)
+{
+	return (struct f8b_gemm_desc){.m = s->m,
+	                              .n = s->n,
+	                              .k = s->k,
+	                              .a_dtype = dt->a,
+	                              .b_dtype = dt->b,
+	                              .out_dtype = out,
+	                              .a_gran = g->a,
+	                              .b_gran = g->b,
+	                              .fast_accum = fast};
+}
+
 /* All fp8 configurations of one shape. */
 static void run_shape(const struct shape *s, uint64_t seed)
 {
@@ -461,17 +476,8 @@ static void run_shape(const struct shape *s, uint64_t seed)
 				continue;
 			}
 			for (int fast = 0; fast <= 1; fast++) {
-				struct f8b_gemm_desc d = {
-				    .m = s->m,
-				    .n = s->n,
-				    .k = s->k,
-				    .a_dtype = dtypes[di].a,
-				    .b_dtype = dtypes[di].b,
-				    .out_dtype = F8B_BF16,
-				    .a_gran = grans[gi].a,
-				    .b_gran = grans[gi].b,
-				    .fast_accum = fast != 0,
-				};
+				struct f8b_gemm_desc d =
+				    case_desc(s, &dtypes[di], &grans[gi], F8B_BF16, fast != 0);
 				float *dout = fp8_case(s, &d, &a, &b, ref);
 				bool blockwise = grans[gi].b == F8B_GRAN_BLOCK128X128;
 				if (dout && blockwise && di == 0 && !fast) {
@@ -482,33 +488,15 @@ static void run_shape(const struct shape *s, uint64_t seed)
 			}
 			/* fp32 output: one dtype pair per granularity. */
 			if (di == 0) {
-				struct f8b_gemm_desc d = {
-				    .m = s->m,
-				    .n = s->n,
-				    .k = s->k,
-				    .a_dtype = dtypes[di].a,
-				    .b_dtype = dtypes[di].b,
-				    .out_dtype = F8B_F32,
-				    .a_gran = grans[gi].a,
-				    .b_gran = grans[gi].b,
-				    .fast_accum = false,
-				};
+				struct f8b_gemm_desc d =
+				    case_desc(s, &dtypes[di], &grans[gi], F8B_F32, false);
 				free(fp8_case(s, &d, &a, &b, ref));
 			}
 			/* e4m3 output: every pair with fast_accum off, e4m3 x
 			 * e4m3 with it on too. */
 			for (int fast = 0; fast <= (di == 0); fast++) {
-				struct f8b_gemm_desc d = {
-				    .m = s->m,
-				    .n = s->n,
-				    .k = s->k,
-				    .a_dtype = dtypes[di].a,
-				    .b_dtype = dtypes[di].b,
-				    .out_dtype = F8B_E4M3,
-				    .a_gran = grans[gi].a,
-				    .b_gran = grans[gi].b,
-				    .fast_accum = fast != 0,
-				};
+				struct f8b_gemm_desc d =
+				    case_desc(s, &dtypes[di], &grans[gi], F8B_E4M3, fast != 0);
 				e4m3_case(s, &d, &a, &b);
 			}
 			release_q(&a);

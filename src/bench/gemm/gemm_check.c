@@ -74,7 +74,8 @@ static int scales_host(const struct f8b_backend_ops *ops, struct f8b_backend *be
 
 /* The checked block of D: rows ri[0..nr) and columns ci[0..nc), and the
  * double reference over it from the operands as the kernel read them
- * (ref), and from the high-precision inputs (refh, when asked for). */
+ * (ref), from the high-precision inputs (refh, when asked for), and the
+ * sums of the products' magnitudes (absref, when asked for). */
 struct block {
 	int64_t *ri, *ci, nr, nc;
 	double *ref, *refh;
@@ -93,7 +94,7 @@ static void block_free(struct block *b)
 
 static int ref_block(const struct f8b_backend_ops *ops, struct f8b_backend *be,
                      const struct f8b_gemm_data *g, int64_t max_rows, int64_t max_cols,
-                     uint64_t seed, bool hp, struct block *blk)
+                     uint64_t seed, bool hp, bool abs, struct block *blk)
 {
 	const struct f8b_gemm_desc *d = g->desc;
 	int64_t k = d->k;
@@ -134,17 +135,17 @@ static int ref_block(const struct f8b_backend_ops *ops, struct f8b_backend *be,
 		rc = f8b_ref_gemm(a, b, nr, nc, k, blk->ref);
 	if (rc == F8B_OK && hp)
 		rc = f8b_ref_gemm(ah, bh, nr, nc, k, blk->refh);
-	/* An e4m3 D: the sums of the products' magnitudes (check_e4m3) */
-	if (rc == F8B_OK && g->d->dtype == F8B_E4M3) {
-		blk->absref = malloc(sizeof *blk->absref * cnt);
-		if (!blk->absref)
+	/* sum_k |a_k b_k|: the same GEMM of the magnitudes (check_e4m3) */
+	if (rc == F8B_OK && abs) {
+		if (!(blk->absref = malloc(sizeof *blk->absref * cnt)))
 			rc = F8B_ERR(F8B_ENOMEM, "check buffer of %zu sums", cnt);
-		for (int64_t i = 0; rc == F8B_OK && i < nr * k; i++)
+	}
+	if (rc == F8B_OK && abs) {
+		for (int64_t i = 0; i < nr * k; i++)
 			a[i] = fabsf(a[i]);
-		for (int64_t i = 0; rc == F8B_OK && i < nc * k; i++)
+		for (int64_t i = 0; i < nc * k; i++)
 			b[i] = fabsf(b[i]);
-		if (rc == F8B_OK)
-			rc = f8b_ref_gemm(a, b, nr, nc, k, blk->absref);
+		rc = f8b_ref_gemm(a, b, nr, nc, k, blk->absref);
 	}
 	free(a);
 	free(b);
@@ -162,7 +163,7 @@ int f8b_gemm_ref_amax(const struct f8b_backend_ops *ops, struct f8b_backend *be,
                       uint64_t seed, double *amax, bool *sampled)
 {
 	struct block blk;
-	F8B_TRY(ref_block(ops, be, g, max_rows, max_cols, seed, false, &blk));
+	F8B_TRY(ref_block(ops, be, g, max_rows, max_cols, seed, false, false, &blk));
 	double m = 0;
 	for (int64_t i = 0; i < blk.nr * blk.nc; i++)
 		m = fmax(m, fabs(blk.ref[i]));
@@ -273,7 +274,7 @@ int f8b_gemm_check(const struct f8b_backend_ops *ops, struct f8b_backend *be,
 	v->amax_ok = true;
 	if (out8 && (!g->d_scale || !g->amax_d))
 		return F8B_ERR(F8B_EINTERNAL, "check of an e4m3 D without d_scale and amax_d");
-	F8B_TRY(ref_block(ops, be, g, max_rows, max_cols, seed, hp, &blk));
+	F8B_TRY(ref_block(ops, be, g, max_rows, max_cols, seed, hp, out8, &blk));
 	int64_t nr = blk.nr, nc = blk.nc;
 	size_t cnt = (size_t)(nr * nc);
 	float *drow = malloc(sizeof *drow * (size_t)d->n), *dsub = malloc(sizeof *dsub * cnt);
