@@ -24,6 +24,10 @@
 #     each tile's TFLOP/s, the ping-pong one's included, and its ratio to
 #     cuBLASLt's tensorwise fast row of the benchmark step; default 4096
 #     and 8192 cubed)
+#   TILE_SCALINGS  the tile step's --scaling (default tensorwise; e.g.
+#     tensorwise,blockwise for the BLOCK tiles too)
+#   TEST_PASSES  test_f8b_gemm's passes (F8B_TEST_PASSES: of main pingpong
+#     cluster direct e4m3; default all)
 #   TEST_TIMEOUT (360), BENCH_TIMEOUT (150), TILES_TIMEOUT (120),
 #   SANITIZER_TIMEOUT (120 per tool): seconds
 #   PARTS  the steps to run, of "tests bench tiles sass sanitizer" (default
@@ -52,6 +56,7 @@ test_timeout=${TEST_TIMEOUT:-360}
 san_timeout=${SANITIZER_TIMEOUT:-120}
 tiles_timeout=${TILES_TIMEOUT:-120}
 tile_shapes=${TILE_SHAPES:-4096x4096x4096,8192x8192x8192}
+tile_scalings=${TILE_SCALINGS:-tensorwise}
 parts=" ${PARTS:-tests bench tiles sass sanitizer} "
 want() { case $parts in *" $1 "*) return 0 ;; esac; return 1; }
 tag=${TAG:-}
@@ -120,9 +125,9 @@ rc=$?
 say "test_f8b_gemm_layers (tma, wgmma, ring; exit $rc): $(tap_summary "$out/test_f8b_gemm_layers.log")"
 grep -E '^not ok' "$out/test_f8b_gemm_layers.log" | head -10 | tee -a "$summary"
 [ $rc -eq 0 ] || fail "test_f8b_gemm_layers (exit $rc, see test_f8b_gemm_layers.log)"
-timeout "$test_timeout" "$test_bin" >"$out/test_f8b_gemm.log" 2>&1
+F8B_TEST_PASSES=${TEST_PASSES:-} timeout "$test_timeout" "$test_bin" >"$out/test_f8b_gemm.log" 2>&1
 rc=$?
-say "test_f8b_gemm (exit $rc): $(tap_summary "$out/test_f8b_gemm.log")"
+say "test_f8b_gemm${TEST_PASSES:+ (passes $TEST_PASSES)} (exit $rc): $(tap_summary "$out/test_f8b_gemm.log")"
 grep -E '^not ok' "$out/test_f8b_gemm.log" | head -20 | tee -a "$summary"
 grep -E 'DIAGNOSIS' "$out/test_f8b_gemm.log" | head -8 | tee -a "$summary"
 # the error of each mode on the largest shape, e4m3 x e4m3, f32 output
@@ -191,10 +196,10 @@ tiles_h5="$out/gemm-f8b-tiles$tag.h5"
 tiles_log="$out/tiles$tag.log"
 rm -f "$tiles_h5"
 timeout "$tiles_timeout" "$f8bench" gemm -v --impl f8b --autotune 8 --shapes "$tile_shapes" \
-	--dtypes e4m3:e4m3 --scaling tensorwise --fast-accum on,off --max-time 0.5 \
+	--dtypes e4m3:e4m3 --scaling "$tile_scalings" --fast-accum on,off --max-time 0.5 \
 	-o "$tiles_h5" >"$tiles_log" 2>&1
 rc=$?
-say "f8bench gemm --impl f8b --autotune 8 --shapes $tile_shapes (exit $rc)"
+say "f8bench gemm --impl f8b --autotune 8 --shapes $tile_shapes --scaling $tile_scalings (exit $rc)"
 [ $rc -eq 0 ] || fail "tile autotune run (exit $rc, see $tiles_log)"
 if [ -f "$tiles_h5" ] &&
 	"$f8bench" export "$tiles_h5" --table gemm -o "${tiles_h5%.h5}.csv" 2>>"$tiles_log"; then
@@ -202,7 +207,7 @@ if [ -f "$tiles_h5" ] &&
 	F[c["impl"]] == "f8b" {
 		f = 2 * F[c["m"]] * F[c["n"]] * F[c["k"]] / 1e12
 		h = F[c["heuristic_time_median_s"]]
-		printf "  %sx%sx%s fast_accum %s: %s, fastest tile %s stages %s cluster id %s (3 = 2x1x1): %.1f TFLOP/s; host pick %.1f TFLOP/s\n", F[c["m"]], F[c["k"]], F[c["n"]], F[c["fast_accum"]], F[c["status"]], F[c["algo_tile"]], F[c["algo_stages"]], F[c["algo_cluster"]], F[c["tflops"]], (h > 0 ? f / h : 0)
+		printf "  %sx%sx%s %s fast_accum %s: %s, fastest tile %s stages %s cluster id %s (3 = 2x1x1): %.1f TFLOP/s; host pick %.1f TFLOP/s\n", F[c["m"]], F[c["k"]], F[c["n"]], F[c["scaling"]], F[c["fast_accum"]], F[c["status"]], F[c["algo_tile"]], F[c["algo_stages"]], F[c["algo_cluster"]], F[c["tflops"]], (h > 0 ? f / h : 0)
 	}' "${tiles_h5%.h5}.csv" | tee -a "$summary"
 fi
 # every candidate (tile) of f8b at each shape, beside cuBLASLt's tensorwise
@@ -219,11 +224,11 @@ END {
 	while ((getline line < tlog) > 0) {
 		if (line !~ /^f8bench gemm: autotune .* impl f8b candidate /) continue
 		split(line, w, " ")
-		shape = w[4]; fa = w[9]; cand = w[13]; sub(/:$/, "", cand)
+		shape = w[4]; sc = w[5] "x" w[7]; fa = w[9]; cand = w[13]; sub(/:$/, "", cand)
 		tf = w[14]; tile = line; sub(/^[^[]*\[f8b sm90 [a-z0-9.]* tile=/, "", tile); sub(/ .*/, "", tile)
-		if (line ~ /not timed/) { printf "  %s fast_accum %s candidate %s: not timed (refused or wrong)\n", shape, fa, cand; continue }
+		if (line ~ /not timed/) { printf "  %s %s fast_accum %s candidate %s: not timed (refused or wrong)\n", shape, sc, fa, cand; continue }
 		r = (shape in twf && twf[shape] > 0) ? sprintf("%.3f", tf / twf[shape]) : "-"
-		printf "  %s fast_accum %-3s candidate %s %-20s %8.1f TFLOP/s  vs TW-fast %s\n", shape, fa, cand, tile, tf, r
+		printf "  %s %s fast_accum %-3s candidate %s %-20s %8.1f TFLOP/s  vs TW-fast %s\n", shape, sc, fa, cand, tile, tf, r
 	}
 }' "$impl_csv" | tee -a "$summary"
 fi

@@ -33,7 +33,9 @@
  * F8B_TEST_SMALL=1 runs three small shapes only, e4m3 x e4m3 with bf16
  * output, every mode and tile (for compute-sanitizer).  F8B_TEST_E4M3=1
  * runs the e4m3-output pass alone (every shape), e.g. after a change to
- * its check; F8B_TEST_SHAPE=MxKxN runs that one shape of the list.
+ * its check; F8B_TEST_SHAPE=MxKxN runs that one shape of the list;
+ * F8B_TEST_PASSES=main,direct (any of main pingpong cluster direct e4m3,
+ * comma-separated) runs those passes only, e.g. main for a new tile.
  * Without a GPU: "1..0 # SKIP no CUDA GPU: why" and exit 77; on a GPU that
  * is not sm_90 every case is a TAP skip naming why.
  */
@@ -643,6 +645,30 @@ static void test_refusals(void)
 	}
 }
 
+static const char *const pass_names[NPASSES] = {"main", "pingpong", "cluster", "direct", "e4m3"};
+
+/* Whether pass p is named in the comma-separated list (NULL or empty: every
+ * pass); *bad: a name that is no pass. */
+static bool pass_listed(int p, const char *list, const char **bad)
+{
+	if (!list || !*list)
+		return true;
+	bool found = false;
+	for (const char *w = list; *w;) {
+		size_t len = strcspn(w, ",");
+		bool known = false;
+		for (int q = 0; q < NPASSES; q++)
+			if (strlen(pass_names[q]) == len && strncmp(w, pass_names[q], len) == 0) {
+				known = true;
+				found |= q == p;
+			}
+		if (!known && bad)
+			*bad = w;
+		w += len + (w[len] == ',');
+	}
+	return found;
+}
+
 /* Whether shape s runs in this pass: F8B_TEST_SMALL keeps the small ones,
  * F8B_TEST_SHAPE=MxKxN (one, or NULL) only that one, and the direct-store
  * pass takes the small shapes and those marked for it. */
@@ -661,10 +687,18 @@ int main(void)
 	struct f8b_device_info info;
 	const char *small = getenv("F8B_TEST_SMALL"), *e4m3 = getenv("F8B_TEST_E4M3");
 	const bool only_e4m3 = e4m3 && *e4m3 && strcmp(e4m3, "0");
-	const char *one = getenv("F8B_TEST_SHAPE");
+	const char *one = getenv("F8B_TEST_SHAPE"), *passes = getenv("F8B_TEST_PASSES");
+	const char *bad = NULL;
 	int n, rc;
 
 	only_small = small && *small && strcmp(small, "0");
+	pass_listed(0, passes, &bad);
+	if (bad) {
+		printf("Bail out! F8B_TEST_PASSES=%s: \"%.*s\" is none of main pingpong cluster "
+		       "direct e4m3\n",
+		       passes, (int)strcspn(bad, ","), bad);
+		return 1;
+	}
 	n = f8b_cuda_device_count(why, sizeof why);
 	if (n <= 0) {
 		snprintf(msg, sizeof msg, "no CUDA GPU: %s", why);
@@ -683,6 +717,8 @@ int main(void)
 	if (sm90)
 		test_refusals();
 	for (int pass = only_e4m3 ? PASS_E4M3 : 0; pass < NPASSES; pass++) {
+		if (!pass_listed(pass, passes, NULL))
+			continue;
 		if (pass == PASS_DIRECT && setenv("F8B_KGEMM_DIRECT_STORE", "1", 1) != 0) {
 			tap_ok(false, "setenv F8B_KGEMM_DIRECT_STORE");
 			break;
