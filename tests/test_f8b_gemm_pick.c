@@ -2,7 +2,8 @@
  * fp8 GEMM (src/backend/cuda_gemm_f8b.h), which need no GPU: the kernel
  * mode of every scaling pair and fast_accum, the refusals and their
  * message, the tile table (every mode has tiles; promotion tiles at most
- * 192 wide; the ping-pong tile FAST only, a candidate never picked), the
+ * 192 wide but 128x256's halves form, a candidate never picked; the
+ * ping-pong tile FAST only, a candidate never picked), the
  * tile the plan picks and the --autotune candidates; the e4m3-output
  * variants (FAST and PROMOTE of the 128x128 tile) and their refusals.
  * Built with CUDA only (the table is compiled from kernels/gemm/); runs
@@ -102,11 +103,14 @@ static void test_table(void)
 	for (int i = 0; i < f8b_kgemm_ntiles; i++) {
 		const struct f8b_kgemm_tile *t = &f8b_kgemm_tiles[i];
 		bool promo = t->modes & ~(1u << F8B_KGEMM_FAST);
+		/* 128x256 promotes in halves: one BN/4 partial, not BLOCK_1X128's
+		 * BN/4 column scales beside it */
+		bool halves = t->bn == 256 && !(t->modes & (1u << F8B_KGEMM_BLOCK_1X128));
 		tap_ok(t->bm == 128 && t->bk == 128 && t->bn % 64 == 0 &&
-		           (!promo || t->bn <= 192) && t->smem_bytes <= 227 * 1024 &&
+		           (!promo || t->bn <= 192 || halves) && t->smem_bytes <= 227 * 1024 &&
 		           (t->cluster == 1 || t->cluster == 2),
-		       "tile %s: 128 rows, BK 128, BN %d (<= 192 with promotion), %d bytes of "
-		       "shared memory (<= 227 KiB)",
+		       "tile %s: 128 rows, BK 128, BN %d (<= 192 with promotion, or 256 in "
+		       "halves), %d bytes of shared memory (<= 227 KiB)",
 		       t->name, t->bn, t->smem_bytes);
 		/* ping-pong: FAST only (no promotion form), no cluster, 2 x BN/2
 		 * accumulators a thread (BN <= 128) */
@@ -146,6 +150,32 @@ static void test_pingpong(void)
 	       f8b_kgemm_tiles[pp].name, listed);
 	tap_ok(f8b_kgemm_candidate_tile(picked, F8B_KGEMM_FAST, F8B_BF16, n - 1) == pp,
 	       "the ping-pong tile is FAST's last candidate (table order)");
+}
+
+/* 128x256's promotion in halves is an --autotune candidate of PROMOTE and
+ * BLOCK, never the pick (until an H100 run says it should be). */
+static void test_halves(void)
+{
+	static const int64_t sizes[] = {1024, 2048, 4096, 8192, 16384, 28672};
+	static const int modes[] = {F8B_KGEMM_PROMOTE, F8B_KGEMM_BLOCK};
+	for (size_t i = 0; i < COUNT(modes); i++) {
+		int listed = 0, picked = 0, n = f8b_kgemm_candidates(modes[i], F8B_BF16);
+		int p0 = f8b_kgemm_pick_tile(8192, 8192, 132, modes[i], F8B_BF16);
+		for (int c = 0; c < n; c++) {
+			int t = f8b_kgemm_candidate_tile(p0, modes[i], F8B_BF16, c);
+			listed += t >= 0 && f8b_kgemm_tiles[t].bn == 256;
+		}
+		for (size_t a = 0; a < COUNT(sizes); a++)
+			for (size_t b = 0; b < COUNT(sizes); b++) {
+				int t = f8b_kgemm_pick_tile(sizes[a], sizes[b], 132, modes[i],
+				                            F8B_BF16);
+				picked += t >= 0 && f8b_kgemm_tiles[t].bn == 256;
+			}
+		tap_ok(listed == 1 && picked == 0,
+		       "mode %d: 128x256 (halves) among its %d candidates once (%d), picked at "
+		       "none of %zu shapes (%d)",
+		       modes[i], n, listed, COUNT(sizes) * COUNT(sizes), picked);
+	}
 }
 
 /* The pick rule on shapes whose answer is worked out by hand (132 SMs). */
@@ -260,6 +290,7 @@ int main(void)
 	test_table();
 	test_pick();
 	test_pingpong();
+	test_halves();
 	test_e4m3_out();
 	return tap_done();
 }

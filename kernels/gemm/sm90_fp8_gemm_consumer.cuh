@@ -22,7 +22,13 @@ struct f8b_kg_consumer {
 	/* Promotion with two wgmma groups in flight: 3 x BN/2 accumulators a
 	 * thread, so BN = 128 only, and not BLOCK_1X128 (BN/4 more scales). */
 	static constexpr bool OVERLAP = F8B_KGEMM_OVERLAPS(BN, MODE);
-	static_assert(!PROMO || BN <= 192, "promotion holds 2 x BN/2 accumulators a thread");
+	/* Promotion on the 128x256 tile: each K-block as two n128 groups,
+	 * one after the other, into one partial of BN/4 registers (the
+	 * halves form): 128 + 64 accumulators a thread, as 128x192's 2 x 96. */
+	static constexpr bool HALVES = PROMO && BN == 256;
+	static constexpr int PART = HALVES ? BN / 4 : BN / 2;
+	static_assert(!PROMO || BN <= 192 || HALVES,
+	              "promotion holds BN/2 accumulators and a partial a thread");
 	static_assert(MODE != F8B_KGEMM_BLOCK_1X128 || BN <= 128, "BN/4 column scales a thread");
 	/* BLOCK: a block of B's scales starts at octet 8 or 16 of a tile, or
 	 * not at all (promote) */
@@ -39,7 +45,7 @@ struct f8b_kg_consumer {
 	float tw_scale = 1.0f;
 	uint32_t it = 0;                   /* K-blocks consumed so far: ring stage and phase */
 	float acc[BN / 2];                 /* FAST: the wgmma accumulator; else the fp32 sums */
-	float part[PROMO ? BN / 2 : 1];    /* the wgmma partial of one K-block */
+	float part[PROMO ? PART : 1];      /* the wgmma partial of one K-block (or half) */
 	float part2[OVERLAP ? BN / 2 : 1]; /* OVERLAP: the next K-block's partial */
 	f8b_kg_out8 out8;                  /* OUT8: d_scale, this thread's amax */
 
@@ -92,6 +98,31 @@ struct f8b_kg_consumer {
 		f8b_wgmma_commit_group();
 #pragma unroll
 		for (int i = 0; i < BN / 2; i++)
+			f8b_reg_fence(d[i]);
+	}
+
+	/* HALVES: half H of stage s's K-block, B's rows 128 H to 128 H + 127
+	 * (128 rows of 128 bytes further on: the swizzle's 1024-byte period
+	 * is kept), four m64n128k32 into d (BN/4 registers) from zero.  Half
+	 * 0 waits for the stage; half 1 finds it full. */
+	template <int H>
+	__device__ __forceinline__ void issue_half(float *d, uint32_t s, uint32_t phase)
+	{
+		const uint32_t sa = base + s * STAGE + cw * (64 * F8B_KG_BK),
+		               sb = base + s * STAGE + A_BYTES + H * (128 * F8B_KG_BK);
+		if constexpr (H == 0)
+			f8b_mbarrier_wait(bars + 8 * s, phase);
+#pragma unroll
+		for (int i = 0; i < BN / 4; i++)
+			f8b_reg_fence(d[i]);
+		f8b_wgmma_fence();
+		const uint64_t da = f8b_desc_sw128_kmajor(sa), db = f8b_desc_sw128_kmajor(sb);
+#pragma unroll
+		for (int kk = 0; kk < F8B_KG_BK / 32; kk++)
+			f8b_wgmma<128, AT, BT>::mma(d, da + 2 * kk, db + 2 * kk, kk > 0 ? 1u : 0u);
+		f8b_wgmma_commit_group();
+#pragma unroll
+		for (int i = 0; i < BN / 4; i++)
 			f8b_reg_fence(d[i]);
 	}
 
@@ -307,6 +338,60 @@ struct f8b_kg_consumer {
 		}
 	}
 
+	/* HALVES: the partial of half H (columns 128 H to 128 H + 127 of the
+	 * tile: octets 16 H to 16 H + 15 of the m64n256 fragment, acc[64 H]
+	 * on) into acc; BLOCK: times sa and B's scale of that 128-row block
+	 * (sb0, sb1: the tile starts at a multiple of 256). */
+	template <int H>
+	__device__ __forceinline__ void promote_half(const float *pt, const kscales &sc)
+	{
+		float *a = acc + H * (BN / 4);
+		if constexpr (!BLOCKS) {
+#pragma unroll
+			for (int i = 0; i < BN / 4; i++)
+				a[i] += pt[i];
+		} else {
+			const float sb = H == 0 ? sc.sb0 : sc.sb1;
+			const float t0 = sc.sa0 * sb, t1 = sc.sa1 * sb;
+#pragma unroll
+			for (int j = 0; j < BN / 32; j++) {
+				a[4 * j] = fmaf(t0, pt[4 * j], a[4 * j]);
+				a[4 * j + 1] = fmaf(t0, pt[4 * j + 1], a[4 * j + 1]);
+				a[4 * j + 2] = fmaf(t1, pt[4 * j + 2], a[4 * j + 2]);
+				a[4 * j + 3] = fmaf(t1, pt[4 * j + 3], a[4 * j + 3]);
+			}
+		}
+	}
+
+	/* Promotion in halves (HALVES): per K-block, half 0's group, its
+	 * adds, half 1's group, its adds; the stage is freed after half 1.
+	 * One group in flight, as in mainloop_promote1, but each wait covers
+	 * half the K-block's wgmma and half its adds; the scales are read one
+	 * K-block ahead. */
+	__device__ __forceinline__ void mainloop_promote_halves(const spos &q, int kblocks)
+	{
+		kscales cur, nxt;
+		load_scales(cur, q, 0);
+		for (int kb = 0; kb < kblocks; kb++, it++) {
+			const uint32_t s = it % STAGES, phase = (it / STAGES) & 1;
+			issue_half<0>(part, s, phase);
+			load_scales(nxt, q, kb + 1 < kblocks ? kb + 1 : kb);
+			f8b_wgmma_wait_group<0>();
+#pragma unroll
+			for (int i = 0; i < BN / 4; i++)
+				f8b_reg_fence(part[i]);
+			promote_half<0>(part, cur);
+			issue_half<1>(part, s, phase);
+			f8b_wgmma_wait_group<0>();
+#pragma unroll
+			for (int i = 0; i < BN / 4; i++)
+				f8b_reg_fence(part[i]);
+			release(bars + 8 * (STAGES + s));
+			promote_half<1>(part, cur);
+			cur = nxt;
+		}
+	}
+
 	/* Promotion: each K-block's partial sum into the fp32 accumulator,
 	 * times its block scales in the block modes. */
 	__device__ __forceinline__ void mainloop_promote(int tm, int tn, int kblocks)
@@ -315,7 +400,9 @@ struct f8b_kg_consumer {
 #pragma unroll
 		for (int i = 0; i < BN / 2; i++)
 			acc[i] = 0.0f;
-		if constexpr (OVERLAP)
+		if constexpr (HALVES)
+			mainloop_promote_halves(q, kblocks);
+		else if constexpr (OVERLAP)
 			mainloop_promote2(q, kblocks);
 		else
 			mainloop_promote1(q, kblocks);

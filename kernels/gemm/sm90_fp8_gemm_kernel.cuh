@@ -97,7 +97,10 @@ constexpr int F8B_KG_SMEM_MAX = 232448; /* 227 KiB: an sm_90 CTA's opt-in maximu
  * two CTAs on tile rows 2i and 2i+1 of one tile column share B, each
  * loading half of it and multicasting it to both.  Promotion holds two
  * accumulator sets (BN/2 + BN/2 registers a thread), so its tiles are at
- * most 192 wide; BLOCK_1X128 also holds BN/4 column scales (128 only).
+ * most 192 wide, but for 128x256, which promotes each K-block as two
+ * n128 halves into one BN/4 partial (the halves form: an --autotune
+ * candidate until measured); BLOCK_1X128 also holds BN/4 column scales
+ * (128 only).
  * The ping-pong tile (last) gives each consumer a whole 128 x 128 tile
  * (2 x 64 accumulators a thread); an --autotune candidate only.  Cluster
  * tiles of promotion (128x128/c2, 128x192/c2) were measured no faster
@@ -107,7 +110,7 @@ constexpr int F8B_KG_SMEM_MAX = 232448; /* 227 KiB: an sm_90 CTA's opt-in maximu
 #define F8B_KGEMM_TILE_LIST(X)                                                                     \
 	X(128, 6, 1, F8B_KG_COOP, F8B_KG_FAST | F8B_KG_PROMO | F8B_KG_BLK | F8B_KG_BLK1,           \
 	  F8B_KG_FAST | F8B_KG_PROMO)                                                              \
-	X(256, 4, 1, F8B_KG_COOP, F8B_KG_FAST, 0)                                                  \
+	X(256, 4, 1, F8B_KG_COOP, F8B_KG_FAST | F8B_KG_PROMO | F8B_KG_BLK, 0)                      \
 	X(256, 4, 2, F8B_KG_COOP, F8B_KG_FAST, 0)                                                  \
 	X(192, 5, 1, F8B_KG_COOP, F8B_KG_PROMO | F8B_KG_BLK, 0)                                    \
 	X(128, 6, 1, F8B_KG_PP, F8B_KG_FAST, 0)

@@ -52,7 +52,8 @@ struct f8b_kplan {
  * d1a154b) --autotune at 8192^3 timed 128x192 at 1056 TFLOP/s against
  * 1002 for the overlapped 128x128, while with block scales 128x128 ran at
  * 857 against 842 for 128x192 (tree 2c3300d).  Tiles with a cluster or
- * the ping-pong schedule are --autotune candidates only, until measured.
+ * the ping-pong schedule are --autotune candidates only, until measured,
+ * and so is 128x256's promotion in halves (doc/gemm-kernels.md).
  * With fast accumulation, a 128x128 tile counts its work 9/8 times
  * (NARROW_FAST_COST): on an H100 (tree 141e8eb) it ran at 1105-1147
  * TFLOP/s against 1262-1304 for 128x256 at 4096^3 and 8192^3, and the
@@ -80,6 +81,8 @@ int f8b_kgemm_pick_tile(int64_t m, int64_t n, int sms, int mode, int out)
 			continue;
 		if (t->cluster != 1 || t->sched != F8B_KGEMM_SCHED_COOP)
 			continue; /* --autotune only, until measured */
+		if (mode != F8B_KGEMM_FAST && t->bn > 192)
+			continue; /* promotion in halves: --autotune only, until measured */
 		int64_t tiles = ((m + t->bm - 1) / t->bm) * ((n + t->bn - 1) / t->bn);
 		double waves = (double)((tiles + sms - 1) / sms);
 		double cost = waves * t->bm * t->bn;
