@@ -354,7 +354,7 @@ struct f8b_kg_consumer {
 			const float sb = H == 0 ? sc.sb0 : sc.sb1;
 			const float t0 = sc.sa0 * sb, t1 = sc.sa1 * sb;
 #pragma unroll
-			for (int j = 0; j < BN / 32; j++) {
+			for (int j = 0; j < BN / 16; j++) { /* the half's 16 octets */
 				a[4 * j] = fmaf(t0, pt[4 * j], a[4 * j]);
 				a[4 * j + 1] = fmaf(t0, pt[4 * j + 1], a[4 * j + 1]);
 				a[4 * j + 2] = fmaf(t1, pt[4 * j + 2], a[4 * j + 2]);

@@ -48,12 +48,17 @@ struct f8b_kplan {
  * 128x192) counts its work 9/8 times (NO_OVERLAP_COST): 8192^2 gives 32
  * waves of 16384 (128x128) against 21 waves of 24576 x 9/8 (2752 tiles):
  * 128x128; 2048 x 1536: 2 waves of 16384 against one of 24576 x 9/8:
- * 128x192.  Plain promotion takes no such charge: on an H100 (tree
- * d1a154b) --autotune at 8192^3 timed 128x192 at 1056 TFLOP/s against
+ * 128x192.  Plain promotion takes no such charge (on an H100, tree
+ * d1a154b, --autotune at 8192^3 timed 128x192 at 1056 TFLOP/s against
  * 1002 for the overlapped 128x128, while with block scales 128x128 ran at
- * 857 against 842 for 128x192 (tree 2c3300d).  Tiles with a cluster or
+ * 857 against 842 for 128x192, tree 2c3300d), but a narrow one's below.  Tiles with a cluster or
  * the ping-pong schedule are --autotune candidates only, until measured,
- * and so is 128x256's promotion in halves (doc/gemm-kernels.md).
+ * and so is 128x256's BLOCK in halves (doc/gemm-kernels.md).  PROMOTE
+ * counts the work of a tile narrower than 256 9/8 times
+ * (NARROW_PROMO_COST), as FAST does: on an H100 (tree 090dffd) 128x256
+ * in halves ran at 1078 TFLOP/s against 963 for 128x128 at 4096^3, and
+ * at 1048 against 1020 for 128x192 at 8192^3, where the plain wave count
+ * picks 128x192 (21 waves of 24576 against 16 of 32768).
  * With fast accumulation, a 128x128 tile counts its work 9/8 times
  * (NARROW_FAST_COST): on an H100 (tree 141e8eb) it ran at 1105-1147
  * TFLOP/s against 1262-1304 for 128x256 at 4096^3 and 8192^3, and the
@@ -63,6 +68,7 @@ struct f8b_kplan {
  * -1 when no tile has the mode. */
 #define NO_OVERLAP_COST  1.125
 #define NARROW_FAST_COST 1.125
+#define NARROW_PROMO_COST 1.125
 
 /* The modes tile t is compiled for with output dtype out: e4m3 has its
  * own, fewer, variants (gemm.h). */
@@ -81,8 +87,8 @@ int f8b_kgemm_pick_tile(int64_t m, int64_t n, int sms, int mode, int out)
 			continue;
 		if (t->cluster != 1 || t->sched != F8B_KGEMM_SCHED_COOP)
 			continue; /* --autotune only, until measured */
-		if (mode != F8B_KGEMM_FAST && t->bn > 192)
-			continue; /* promotion in halves: --autotune only, until measured */
+		if (mode == F8B_KGEMM_BLOCK && t->bn > 192)
+			continue; /* BLOCK in halves: --autotune only, until measured */
 		int64_t tiles = ((m + t->bm - 1) / t->bm) * ((n + t->bn - 1) / t->bn);
 		double waves = (double)((tiles + sms - 1) / sms);
 		double cost = waves * t->bm * t->bn;
@@ -90,6 +96,8 @@ int f8b_kgemm_pick_tile(int64_t m, int64_t n, int sms, int mode, int out)
 			cost *= NO_OVERLAP_COST;
 		if (mode == F8B_KGEMM_FAST && t->bn < 256)
 			cost *= NARROW_FAST_COST;
+		if (mode == F8B_KGEMM_PROMOTE && t->bn < 256)
+			cost *= NARROW_PROMO_COST;
 		if (best < 0 || cost < best_cost ||
 		    (cost == best_cost && t->bn > f8b_kgemm_tiles[best].bn)) {
 			best = i;
