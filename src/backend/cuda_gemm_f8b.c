@@ -42,32 +42,32 @@ struct f8b_kplan {
  * waves of tiles over the SMs, each wave counted by its work (BM x BN),
  * with the wider tile (less A traffic per flop) winning ties.  E.g. 8192^2
  * on 132 SMs: 128x256 gives 2048 tiles = 16 waves of 32768, 128x128 gives
- * 4096 = 32 waves of 16384: a tie, so 128x256; 1024^2: 32 tiles (1 wave of
- * 32768) against 64 (1 wave of 16384): 128x128.  With block scales, a tile
- * whose adds do not overlap the next K-block's wgmma (F8B_KGEMM_OVERLAPS:
- * 128x192) counts its work 9/8 times (NO_OVERLAP_COST): 8192^2 gives 32
- * waves of 16384 (128x128) against 21 waves of 24576 x 9/8 (2752 tiles):
- * 128x128; 2048 x 1536: 2 waves of 16384 against one of 24576 x 9/8:
- * 128x192.  Plain promotion takes no such charge (on an H100, tree
- * d1a154b, --autotune at 8192^3 timed 128x192 at 1056 TFLOP/s against
- * 1002 for the overlapped 128x128, while with block scales 128x128 ran at
- * 857 against 842 for 128x192, tree 2c3300d), but a narrow one's below.  Tiles with a cluster or
- * the ping-pong schedule are --autotune candidates only, until measured,
- * and so is 128x256's BLOCK in halves (doc/gemm-kernels.md).  PROMOTE
- * counts the work of a tile narrower than 256 9/8 times
- * (NARROW_PROMO_COST), as FAST does: on an H100 (tree 090dffd) 128x256
- * in halves ran at 1078 TFLOP/s against 963 for 128x128 at 4096^3, and
- * at 1048 against 1020 for 128x192 at 8192^3, where the plain wave count
- * picks 128x192 (21 waves of 24576 against 16 of 32768).
- * With fast accumulation, a 128x128 tile counts its work 9/8 times
- * (NARROW_FAST_COST): on an H100 (tree 141e8eb) it ran at 1105-1147
- * TFLOP/s against 1262-1304 for 128x256 at 4096^3 and 8192^3, and the
- * plain wave count had picked it for 16384^3 (125 waves of 16384 against
- * 63 of 32768) and for N = 28672 or 57344, where it ran at 0.73-0.86x
- * cuBLASLt (results/h100/experiments/f8b-gemm-tma-store/).
- * -1 when no tile has the mode. */
-#define NO_OVERLAP_COST  1.125
-#define NARROW_FAST_COST 1.125
+ * 4096 = 32 waves of 16384: a tie; 1024^2: 32 tiles (1 wave of 32768)
+ * against 64 (1 wave of 16384).  Measured charges on that count:
+ *  - Every mode counts a tile narrower than 256 9/8 times
+ *    (NARROW_FAST_COST, NARROW_PROMO_COST).  FAST on an H100 (tree
+ *    141e8eb): 128x128 ran at 1105-1147 TFLOP/s against 1262-1304 for
+ *    128x256 at 4096^3 and 8192^3, and the plain count had picked it for
+ *    16384^3 (125 waves of 16384 against 63 of 32768) and for N = 28672
+ *    or 57344, where it ran at 0.73-0.86x cuBLASLt
+ *    (results/h100/experiments/f8b-gemm-tma-store/).  PROMOTE and BLOCK,
+ *    since 128x256 promotes in halves (doc/gemm-kernels.md), on an H100
+ *    (tree ba90128): PROMOTE at 1062 TFLOP/s against 1035 (128x192) and
+ *    958 (128x128) at 8192^3, where the plain count picks 128x192 (21
+ *    waves of 24576 against 16 of 32768); BLOCK at 924 / 914 / 895
+ *    against at most 878 / 883 / 863 at 4096^3, 8192^3 and
+ *    16384x4096x14336 (results/h100/experiments/f8b-gemm-halves/).
+ *  - BLOCK counts 128x192, whose adds overlap no wgmma (neither the
+ *    second partial of 128x128, F8B_KGEMM_OVERLAPS, nor the other half of
+ *    128x256), 9/8 times more (NO_OVERLAP_COST): with block scales
+ *    128x128 ran at 857 TFLOP/s against 842 for 128x192 at 8192^3 (tree
+ *    2c3300d).  So 2048 x 1536 takes 128x192 in both promoting modes (one
+ *    wave of 24576 x 9/8, or x (9/8)^2, against one of 32768 and two of
+ *    16384 x 9/8).
+ * Tiles with a cluster or the ping-pong schedule are --autotune
+ * candidates only, until measured.  -1 when no tile has the mode. */
+#define NO_OVERLAP_COST   1.125
+#define NARROW_FAST_COST  1.125
 #define NARROW_PROMO_COST 1.125
 
 /* The modes tile t is compiled for with output dtype out: e4m3 has its
@@ -87,16 +87,14 @@ int f8b_kgemm_pick_tile(int64_t m, int64_t n, int sms, int mode, int out)
 			continue;
 		if (t->cluster != 1 || t->sched != F8B_KGEMM_SCHED_COOP)
 			continue; /* --autotune only, until measured */
-		if (mode == F8B_KGEMM_BLOCK && t->bn > 192)
-			continue; /* BLOCK in halves: --autotune only, until measured */
 		int64_t tiles = ((m + t->bm - 1) / t->bm) * ((n + t->bn - 1) / t->bn);
 		double waves = (double)((tiles + sms - 1) / sms);
 		double cost = waves * t->bm * t->bn;
-		if (mode == F8B_KGEMM_BLOCK && !F8B_KGEMM_OVERLAPS(t->bn, mode))
-			cost *= NO_OVERLAP_COST;
+		if (mode == F8B_KGEMM_BLOCK && !F8B_KGEMM_OVERLAPS(t->bn, mode) && t->bn < 256)
+			cost *= NO_OVERLAP_COST; /* 128x192; 128x256 has its halves */
 		if (mode == F8B_KGEMM_FAST && t->bn < 256)
 			cost *= NARROW_FAST_COST;
-		if (mode == F8B_KGEMM_PROMOTE && t->bn < 256)
+		if ((mode == F8B_KGEMM_PROMOTE || mode == F8B_KGEMM_BLOCK) && t->bn < 256)
 			cost *= NARROW_PROMO_COST;
 		if (best < 0 || cost < best_cost ||
 		    (cost == best_cost && t->bn > f8b_kgemm_tiles[best].bn)) {
