@@ -113,16 +113,9 @@ static void test_table(void)
 		       "tile %s: 128 rows, BK 128, BN %d (<= 192 with promotion, or 256 in "
 		       "halves), %d bytes of shared memory (<= 227 KiB)",
 		       t->name, t->bn, t->smem_bytes);
-		/* quarters: 128x256's PROMOTE and BLOCK, no cluster */
-		if (t->sched == F8B_KGEMM_SCHED_QUARTERS)
-			tap_ok(t->modes == ((1u << F8B_KGEMM_PROMOTE) | (1u << F8B_KGEMM_BLOCK)) &&
-			           t->cluster == 1 && t->bn == 256 && !t->e4m3_modes &&
-			           strstr(t->name, "/q"),
-			       "tile %s: quarters, PROMOTE and BLOCK, no cluster, BN %d = 256",
-			       t->name, t->bn);
 		/* ping-pong: FAST only (no promotion form), no cluster, 2 x BN/2
 		 * accumulators a thread (BN <= 128) */
-		else if (t->sched != F8B_KGEMM_SCHED_COOP)
+		if (t->sched != F8B_KGEMM_SCHED_COOP)
 			tap_ok(t->sched == F8B_KGEMM_SCHED_PINGPONG &&
 			           t->modes == (1u << F8B_KGEMM_FAST) && t->cluster == 1 &&
 			           t->bn <= 128 && strstr(t->name, "/pp"),
@@ -161,38 +154,28 @@ static void test_pingpong(void)
 }
 
 /* 128x256's promotion in halves is a candidate of PROMOTE and BLOCK,
- * listed once, and picked at some shapes (test_pick has which); its
- * quarters form is listed once and never picked (until measured). */
+ * listed once, and picked at some shapes (test_pick has which). */
 static void test_halves(void)
 {
 	static const int64_t sizes[] = {1024, 2048, 4096, 8192, 16384, 28672};
 	static const int modes[] = {F8B_KGEMM_PROMOTE, F8B_KGEMM_BLOCK};
 	for (size_t i = 0; i < COUNT(modes); i++) {
 		int listed = 0, picked = 0, n = f8b_kgemm_candidates(modes[i], F8B_BF16);
-		int listed_q = 0, picked_q = 0;
 		int p0 = f8b_kgemm_pick_tile(8192, 8192, 132, modes[i], F8B_BF16);
 		for (int c = 0; c < n; c++) {
 			int t = f8b_kgemm_candidate_tile(p0, modes[i], F8B_BF16, c);
-			listed += t >= 0 && f8b_kgemm_tiles[t].bn == 256 &&
-			          f8b_kgemm_tiles[t].sched == F8B_KGEMM_SCHED_COOP;
-			listed_q += t >= 0 && f8b_kgemm_tiles[t].sched == F8B_KGEMM_SCHED_QUARTERS;
+			listed += t >= 0 && f8b_kgemm_tiles[t].bn == 256;
 		}
 		for (size_t a = 0; a < COUNT(sizes); a++)
 			for (size_t b = 0; b < COUNT(sizes); b++) {
 				int t = f8b_kgemm_pick_tile(sizes[a], sizes[b], 132, modes[i],
 				                            F8B_BF16);
 				picked += t >= 0 && f8b_kgemm_tiles[t].bn == 256;
-				picked_q +=
-				    t >= 0 && f8b_kgemm_tiles[t].sched == F8B_KGEMM_SCHED_QUARTERS;
 			}
 		tap_ok(listed == 1 && picked > 0,
 		       "mode %d: 128x256 (halves) among its %d candidates once (%d), picked at "
 		       "some of %zu shapes (%d)",
 		       modes[i], n, listed, COUNT(sizes) * COUNT(sizes), picked);
-		tap_ok(listed_q == 1 && picked_q == 0,
-		       "mode %d: 128x256 in quarters among its candidates once (%d), picked at "
-		       "none (%d)",
-		       modes[i], listed_q, picked_q);
 	}
 }
 

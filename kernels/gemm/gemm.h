@@ -48,14 +48,8 @@ enum f8b_kgemm_mode {
 /* How the two consumer warpgroups share the work (doc/gemm-kernels.md):
  * COOP: both on one tile, 64 rows each, storing it together; PINGPONG
  * (FAST only): each on whole tiles of its own, in turn, so that one
- * stores its tile while the other's wgmma run; QUARTERS (128x256, PROMOTE
- * and BLOCK): COOP, each K-block promoted as four n64 quarters with two
- * groups in flight, in place of two n128 halves with one. */
-enum f8b_kgemm_sched {
-	F8B_KGEMM_SCHED_COOP = 0,
-	F8B_KGEMM_SCHED_PINGPONG = 1,
-	F8B_KGEMM_SCHED_QUARTERS = 2
-};
+ * stores its tile while the other's wgmma run. */
+enum f8b_kgemm_sched { F8B_KGEMM_SCHED_COOP = 0, F8B_KGEMM_SCHED_PINGPONG = 1 };
 
 /* One entry of the tile table: a variant compiled at build time for each
  * mode in `modes`, dtype pair and output type. */

@@ -33,9 +33,7 @@ f8b_kgemm_fn pick(int tile, int mode, int a, int b, int out)
 	 SCHED,                                                                                    \
 	 MODES,                                                                                    \
 	 E8MODES,                                                                                  \
-	 SCHED == F8B_KG_PP         ? "128x" #BN "x128/c" #CL "/pp"                                \
-	 : SCHED == F8B_KG_QUARTERS ? "128x" #BN "x128/c" #CL "/q"                                 \
-	                            : "128x" #BN "x128/c" #CL},
+	 SCHED == F8B_KG_PP ? "128x" #BN "x128/c" #CL "/pp" : "128x" #BN "x128/c" #CL},
 extern "C" const struct f8b_kgemm_tile f8b_kgemm_tiles[] = {F8B_KGEMM_TILE_LIST(F8B_TILE_ENTRY)};
 #undef F8B_TILE_ENTRY
 extern "C" const int f8b_kgemm_ntiles = sizeof f8b_kgemm_tiles / sizeof f8b_kgemm_tiles[0];

@@ -14,8 +14,7 @@
 #ifndef F8B_GEMM_SM90_FP8_GEMM_CONSUMER_CUH
 #define F8B_GEMM_SM90_FP8_GEMM_CONSUMER_CUH
 
-template <int BN, int STAGES, int CL, int MODE, int EPI_BUFS, int AT, int BT, typename OutT,
-          bool QUARTERS = false>
+template <int BN, int STAGES, int CL, int MODE, int EPI_BUFS, int AT, int BT, typename OutT>
 struct f8b_kg_consumer {
 	static constexpr bool PROMO = MODE != F8B_KGEMM_FAST;
 	static constexpr bool BLOCKS = MODE == F8B_KGEMM_BLOCK || MODE == F8B_KGEMM_BLOCK_1X128;
@@ -28,9 +27,6 @@ struct f8b_kg_consumer {
 	 * halves form): 128 + 64 accumulators a thread, as 128x192's 2 x 96. */
 	static constexpr bool HALVES = PROMO && BN == 256;
 	static constexpr int PART = HALVES ? BN / 4 : BN / 2;
-	/* The quarters form of 128x256 (schedule QUARTERS): the partial's two
-	 * halves hold two n64 groups in flight. */
-	static_assert(!QUARTERS || HALVES, "quarters: 128x256 promotion only");
 	static_assert(!PROMO || BN <= 192 || HALVES,
 	              "promotion holds BN/2 accumulators and a partial a thread");
 	static_assert(MODE != F8B_KGEMM_BLOCK_1X128 || BN <= 128, "BN/4 column scales a thread");
@@ -396,105 +392,6 @@ struct f8b_kg_consumer {
 		}
 	}
 
-	/* QUARTERS (HALVES with args.pieces == 4): quarter Q of stage s's
-	 * K-block, B's rows 64 Q to 64 Q + 63 (8 KiB apart: the swizzle's
-	 * period is kept), four m64n64k32 into d (32 registers, half of
-	 * part) from zero.  Quarter 0 waits for the stage. */
-	template <int Q>
-	__device__ __forceinline__ void issue_quarter(float *d, uint32_t s, uint32_t phase)
-	{
-		const uint32_t sa = base + s * STAGE + cw * (64 * F8B_KG_BK),
-		               sb = base + s * STAGE + A_BYTES + Q * (64 * F8B_KG_BK);
-		if constexpr (Q == 0)
-			f8b_mbarrier_wait(bars + 8 * s, phase);
-#pragma unroll
-		for (int i = 0; i < 32; i++)
-			f8b_reg_fence(d[i]);
-		f8b_wgmma_fence();
-		const uint64_t da = f8b_desc_sw128_kmajor(sa), db = f8b_desc_sw128_kmajor(sb);
-#pragma unroll
-		for (int kk = 0; kk < F8B_KG_BK / 32; kk++)
-			f8b_wgmma<64, AT, BT>::mma(d, da + 2 * kk, db + 2 * kk, kk > 0 ? 1u : 0u);
-		f8b_wgmma_commit_group();
-#pragma unroll
-		for (int i = 0; i < 32; i++)
-			f8b_reg_fence(d[i]);
-	}
-
-	/* Waits until one group is in flight, then adds quarter Q's partial
-	 * pt (octets 8 Q to 8 Q + 7 of the m64n256 fragment: acc[32 Q] on),
-	 * times sa and B's scale of its 128-row block in BLOCK (quarters 0
-	 * and 1 in the first, the tile starting at a multiple of 256). */
-	template <int Q, int N>
-	__device__ __forceinline__ void retire_quarter(float *pt, const kscales &sc)
-	{
-		f8b_wgmma_wait_group<N>();
-#pragma unroll
-		for (int i = 0; i < 32; i++)
-			f8b_reg_fence(pt[i]);
-		float *a = acc + 32 * Q;
-		if constexpr (!BLOCKS) {
-#pragma unroll
-			for (int i = 0; i < 32; i++)
-				a[i] += pt[i];
-		} else {
-			const float sb = Q < 2 ? sc.sb0 : sc.sb1;
-			const float t0 = sc.sa0 * sb, t1 = sc.sa1 * sb;
-#pragma unroll
-			for (int j = 0; j < 8; j++) {
-				a[4 * j] = fmaf(t0, pt[4 * j], a[4 * j]);
-				a[4 * j + 1] = fmaf(t0, pt[4 * j + 1], a[4 * j + 1]);
-				a[4 * j + 2] = fmaf(t1, pt[4 * j + 2], a[4 * j + 2]);
-				a[4 * j + 3] = fmaf(t1, pt[4 * j + 3], a[4 * j + 3]);
-			}
-		}
-	}
-
-	/* Promotion in quarters: each K-block as four n64 groups into the two
-	 * halves of part in turn (pa: quarters 0 and 2, pb: 1 and 3), each
-	 * group issued before the one ahead of it is waited for and added, so
-	 * this warpgroup always has a group queued while it adds.  A K-block's
-	 * stage is freed when its quarter 3 is retired, after the next
-	 * K-block's quarter 0 is issued.  Block scales are read a K-block
-	 * ahead.  K-block 0 is peeled: with its `kb > 0` test inside the loop,
-	 * ptxas serialised every wgmma (C7514). */
-	__device__ __forceinline__ void mainloop_promote_quarters(const spos &q, int kblocks)
-	{
-		float *pa = part, *pb = part + 32;
-		kscales prv, cur, nxt; /* K-blocks kb - 1, kb, kb + 1 (block modes) */
-		load_scales(cur, q, 0);
-		/* K-block 0 (nothing in flight before it) */
-		uint32_t s = it % STAGES, phase = (it / STAGES) & 1;
-		issue_quarter<0>(pa, s, phase);
-		load_scales(nxt, q, kblocks > 1 ? 1 : 0);
-		issue_quarter<1>(pb, s, phase);
-		retire_quarter<0, 1>(pa, cur);
-		issue_quarter<2>(pa, s, phase);
-		retire_quarter<1, 1>(pb, cur);
-		issue_quarter<3>(pb, s, phase);
-		retire_quarter<2, 1>(pa, cur);
-		it++;
-		for (int kb = 1; kb < kblocks; kb++, it++) {
-			const uint32_t prev_empty = bars + 8 * (STAGES + s);
-			prv = cur;
-			cur = nxt;
-			s = it % STAGES;
-			phase = (it / STAGES) & 1;
-			issue_quarter<0>(pa, s, phase);
-			load_scales(nxt, q, kb + 1 < kblocks ? kb + 1 : kb);
-			retire_quarter<3, 1>(pb, prv); /* K-block kb - 1's last */
-			release(prev_empty);
-			issue_quarter<1>(pb, s, phase);
-			retire_quarter<0, 1>(pa, cur);
-			issue_quarter<2>(pa, s, phase);
-			retire_quarter<1, 1>(pb, cur);
-			issue_quarter<3>(pb, s, phase);
-			retire_quarter<2, 1>(pa, cur);
-		}
-		retire_quarter<3, 0>(pb, cur);
-		release(bars + 8 * (STAGES + s));
-	}
-
 	/* Promotion: each K-block's partial sum into the fp32 accumulator,
 	 * times its block scales in the block modes. */
 	__device__ __forceinline__ void mainloop_promote(int tm, int tn, int kblocks)
@@ -503,9 +400,7 @@ struct f8b_kg_consumer {
 #pragma unroll
 		for (int i = 0; i < BN / 2; i++)
 			acc[i] = 0.0f;
-		if constexpr (QUARTERS)
-			mainloop_promote_quarters(q, kblocks);
-		else if constexpr (HALVES)
+		if constexpr (HALVES)
 			mainloop_promote_halves(q, kblocks);
 		else if constexpr (OVERLAP)
 			mainloop_promote2(q, kblocks);

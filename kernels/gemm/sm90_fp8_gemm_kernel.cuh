@@ -82,9 +82,8 @@ constexpr int F8B_KG_SMEM_MAX = 232448; /* 227 KiB: an sm_90 CTA's opt-in maximu
 /* Schedules of the consumer warpgroups (struct f8b_kgemm_tile's sched):
  * COOP, both on one 128 x BN tile, 64 rows each; PP (ping-pong, FAST
  * only), each on whole tiles in turn (sm90_fp8_gemm_pingpong.cuh). */
-#define F8B_KG_COOP     F8B_KGEMM_SCHED_COOP
-#define F8B_KG_PP       F8B_KGEMM_SCHED_PINGPONG
-#define F8B_KG_QUARTERS F8B_KGEMM_SCHED_QUARTERS
+#define F8B_KG_COOP F8B_KGEMM_SCHED_COOP
+#define F8B_KG_PP   F8B_KGEMM_SCHED_PINGPONG
 
 /* The tile table: (BN, stages, cluster, schedule, modes, e4m3_modes).
  * e4m3_modes: the modes also compiled with an e4m3 D (e4m3 x e4m3 only,
@@ -114,8 +113,7 @@ constexpr int F8B_KG_SMEM_MAX = 232448; /* 227 KiB: an sm_90 CTA's opt-in maximu
 	X(256, 4, 1, F8B_KG_COOP, F8B_KG_FAST | F8B_KG_PROMO | F8B_KG_BLK, 0)                      \
 	X(256, 4, 2, F8B_KG_COOP, F8B_KG_FAST, 0)                                                  \
 	X(192, 5, 1, F8B_KG_COOP, F8B_KG_PROMO | F8B_KG_BLK, 0)                                    \
-	X(128, 6, 1, F8B_KG_PP, F8B_KG_FAST, 0)                                                    \
-	X(256, 4, 1, F8B_KG_QUARTERS, F8B_KG_PROMO | F8B_KG_BLK, 0)
+	X(128, 6, 1, F8B_KG_PP, F8B_KG_FAST, 0)
 
 __host__ __device__ constexpr int f8b_kg_stage_bytes(int bn)
 {
@@ -164,11 +162,8 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 {
 #ifdef F8B_GEMM_SM90A
 	constexpr int BM = F8B_KG_BM, BK = F8B_KG_BK;
-	static_assert(SCHED != F8B_KG_PP || (MODE == F8B_KGEMM_FAST && CL == 1),
+	static_assert(SCHED == F8B_KG_COOP || (MODE == F8B_KGEMM_FAST && CL == 1),
 	              "ping-pong: FAST, no cluster");
-	static_assert(SCHED != F8B_KG_QUARTERS ||
-	                  (BN == 256 && (MODE == F8B_KGEMM_PROMOTE || MODE == F8B_KGEMM_BLOCK)),
-	              "quarters: 128x256, PROMOTE or BLOCK");
 	static_assert(sizeof(OutT) > 1 || SCHED == F8B_KG_COOP,
 	              "an e4m3 D: the cooperative consumer's epilogue (its amax flush)");
 	/* Arrivals that free a stage: every consumer warp of the cluster (a
@@ -271,10 +266,9 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 			       t + 2 * (int)gridDim.x >= sched.tiles);
 		}
 	} else {
-		f8b_kg_consumer<BN, STAGES, CL, MODE, EPI_BUFS, AT, BT, OutT,
-		                SCHED == F8B_KG_QUARTERS>
-		    c(p, base, bars, epi + (wg - 1) * EPI_BUFS * F8B_KG_EPI_BOX_BYTES, &tmap_d,
-		      wg - 1);
+		f8b_kg_consumer<BN, STAGES, CL, MODE, EPI_BUFS, AT, BT, OutT> c(
+		    p, base, bars, epi + (wg - 1) * EPI_BUFS * F8B_KG_EPI_BOX_BYTES, &tmap_d,
+		    wg - 1);
 		for (int t = cluster; t < sched.tiles; t += clusters) {
 			int stm, tn;
 			sched.tile(t, stm, tn);

@@ -64,8 +64,8 @@ struct f8b_kplan {
  *    2c3300d).  So 2048 x 1536 takes 128x192 in both promoting modes (one
  *    wave of 24576 x 9/8, or x (9/8)^2, against one of 32768 and two of
  *    16384 x 9/8).
- * Tiles with a cluster, the ping-pong schedule or 128x256's quarters are
- * --autotune candidates only, until measured.  -1 when no tile has the mode. */
+ * Tiles with a cluster or the ping-pong schedule are --autotune
+ * candidates only, until measured.  -1 when no tile has the mode. */
 #define NO_OVERLAP_COST   1.125
 #define NARROW_FAST_COST  1.125
 #define NARROW_PROMO_COST 1.125
@@ -328,7 +328,7 @@ int f8b_cuda_kgemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, i
 		info->reduction = 0;
 		info->swizzle = 0;
 		/* cuBLASLt's algorithm-specific option; here the schedule
-		 * (enum f8b_kgemm_sched: 1 = ping-pong, 2 = quarters), which the tile id
+		 * (enum f8b_kgemm_sched: 1 = ping-pong), which the tile id
 		 * alone does not tell */
 		info->custom = t->sched;
 		/* CUBLASLT_CLUSTER_SHAPE_1x1x1 = 2, _2x1x1 = 3 */
