@@ -22,8 +22,10 @@
  *         free its stage, and add the partial into the fp32 accumulator
  *         (times the K-block's scales for the block modes).  At BN = 128
  *         (PROMOTE, BLOCK: F8B_KGEMM_OVERLAPS) the next K-block is issued
- *         into a second partial first, so the adds overlap it; else the
- *         other consumer warpgroup's wgmma may fill the gap.
+ *         into a second partial first, so the adds overlap it; at BN =
+ *         256 each K-block runs as two n128 halves, each waited for and
+ *         added in turn; else the other consumer warpgroup's wgmma may
+ *         fill the gap.
  *     After the tile's last K-block: scale (FAST, PROMOTE), convert and
  *     store D from registers.
  * The ring's stage and phase run on across tiles, so the producer loads
@@ -98,9 +100,9 @@ constexpr int F8B_KG_SMEM_MAX = 232448; /* 227 KiB: an sm_90 CTA's opt-in maximu
  * loading half of it and multicasting it to both.  Promotion holds two
  * accumulator sets (BN/2 + BN/2 registers a thread), so its tiles are at
  * most 192 wide, but for 128x256, which promotes each K-block as two
- * n128 halves into one BN/4 partial (the halves form: an --autotune
- * candidate until measured); BLOCK_1X128 also holds BN/4 column scales
- * (128 only).
+ * n128 halves into one BN/4 partial (the halves form, the fastest
+ * promoting tile measured: doc/gemm-kernels.md); BLOCK_1X128 also holds
+ * BN/4 column scales (128 only).
  * The ping-pong tile (last) gives each consumer a whole 128 x 128 tile
  * (2 x 64 accumulators a thread); an --autotune candidate only.  Cluster
  * tiles of promotion (128x128/c2, 128x192/c2) were measured no faster
