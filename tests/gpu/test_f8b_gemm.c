@@ -35,7 +35,9 @@
  * runs the e4m3-output pass alone (every shape), e.g. after a change to
  * its check; F8B_TEST_SHAPE=MxKxN runs that one shape of the list;
  * F8B_TEST_PASSES=main,direct (any of main pingpong cluster direct e4m3,
- * comma-separated) runs those passes only, e.g. main for a new tile.
+ * comma-separated) runs those passes only, e.g. main for a new tile;
+ * make check sets main,pingpong,cluster,direct and runs the e4m3 pass as
+ * tests/gpu/f8b_gemm_e4m3.sh, in parallel.
  * Without a GPU: "1..0 # SKIP no CUDA GPU: why" and exit 77; on a GPU that
  * is not sm_90 every case is a TAP skip naming why.
  */
