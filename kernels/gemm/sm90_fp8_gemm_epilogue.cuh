@@ -79,6 +79,7 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 	/* e4m3 output (direct stores only) */
 	static constexpr bool OUT8 = sizeof(OutT) == 1;
 
+	template <bool SIG>
 	static __device__ __forceinline__ void store2(const f8b_kgemm_args &p, OutT *d, int row,
 	                                              int col, float v0, float v1, f8b_kg_out8 *o8)
 	{
@@ -105,7 +106,7 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 			}
 		} else {
 			(void)o8;
-			if (p.sigmoid) {
+			if constexpr (SIG) {
 				v0 = f8b_kg_sigmoid(v0);
 				v1 = f8b_kg_sigmoid(v1);
 			}
@@ -125,6 +126,7 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 	}
 
 	/* One scale for every element (tensorwise x tensorwise), or none. */
+	template <bool SIG>
 	static __device__ __forceinline__ void uniform(const f8b_kgemm_args &p, const float *acc,
 	                                               int row0, int colb, float scale,
 	                                               f8b_kg_out8 *o8)
@@ -137,27 +139,42 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 #pragma unroll
 				for (int h = 0; h < 2; h++) {
 					const float *a = acc + f * (BN / 2) + 4 * j + 2 * h;
-					store2(p, d, row0 + 64 * f + 8 * h, colb + 8 * j,
-					       SCALED ? a[0] * scale : a[0],
-					       SCALED ? a[1] * scale : a[1], o8);
+					store2<SIG>(p, d, row0 + 64 * f + 8 * h, colb + 8 * j,
+					            SCALED ? a[0] * scale : a[0],
+					            SCALED ? a[1] * scale : a[1], o8);
 				}
 	}
 
 	/* row0, colb: this thread's first row and column of the tile in D;
-	 * o8: the e4m3 output's state (NULL for bf16 and f32). */
+	 * o8: the e4m3 output's state (NULL for bf16 and f32).  The fused
+	 * sigmoid is a branch here, outside the stores' loops, not one a pair
+	 * inside them: that one cost FAST 4-9% with the sigmoid off (an H100
+	 * A/B, doc/gemm-kernels.md "Epilogue"). */
 	static __device__ __forceinline__ void run(const f8b_kgemm_args &p, const float *acc,
 	                                           int row0, int colb, float tw_scale,
 	                                           f8b_kg_out8 *o8 = nullptr)
 	{
+		if (!OUT8 && p.sigmoid)
+			run_as<true>(p, acc, row0, colb, tw_scale, o8);
+		else
+			run_as<false>(p, acc, row0, colb, tw_scale, o8);
+	}
+
+	template <bool SIG>
+	static __device__ __forceinline__ void run_as(const f8b_kgemm_args &p, const float *acc,
+	                                              int row0, int colb, float tw_scale,
+	                                              f8b_kg_out8 *o8)
+	{
 		if constexpr (SCALED) {
 			if (p.a_vec || p.b_vec) {
-				axiswise(p, acc, row0, colb, o8);
+				axiswise<SIG>(p, acc, row0, colb, o8);
 				return;
 			}
 		}
-		uniform(p, acc, row0, colb, tw_scale, o8);
+		uniform<SIG>(p, acc, row0, colb, tw_scale, o8);
 	}
 
+	template <bool SIG>
 	static __device__ __forceinline__ void axiswise(const f8b_kgemm_args &p, const float *acc,
 	                                                int row0, int colb, f8b_kg_out8 *o8)
 	{
@@ -196,9 +213,10 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 						const float *a =
 						    acc + f * (BN / 2) + 4 * (j0 + j) + 2 * h;
 						const float s = sa[2 * f + h];
-						store2(p, d, row0 + 64 * f + 8 * h,
-						       colb + 8 * (j0 + j), a[0] * (s * sb[2 * j]),
-						       a[1] * (s * sb[2 * j + 1]), o8);
+						store2<SIG>(p, d, row0 + 64 * f + 8 * h,
+						            colb + 8 * (j0 + j),
+						            a[0] * (s * sb[2 * j]),
+						            a[1] * (s * sb[2 * j + 1]), o8);
 					}
 		}
 	}
@@ -213,6 +231,20 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 	static __device__ __forceinline__ void
 	tma(const f8b_kgemm_args &p, const float *acc, const void *tmap_d, uint32_t epi,
 	    uint32_t &n, int row_d, int col_d, int warp, int lane, float tw_scale)
+	{
+		/* the sigmoid's branch outside the loops, as in run() */
+		if (p.sigmoid)
+			tma_as<BUFS, BAR, true>(p, acc, tmap_d, epi, n, row_d, col_d, warp, lane,
+			                        tw_scale);
+		else
+			tma_as<BUFS, BAR, false>(p, acc, tmap_d, epi, n, row_d, col_d, warp, lane,
+			                         tw_scale);
+	}
+
+	template <int BUFS, int BAR, bool SIG>
+	static __device__ __forceinline__ void
+	tma_as(const f8b_kgemm_args &p, const float *acc, const void *tmap_d, uint32_t epi,
+	       uint32_t &n, int row_d, int col_d, int warp, int lane, float tw_scale)
 	{
 		static_assert(!OUT8, "an e4m3 D is stored directly");
 		constexpr int BOXC = 128 / (int)sizeof(OutT); /* columns of a box */
@@ -268,7 +300,7 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 							v0 *= sa[h] * sb[2 * jj];
 							v1 *= sa[h] * sb[2 * jj + 1];
 						}
-						if (p.sigmoid) {
+						if constexpr (SIG) {
 							v0 = f8b_kg_sigmoid(v0);
 							v1 = f8b_kg_sigmoid(v1);
 						}
