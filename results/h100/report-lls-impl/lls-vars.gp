@@ -44,7 +44,7 @@ ncat = 5
 array cat_name[5]
 array cat_n[5]
 cat_name[1] = "GEMM"; cat_n[1] = 33
-cat_name[2] = "layernorm / sigmoid"; cat_n[2] = 24
+cat_name[2] = "layernorm / sigmoid"; cat_n[2] = 19
 cat_name[3] = "layernorm / sigmoid + cast (fused)"; cat_n[3] = 20
 cat_name[4] = "casts, amax, scales"; cat_n[4] = 58
 cat_name[5] = "other"; cat_n[5] = 0
