@@ -75,16 +75,21 @@ struct f8b_kg_consumer {
 				f8b_mbarrier_arrive_cluster(f8b_mapa_shared(empty, r));
 	}
 
-	/* Waits for stage `s` and issues its four wgmma into d: accumulating
-	 * onto d from the start when `accumulate`, else the first of them
-	 * overwrites it (scale-d = 0). */
-	__device__ __forceinline__ void issue(float *d, uint32_t s, uint32_t phase, bool accumulate)
+	/* Issues four m64nNk32 wgmma of stage s's K-block into d (N/2
+	 * registers) on B's rows R0 to R0 + N - 1 (R0 a multiple of 8: the
+	 * swizzle's 1024-byte period is kept), after waiting for the stage
+	 * when WAIT: accumulating onto d from the start when `accumulate`,
+	 * else the first of them overwrites it (scale-d = 0). */
+	template <int N, int R0, bool WAIT>
+	__device__ __forceinline__ void issue_cols(float *d, uint32_t s, uint32_t phase,
+	                                           bool accumulate)
 	{
 		const uint32_t sa = base + s * STAGE + cw * (64 * F8B_KG_BK),
-		               sb = base + s * STAGE + A_BYTES;
-		f8b_mbarrier_wait(bars + 8 * s, phase);
+		               sb = base + s * STAGE + A_BYTES + R0 * F8B_KG_BK;
+		if constexpr (WAIT)
+			f8b_mbarrier_wait(bars + 8 * s, phase);
 #pragma unroll
-		for (int i = 0; i < BN / 2; i++)
+		for (int i = 0; i < N / 2; i++)
 			f8b_reg_fence(d[i]);
 		f8b_wgmma_fence();
 		const uint64_t da = f8b_desc_sw128_kmajor(sa), db = f8b_desc_sw128_kmajor(sb);
@@ -92,38 +97,28 @@ struct f8b_kg_consumer {
 		for (int kk = 0; kk < F8B_KG_BK / 32; kk++) {
 			/* 32 bytes of K further along the swizzled rows: +2 in
 			 * the descriptor's address field (bytes >> 4). */
-			f8b_wgmma<BN, AT, BT>::mma(d, da + 2 * kk, db + 2 * kk,
-			                           (accumulate || kk > 0) ? 1u : 0u);
+			f8b_wgmma<N, AT, BT>::mma(d, da + 2 * kk, db + 2 * kk,
+			                          (accumulate || kk > 0) ? 1u : 0u);
 		}
 		f8b_wgmma_commit_group();
 #pragma unroll
-		for (int i = 0; i < BN / 2; i++)
+		for (int i = 0; i < N / 2; i++)
 			f8b_reg_fence(d[i]);
 	}
 
-	/* HALVES: half H of stage s's K-block, B's rows 128 H to 128 H + 127
-	 * (128 rows of 128 bytes further on: the swizzle's 1024-byte period
-	 * is kept), four m64n128k32 into d (BN/4 registers) from zero.  Half
-	 * 0 waits for the stage; half 1 finds it full. */
+	/* Waits for stage `s` and issues its whole K-block into d. */
+	__device__ __forceinline__ void issue(float *d, uint32_t s, uint32_t phase, bool accumulate)
+	{
+		issue_cols<BN, 0, true>(d, s, phase, accumulate);
+	}
+
+	/* HALVES: half H of stage s's K-block, B's rows 128 H to 128 H + 127,
+	 * into d (BN/4 registers) from zero.  Half 0 waits for the stage;
+	 * half 1 finds it full. */
 	template <int H>
 	__device__ __forceinline__ void issue_half(float *d, uint32_t s, uint32_t phase)
 	{
-		const uint32_t sa = base + s * STAGE + cw * (64 * F8B_KG_BK),
-		               sb = base + s * STAGE + A_BYTES + H * (128 * F8B_KG_BK);
-		if constexpr (H == 0)
-			f8b_mbarrier_wait(bars + 8 * s, phase);
-#pragma unroll
-		for (int i = 0; i < BN / 4; i++)
-			f8b_reg_fence(d[i]);
-		f8b_wgmma_fence();
-		const uint64_t da = f8b_desc_sw128_kmajor(sa), db = f8b_desc_sw128_kmajor(sb);
-#pragma unroll
-		for (int kk = 0; kk < F8B_KG_BK / 32; kk++)
-			f8b_wgmma<128, AT, BT>::mma(d, da + 2 * kk, db + 2 * kk, kk > 0 ? 1u : 0u);
-		f8b_wgmma_commit_group();
-#pragma unroll
-		for (int i = 0; i < BN / 4; i++)
-			f8b_reg_fence(d[i]);
+		issue_cols<128, 128 * H, H == 0>(d, s, phase, false);
 	}
 
 	/* fast_accum: the wgmma accumulator runs on over all of K, one group
