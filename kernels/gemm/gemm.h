@@ -45,6 +45,12 @@ enum f8b_kgemm_mode {
 #define F8B_KGEMM_OVERLAPS(bn, mode)                                                               \
 	((bn) == 128 && ((mode) == F8B_KGEMM_PROMOTE || (mode) == F8B_KGEMM_BLOCK))
 
+/* Whether the variant of a tile BN wide in `mode` promotes in halves
+ * (doc/gemm-kernels.md "Promotion in halves"): each K-block as two n128
+ * groups into one BN/4 partial, so that a 256-wide tile fits the
+ * registers. */
+#define F8B_KGEMM_HALVES(bn, mode) ((bn) == 256 && (mode) != F8B_KGEMM_FAST)
+
 /* How the two consumer warpgroups share the work (doc/gemm-kernels.md):
  * COOP: both on one tile, 64 rows each, storing it together; PINGPONG
  * (FAST only): each on whole tiles of its own, in turn, so that one

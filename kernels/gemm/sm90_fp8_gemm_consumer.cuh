@@ -25,7 +25,7 @@ struct f8b_kg_consumer {
 	/* Promotion on the 128x256 tile: each K-block as two n128 groups,
 	 * one after the other, into one partial of BN/4 registers (the
 	 * halves form): 128 + 64 accumulators a thread, as 128x192's 2 x 96. */
-	static constexpr bool HALVES = PROMO && BN == 256;
+	static constexpr bool HALVES = F8B_KGEMM_HALVES(BN, MODE);
 	static constexpr int PART = HALVES ? BN / 4 : BN / 2;
 	static_assert(!PROMO || BN <= 192 || HALVES,
 	              "promotion holds BN/2 accumulators and a partial a thread");

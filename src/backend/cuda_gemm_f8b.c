@@ -45,7 +45,8 @@ struct f8b_kplan {
  * 4096 = 32 waves of 16384: a tie; 1024^2: 32 tiles (1 wave of 32768)
  * against 64 (1 wave of 16384).  Measured charges on that count:
  *  - Every mode counts a tile narrower than 256 9/8 times
- *    (NARROW_FAST_COST, NARROW_PROMO_COST).  FAST on an H100 (tree
+ *    (NARROW_COST; BLOCK_1X128 has one tile, so it picks no other).
+ *    FAST on an H100 (tree
  *    141e8eb): 128x128 ran at 1105-1147 TFLOP/s against 1262-1304 for
  *    128x256 at 4096^3 and 8192^3, and the plain count had picked it for
  *    16384^3 (125 waves of 16384 against 63 of 32768) and for N = 28672
@@ -66,9 +67,8 @@ struct f8b_kplan {
  *    16384 x 9/8).
  * Tiles with a cluster or the ping-pong schedule are --autotune
  * candidates only, until measured.  -1 when no tile has the mode. */
-#define NO_OVERLAP_COST   1.125
-#define NARROW_FAST_COST  1.125
-#define NARROW_PROMO_COST 1.125
+#define NARROW_COST     1.125
+#define NO_OVERLAP_COST 1.125
 
 /* The modes tile t is compiled for with output dtype out: e4m3 has its
  * own, fewer, variants (gemm.h). */
@@ -90,12 +90,11 @@ int f8b_kgemm_pick_tile(int64_t m, int64_t n, int sms, int mode, int out)
 		int64_t tiles = ((m + t->bm - 1) / t->bm) * ((n + t->bn - 1) / t->bn);
 		double waves = (double)((tiles + sms - 1) / sms);
 		double cost = waves * t->bm * t->bn;
-		if (mode == F8B_KGEMM_BLOCK && !F8B_KGEMM_OVERLAPS(t->bn, mode) && t->bn < 256)
-			cost *= NO_OVERLAP_COST; /* 128x192; 128x256 has its halves */
-		if (mode == F8B_KGEMM_FAST && t->bn < 256)
-			cost *= NARROW_FAST_COST;
-		if ((mode == F8B_KGEMM_PROMOTE || mode == F8B_KGEMM_BLOCK) && t->bn < 256)
-			cost *= NARROW_PROMO_COST;
+		if (t->bn < 256)
+			cost *= NARROW_COST;
+		if (mode == F8B_KGEMM_BLOCK && !F8B_KGEMM_OVERLAPS(t->bn, mode) &&
+		    !F8B_KGEMM_HALVES(t->bn, mode))
+			cost *= NO_OVERLAP_COST; /* 128x192 */
 		if (best < 0 || cost < best_cost ||
 		    (cost == best_cost && t->bn > f8b_kgemm_tiles[best].bn)) {
 			best = i;
