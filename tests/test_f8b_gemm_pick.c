@@ -2,8 +2,8 @@
  * fp8 GEMM (src/backend/cuda_gemm_f8b.h), which need no GPU: the kernel
  * mode of every scaling pair and fast_accum, the refusals and their
  * message, the tile table (every mode has tiles; promotion tiles at most
- * 192 wide but 128x256's halves form, PROMOTE's and BLOCK's pick at large
- * shapes; the
+ * 192 wide but 128x256's halves form, the pick of PROMOTE, BLOCK and
+ * BLOCK_1X128 at large shapes; the
  * ping-pong tile FAST only, a candidate never picked), the
  * tile the plan picks and the --autotune candidates; the e4m3-output
  * variants (FAST and PROMOTE of the 128x128 tile) and their refusals.
@@ -104,9 +104,9 @@ static void test_table(void)
 	for (int i = 0; i < f8b_kgemm_ntiles; i++) {
 		const struct f8b_kgemm_tile *t = &f8b_kgemm_tiles[i];
 		bool promo = t->modes & ~(1u << F8B_KGEMM_FAST);
-		/* 128x256 promotes in halves: one BN/4 partial, not BLOCK_1X128's
-		 * BN/4 column scales beside it */
-		bool halves = t->bn == 256 && !(t->modes & (1u << F8B_KGEMM_BLOCK_1X128));
+		/* 128x256 promotes in halves (one BN/4 partial; BLOCK_1X128's
+		 * column scales in shared memory, not registers) */
+		bool halves = t->bn == 256;
 		tap_ok(t->bm == 128 && t->bk == 128 && t->bn % 64 == 0 &&
 		           (!promo || t->bn <= 192 || halves) && t->smem_bytes <= 227 * 1024 &&
 		           (t->cluster == 1 || t->cluster == 2),
@@ -153,12 +153,13 @@ static void test_pingpong(void)
 	       "the ping-pong tile is FAST's last candidate (table order)");
 }
 
-/* 128x256's promotion in halves is a candidate of PROMOTE and BLOCK,
- * listed once, and picked at some shapes (test_pick has which). */
+/* 128x256's promotion in halves is a candidate of PROMOTE, BLOCK and
+ * BLOCK_1X128 (its own entry, with the scale ring), listed once, and
+ * picked at some shapes (test_pick has which). */
 static void test_halves(void)
 {
 	static const int64_t sizes[] = {1024, 2048, 4096, 8192, 16384, 28672};
-	static const int modes[] = {F8B_KGEMM_PROMOTE, F8B_KGEMM_BLOCK};
+	static const int modes[] = {F8B_KGEMM_PROMOTE, F8B_KGEMM_BLOCK, F8B_KGEMM_BLOCK_1X128};
 	for (size_t i = 0; i < COUNT(modes); i++) {
 		int listed = 0, picked = 0, n = f8b_kgemm_candidates(modes[i], F8B_BF16);
 		int p0 = f8b_kgemm_pick_tile(8192, 8192, 132, modes[i], F8B_BF16);
@@ -205,8 +206,11 @@ static void test_pick(void)
 	    {2048, 1536, F8B_KGEMM_PROMOTE, 192},
 	    /* 1 wave of 24576 x (9/8)^2 < 1 of 32768 < 2 of 16384 x 9/8 */
 	    {2048, 1536, F8B_KGEMM_BLOCK, 192},
-	    {2048, 1536, F8B_KGEMM_FAST, 256},        /* 1 wave of 32768 = 2 of 16384: wider */
-	    {8192, 8192, F8B_KGEMM_BLOCK_1X128, 128}, /* its only tile */
+	    {2048, 1536, F8B_KGEMM_FAST, 256}, /* 1 wave of 32768 = 2 of 16384: wider */
+	    /* 16 waves of 32768 (halves, column scales in shared memory) < 32
+	     * of 16384 x 9/8 */
+	    {8192, 8192, F8B_KGEMM_BLOCK_1X128, 256},
+	    {1024, 1024, F8B_KGEMM_BLOCK_1X128, 128}, /* 1 wave: 16384 x 9/8 < 32768 */
 	    /* 1 wave: 16384 x 9/8 < 24576 x 9/8 < 32768 */
 	    {1024, 1024, F8B_KGEMM_PROMOTE, 128},
 	};

@@ -51,6 +51,13 @@ enum f8b_kgemm_mode {
  * registers. */
 #define F8B_KGEMM_HALVES(bn, mode) ((bn) == 256 && (mode) != F8B_KGEMM_FAST)
 
+/* Whether the variant of a tile BN wide in `mode` reads B's column scales
+ * from shared memory (doc/gemm-kernels.md "Column scales in shared
+ * memory"): BLOCK_1X128 in halves, whose registers hold no BN/4 column
+ * scales beside the accumulators.  The producer warp copies each K-block's
+ * BN scales of B into a ring of its own beside the stages. */
+#define F8B_KGEMM_SMEM_SCALES(bn, mode) ((bn) == 256 && (mode) == F8B_KGEMM_BLOCK_1X128)
+
 /* How the two consumer warpgroups share the work (doc/gemm-kernels.md):
  * COOP: both on one tile, 64 rows each, storing it together; PINGPONG
  * (FAST only): each on whole tiles of its own, in turn, so that one

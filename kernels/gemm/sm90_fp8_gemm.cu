@@ -28,7 +28,7 @@ f8b_kgemm_fn pick(int tile, int mode, int a, int b, int out)
 	 F8B_KG_BK,                                                                                \
 	 ST,                                                                                       \
 	 F8B_KG_THREADS,                                                                           \
-	 f8b_kg_smem_bytes(BN, ST),                                                                \
+	 f8b_kg_smem_bytes(BN, ST, f8b_kg_scale_ring(BN, ST, MODES)),                              \
 	 CL,                                                                                       \
 	 SCHED,                                                                                    \
 	 MODES,                                                                                    \

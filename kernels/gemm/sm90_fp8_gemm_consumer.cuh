@@ -29,7 +29,12 @@ struct f8b_kg_consumer {
 	static constexpr int PART = HALVES ? BN / 4 : BN / 2;
 	static_assert(!PROMO || BN <= 192 || HALVES,
 	              "promotion holds BN/2 accumulators and a partial a thread");
-	static_assert(MODE != F8B_KGEMM_BLOCK_1X128 || BN <= 128, "BN/4 column scales a thread");
+	/* BLOCK_1X128 in halves: B's column scales from the producer's ring in
+	 * shared memory (scl), BN floats a stage, read as each half is added. */
+	static constexpr bool COLSC = F8B_KGEMM_SMEM_SCALES(BN, MODE);
+	static_assert(MODE != F8B_KGEMM_BLOCK_1X128 || BN <= 128 || COLSC,
+	              "BN/4 column scales a thread");
+	static_assert(!COLSC || HALVES, "the scale ring: the halves form");
 	/* BLOCK: a block of B's scales starts at octet 8 or 16 of a tile, or
 	 * not at all (promote) */
 	static_assert(MODE != F8B_KGEMM_BLOCK || BN % 64 == 0, "BLOCK tiles: BN % 64 == 0");
@@ -38,6 +43,7 @@ struct f8b_kg_consumer {
 
 	const f8b_kgemm_args p;
 	const uint32_t base, bars, epi; /* epi: this warpgroup's epilogue boxes */
+	const uint32_t scl;             /* COLSC: the column-scale ring */
 	const void *const tmap_d;
 	const int cw, warp, lane;
 	uint32_t boxes = 0; /* epilogue boxes stored so far (TMA) */
@@ -50,9 +56,9 @@ struct f8b_kg_consumer {
 	f8b_kg_out8 out8;                  /* OUT8: d_scale, this thread's amax */
 
 	__device__ __forceinline__ f8b_kg_consumer(const f8b_kgemm_args &args, uint32_t b,
-	                                           uint32_t br, uint32_t e, const void *td,
-	                                           int which)
-	    : p(args), base(b), bars(br), epi(e), tmap_d(td), cw(which),
+	                                           uint32_t br, uint32_t e, uint32_t sc,
+	                                           const void *td, int which)
+	    : p(args), base(b), bars(br), epi(e), scl(sc), tmap_d(td), cw(which),
 	      warp((threadIdx.x % 128) / 32), lane(threadIdx.x % 32)
 	{
 		if (!BLOCKS && !p.a_vec && !p.b_vec)
@@ -153,7 +159,7 @@ struct f8b_kg_consumer {
 	 * B (BLOCK_1X128: this thread's columns). */
 	struct kscales {
 		float sa0 = 1.0f, sa1 = 1.0f, sb0 = 1.0f, sb1 = 1.0f;
-		float sbc[MODE == F8B_KGEMM_BLOCK_1X128 ? BN / 4 : 1];
+		float sbc[MODE == F8B_KGEMM_BLOCK_1X128 && !COLSC ? BN / 4 : 1];
 	};
 
 	/* Where this thread's scales lie, for the tile (tm, tn). */
@@ -194,7 +200,7 @@ struct f8b_kg_consumer {
 			if constexpr (BN > 128) /* else the tile lies in one block */
 				sc.sb1 = __ldg(q.sb_p1 + kb);
 		}
-		if constexpr (MODE == F8B_KGEMM_BLOCK_1X128) {
+		if constexpr (MODE == F8B_KGEMM_BLOCK_1X128 && !COLSC) {
 			const float *sb = p.b_scale_inv + (size_t)kb * (size_t)p.n;
 #pragma unroll
 			for (int j = 0; j < BN / 8; j++) {
@@ -336,15 +342,27 @@ struct f8b_kg_consumer {
 	/* HALVES: the partial of half H (columns 128 H to 128 H + 127 of the
 	 * tile: octets 16 H to 16 H + 15 of the m64n256 fragment, acc[64 H]
 	 * on) into acc; BLOCK: times sa and B's scale of that 128-row block
-	 * (sb0, sb1: the tile starts at a multiple of 256). */
+	 * (sb0, sb1: the tile starts at a multiple of 256); BLOCK_1X128: times
+	 * sa and each column's scale, from stage s's slot of the scale ring
+	 * (two adjacent columns in one 8-byte load). */
 	template <int H>
-	__device__ __forceinline__ void promote_half(const float *pt, const kscales &sc)
+	__device__ __forceinline__ void promote_half(const float *pt, const kscales &sc, uint32_t s)
 	{
 		float *a = acc + H * (BN / 4);
 		if constexpr (!BLOCKS) {
 #pragma unroll
 			for (int i = 0; i < BN / 4; i++)
 				a[i] += pt[i];
+		} else if constexpr (COLSC) {
+			const uint32_t col = scl + s * (BN * 4) + 4 * (128 * H + 2 * (lane % 4));
+#pragma unroll
+			for (int j = 0; j < BN / 16; j++) {
+				const float2 b = f8b_ld_shared_v2_f32(col + 4 * 8 * j);
+				a[4 * j] = fmaf(sc.sa0 * b.x, pt[4 * j], a[4 * j]);
+				a[4 * j + 1] = fmaf(sc.sa0 * b.y, pt[4 * j + 1], a[4 * j + 1]);
+				a[4 * j + 2] = fmaf(sc.sa1 * b.x, pt[4 * j + 2], a[4 * j + 2]);
+				a[4 * j + 3] = fmaf(sc.sa1 * b.y, pt[4 * j + 3], a[4 * j + 3]);
+			}
 		} else {
 			const float sb = H == 0 ? sc.sb0 : sc.sb1;
 			const float t0 = sc.sa0 * sb, t1 = sc.sa1 * sb;
@@ -359,10 +377,11 @@ struct f8b_kg_consumer {
 	}
 
 	/* Promotion in halves (HALVES): per K-block, half 0's group, its
-	 * adds, half 1's group, its adds; the stage is freed after half 1.
-	 * One group in flight, as in mainloop_promote1, but each wait covers
-	 * half the K-block's wgmma and half its adds; the scales are read one
-	 * K-block ahead. */
+	 * adds, half 1's group, its adds; the stage is freed after half 1's
+	 * group (COLSC: after its adds, which read the stage's scales; the
+	 * warp's lanes done reading first).  One group in flight, as in
+	 * mainloop_promote1, but each wait covers half the K-block's wgmma and
+	 * half its adds; the scales in registers are read one K-block ahead. */
 	__device__ __forceinline__ void mainloop_promote_halves(const spos &q, int kblocks)
 	{
 		kscales cur, nxt;
@@ -375,14 +394,19 @@ struct f8b_kg_consumer {
 #pragma unroll
 			for (int i = 0; i < BN / 4; i++)
 				f8b_reg_fence(part[i]);
-			promote_half<0>(part, cur);
+			promote_half<0>(part, cur, s);
 			issue_half<1>(part, s, phase);
 			f8b_wgmma_wait_group<0>();
 #pragma unroll
 			for (int i = 0; i < BN / 4; i++)
 				f8b_reg_fence(part[i]);
-			release(bars + 8 * (STAGES + s));
-			promote_half<1>(part, cur);
+			if constexpr (!COLSC)
+				release(bars + 8 * (STAGES + s));
+			promote_half<1>(part, cur, s);
+			if constexpr (COLSC) {
+				__syncwarp();
+				release(bars + 8 * (STAGES + s));
+			}
 			cur = nxt;
 		}
 	}

@@ -101,8 +101,11 @@ constexpr int F8B_KG_SMEM_MAX = 232448; /* 227 KiB: an sm_90 CTA's opt-in maximu
  * accumulator sets (BN/2 + BN/2 registers a thread), so its tiles are at
  * most 192 wide, but for 128x256, which promotes each K-block as two
  * n128 halves into one BN/4 partial (the halves form, the fastest
- * promoting tile measured: doc/gemm-kernels.md); BLOCK_1X128 also holds
- * BN/4 column scales (128 only).
+ * promoting tile measured: doc/gemm-kernels.md); BLOCK_1X128 holds BN/4
+ * column scales a thread at 128x128, and has its own 128x256 entry, in
+ * halves, whose column scales the producer stages in shared memory
+ * (F8B_KGEMM_SMEM_SCALES: a ring of 4 x 1 KiB beside the stages, so one
+ * epilogue box a consumer).
  * The ping-pong tile (last) gives each consumer a whole 128 x 128 tile
  * (2 x 64 accumulators a thread); an --autotune candidate only.  Cluster
  * tiles of promotion (128x128/c2, 128x192/c2) were measured no faster
@@ -115,6 +118,7 @@ constexpr int F8B_KG_SMEM_MAX = 232448; /* 227 KiB: an sm_90 CTA's opt-in maximu
 	X(256, 4, 1, F8B_KG_COOP, F8B_KG_FAST | F8B_KG_PROMO | F8B_KG_BLK, 0)                      \
 	X(256, 4, 2, F8B_KG_COOP, F8B_KG_FAST, 0)                                                  \
 	X(192, 5, 1, F8B_KG_COOP, F8B_KG_PROMO | F8B_KG_BLK, 0)                                    \
+	X(256, 4, 1, F8B_KG_COOP, F8B_KG_BLK1, 0)                                                  \
 	X(128, 6, 1, F8B_KG_PP, F8B_KG_FAST, 0)
 
 __host__ __device__ constexpr int f8b_kg_stage_bytes(int bn)
@@ -122,24 +126,37 @@ __host__ __device__ constexpr int f8b_kg_stage_bytes(int bn)
 	return (F8B_KG_BM + bn) * F8B_KG_BK;
 }
 
-/* Boxes of the epilogue a consumer warpgroup: two where they fit beside
- * the ring (every tile but 128x192's five stages), else one. */
-__host__ __device__ constexpr int f8b_kg_epi_bufs(int bn, int stages)
+/* Bytes of the column-scale ring of a tile entry listing `modes`: BN
+ * floats a stage where one of its variants reads B's scales from shared
+ * memory (F8B_KGEMM_SMEM_SCALES), else none.  A kernel passes its own
+ * mode's bit. */
+__host__ __device__ constexpr int f8b_kg_scale_ring(int bn, int stages, unsigned modes)
 {
-	return stages * f8b_kg_stage_bytes(bn) + 4 * F8B_KG_EPI_BOX_BYTES + F8B_KG_ALIGN_SLACK +
-	                   2 * stages * 8 <=
+	return ((modes >> F8B_KGEMM_BLOCK_1X128) & 1u) &&
+	               F8B_KGEMM_SMEM_SCALES(bn, F8B_KGEMM_BLOCK_1X128)
+	           ? stages * bn * 4
+	           : 0;
+}
+
+/* Boxes of the epilogue a consumer warpgroup: two where they fit beside
+ * the ring and the scale ring (every tile but 128x192's five stages and
+ * BLOCK_1X128's 128x256), else one. */
+__host__ __device__ constexpr int f8b_kg_epi_bufs(int bn, int stages, int scl)
+{
+	return stages * f8b_kg_stage_bytes(bn) + scl + 4 * F8B_KG_EPI_BOX_BYTES +
+	                   F8B_KG_ALIGN_SLACK + 2 * stages * 8 <=
 	               F8B_KG_SMEM_MAX
 	           ? 2
 	           : 1;
 }
 
-/* The ring, the two warpgroups' epilogue boxes, the alignment slack and
- * the full and empty barriers. */
-__host__ __device__ constexpr int f8b_kg_smem_bytes(int bn, int stages)
+/* The ring, the two warpgroups' epilogue boxes, the scale ring (scl
+ * bytes), the alignment slack and the full and empty barriers. */
+__host__ __device__ constexpr int f8b_kg_smem_bytes(int bn, int stages, int scl)
 {
 	return stages * f8b_kg_stage_bytes(bn) +
-	       2 * f8b_kg_epi_bufs(bn, stages) * F8B_KG_EPI_BOX_BYTES + F8B_KG_ALIGN_SLACK +
-	       2 * stages * 8;
+	       2 * f8b_kg_epi_bufs(bn, stages, scl) * F8B_KG_EPI_BOX_BYTES + scl +
+	       F8B_KG_ALIGN_SLACK + 2 * stages * 8;
 }
 
 typedef void (*f8b_kgemm_fn)(const CUtensorMap, const CUtensorMap, const CUtensorMap,
@@ -174,20 +191,29 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 	constexpr int CONSUMER_WARPS = SCHED == F8B_KG_PP ? 4 : 8 * CL;
 	constexpr uint32_t B_PART = (BN / CL) * BK; /* bytes of B each CTA loads */
 	/* setmaxnreg: 128 x 40 + 256 x 232 = 64512 <= 65536; promotion at BN
-	 * = 192 (2 x 96 accumulators a thread) takes 128 x 24 + 256 x 240. */
-	constexpr bool WIDE = MODE != F8B_KGEMM_FAST && BN > 128;
+	 * = 192 (2 x 96 accumulators a thread) and in halves takes 128 x 24 +
+	 * 256 x 240, but for BLOCK_1X128's halves, whose producer warp copies
+	 * scales (it spilled at 24) and whose consumers fit 232 (ptxas -v). */
+	constexpr bool WIDE =
+	    MODE != F8B_KGEMM_FAST && BN > 128 && !F8B_KGEMM_SMEM_SCALES(BN, MODE);
 	constexpr int PRODUCER_REGS = WIDE ? 24 : 40;
 	constexpr int CONSUMER_REGS = WIDE ? 240 : 232;
 	constexpr uint32_t A_BYTES = BM * BK, STAGE = f8b_kg_stage_bytes(BN);
-	constexpr int EPI_BUFS = f8b_kg_epi_bufs(BN, STAGES);
-	static_assert(f8b_kg_smem_bytes(BN, STAGES) <= F8B_KG_SMEM_MAX, "shared memory");
+	/* BLOCK_1X128 in halves: B's column scales staged by the producer warp */
+	constexpr bool COLSC = F8B_KGEMM_SMEM_SCALES(BN, MODE);
+	constexpr int SCL = f8b_kg_scale_ring(BN, STAGES, 1u << MODE);
+	static_assert(!COLSC || (CL == 1 && SCHED == F8B_KG_COOP), "scale ring: one CTA, COOP");
+	constexpr int EPI_BUFS = f8b_kg_epi_bufs(BN, STAGES, SCL);
+	static_assert(f8b_kg_smem_bytes(BN, STAGES, SCL) <= F8B_KG_SMEM_MAX, "shared memory");
 	extern __shared__ uint8_t smem_raw[];
 	const uint32_t base = (f8b_smem_u32(smem_raw) + (F8B_KG_ALIGN_SLACK - 1)) &
 	                      ~(uint32_t)(F8B_KG_ALIGN_SLACK - 1);
-	/* ring | consumer 0's epilogue boxes | consumer 1's | barriers; every
-	 * stage and box 1024-aligned (the 128-byte swizzle's period) */
+	/* ring | consumer 0's epilogue boxes | consumer 1's | scale ring |
+	 * barriers; every stage and box 1024-aligned (the 128-byte swizzle's
+	 * period) */
 	const uint32_t epi = base + STAGES * STAGE;
-	const uint32_t bars = epi + 2 * EPI_BUFS * F8B_KG_EPI_BOX_BYTES;
+	const uint32_t scl = epi + 2 * EPI_BUFS * F8B_KG_EPI_BOX_BYTES;
+	const uint32_t bars = scl + SCL;
 	/* full[s] at bars + 8 s, empty[s] at bars + 8 (STAGES + s) */
 	const int wg = threadIdx.x / 128;
 	/* A cluster takes CL tile rows of one tile column at a time. */
@@ -212,12 +238,16 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 
 	if (wg == 0) {
 		f8b_setmaxnreg_dec<PRODUCER_REGS>();
-		if (threadIdx.x != 0)
+		/* One thread; a warp where it also copies B's column scales. */
+		if (threadIdx.x >= (COLSC ? 32u : 1u))
 			return;
-		f8b_tma_prefetch_desc(&tmap_a);
-		f8b_tma_prefetch_desc(&tmap_b);
-		if (p.tma_store)
-			f8b_tma_prefetch_desc(&tmap_d);
+		const bool lead = threadIdx.x == 0;
+		if (lead) {
+			f8b_tma_prefetch_desc(&tmap_a);
+			f8b_tma_prefetch_desc(&tmap_b);
+			if (p.tma_store)
+				f8b_tma_prefetch_desc(&tmap_d);
+		}
 		uint32_t it = 0;
 		for (int t = cluster; t < sched.tiles; t += clusters) {
 			int stm, tn;
@@ -228,17 +258,45 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 				const uint32_t full = bars + 8 * s, empty = bars + 8 * (STAGES + s);
 				const uint32_t sa = base + s * STAGE, sb = sa + A_BYTES;
 				f8b_mbarrier_wait(empty, phase ^ 1);
-				/* Whole boxes count, out-of-bounds parts (zeros) included;
-				 * in a cluster all of B lands here, half from the peer. */
-				f8b_mbarrier_arrive_expect_tx(full, STAGE);
-				f8b_tma_load_2d(sa, &tmap_a, full, kb * BK, tm * BM);
-				if constexpr (CL == 1)
-					f8b_tma_load_2d(sb, &tmap_b, full, kb * BK, tn * BN);
-				else
-					f8b_tma_load_2d_multicast(sb + rank * B_PART, &tmap_b, full,
-					                          kb * BK,
-					                          tn * BN + (int)rank * (BN / CL),
-					                          (uint16_t)((1u << CL) - 1));
+				if (lead) {
+					/* Whole boxes count, out-of-bounds parts (zeros)
+					 * included; in a cluster all of B lands here, half
+					 * from the peer.  COLSC: the arrival waits for the
+					 * scales below. */
+					if constexpr (COLSC)
+						f8b_mbarrier_expect_tx(full, STAGE);
+					else
+						f8b_mbarrier_arrive_expect_tx(full, STAGE);
+					f8b_tma_load_2d(sa, &tmap_a, full, kb * BK, tm * BM);
+					if constexpr (CL == 1)
+						f8b_tma_load_2d(sb, &tmap_b, full, kb * BK,
+						                tn * BN);
+					else
+						f8b_tma_load_2d_multicast(
+						    sb + rank * B_PART, &tmap_b, full, kb * BK,
+						    tn * BN + (int)rank * (BN / CL),
+						    (uint16_t)((1u << CL) - 1));
+				}
+				if constexpr (COLSC) {
+					/* B's scales of K-block kb for the tile's BN columns
+					 * (b_scale_inv[kb * N + n], 0 past N), coalesced
+					 * across the warp; then the one arrival, which
+					 * releases the warp's stores (ordered before it by
+					 * __syncwarp) to the consumers' acquiring wait. */
+					const float *sb_kb =
+					    p.b_scale_inv + (size_t)kb * (size_t)p.n;
+#pragma unroll 4 /* 4 loads in flight: all 8 spilled at 40 registers */
+					for (int i = 0; i < BN / 32; i++) {
+						const int c = 32 * i + (int)threadIdx.x,
+						          col = tn * BN + c;
+						f8b_st_shared_f32(scl + s * (BN * 4) + 4 * c,
+						                  col < p.n ? __ldg(sb_kb + col)
+						                            : 0.0f);
+					}
+					__syncwarp();
+					if (lead)
+						f8b_mbarrier_arrive(full);
+				}
 			}
 		}
 		if constexpr (CL > 1) {
@@ -269,7 +327,7 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 		}
 	} else {
 		f8b_kg_consumer<BN, STAGES, CL, MODE, EPI_BUFS, AT, BT, OutT> c(
-		    p, base, bars, epi + (wg - 1) * EPI_BUFS * F8B_KG_EPI_BOX_BYTES, &tmap_d,
+		    p, base, bars, epi + (wg - 1) * EPI_BUFS * F8B_KG_EPI_BOX_BYTES, scl, &tmap_d,
 		    wg - 1);
 		for (int t = cluster; t < sched.tiles; t += clusters) {
 			int stm, tn;

@@ -30,6 +30,21 @@ __device__ __forceinline__ uint32_t f8b_smem_u32(const void *p)
 	return (uint32_t)__cvta_generic_to_shared(p);
 }
 
+/* One float into shared memory, two out of it (8-byte aligned), at
+ * shared-window addresses.  volatile: kept in order with the barrier
+ * waits and arrivals around them. */
+__device__ __forceinline__ void f8b_st_shared_f32(uint32_t addr, float v)
+{
+	asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(addr), "f"(v) : "memory");
+}
+
+__device__ __forceinline__ float2 f8b_ld_shared_v2_f32(uint32_t addr)
+{
+	float2 v;
+	asm volatile("ld.shared.v2.f32 {%0, %1}, [%2];\n" : "=f"(v.x), "=f"(v.y) : "r"(addr));
+	return v;
+}
+
 #define F8B_SW128_ROW_BYTES   128u
 #define F8B_SW128_GROUP_BYTES 1024u /* 8 rows: the swizzle's period and the SBO */
 

@@ -43,6 +43,16 @@ __device__ __forceinline__ void f8b_mbarrier_arrive_expect_tx(uint32_t bar, uint
 	             : "memory");
 }
 
+/* mbarrier.expect_tx: tx-count += bytes, no arrival (relaxed, CTA scope;
+ * mbarrier.expect_tx): the producer that arrives later, once it has
+ * written the rest of the stage itself. */
+__device__ __forceinline__ void f8b_mbarrier_expect_tx(uint32_t bar, uint32_t bytes)
+{
+	asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;\n" ::"r"(bar),
+	             "r"(bytes)
+	             : "memory");
+}
+
 /* mbarrier.arrive: one arrival (release semantics at CTA scope, the
  * default; mbarrier.arrive). */
 __device__ __forceinline__ void f8b_mbarrier_arrive(uint32_t bar)
