@@ -51,14 +51,6 @@ enum f8b_kgemm_mode {
  * registers. */
 #define F8B_KGEMM_HALVES(bn, mode) ((bn) == 256 && (mode) != F8B_KGEMM_FAST)
 
-/* Whether the variant of a tile BN wide in `mode` promotes in halves with
- * both in flight (doc/gemm-kernels.md "Promotion in halves"): each K-block
- * as two n96 groups into two BN/4 partials, half 0 of K-block kb + 1
- * issued before half 1 of kb is added, so the adds overlap this
- * warpgroup's own wgmma; 96 + 2 x 48 registers at BN = 192. */
-#define F8B_KGEMM_HALVES2(bn, mode)                                                                \
-	((bn) == 192 && ((mode) == F8B_KGEMM_PROMOTE || (mode) == F8B_KGEMM_BLOCK))
-
 /* Whether the variant of a tile BN wide in `mode` reads B's column scales
  * from shared memory (doc/gemm-kernels.md "Column scales in shared
  * memory"): BLOCK_1X128 in halves, whose registers hold no BN/4 column

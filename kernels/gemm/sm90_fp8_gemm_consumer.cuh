@@ -26,10 +26,7 @@ struct f8b_kg_consumer {
 	 * one after the other, into one partial of BN/4 registers (the
 	 * halves form): 128 + 64 accumulators a thread, as 128x192's 2 x 96. */
 	static constexpr bool HALVES = F8B_KGEMM_HALVES(BN, MODE);
-	/* Promotion on 128x192 in halves, both in flight: two partials of BN/4
-	 * (96 + 2 x 48 accumulators a thread). */
-	static constexpr bool HALVES2 = F8B_KGEMM_HALVES2(BN, MODE);
-	static constexpr int PART = HALVES || HALVES2 ? BN / 4 : BN / 2;
+	static constexpr int PART = HALVES ? BN / 4 : BN / 2;
 	static_assert(!PROMO || BN <= 192 || HALVES,
 	              "promotion holds BN/2 accumulators and a partial a thread");
 	/* BLOCK_1X128 in halves: B's column scales from the producer's ring in
@@ -52,12 +49,11 @@ struct f8b_kg_consumer {
 	uint32_t boxes = 0; /* epilogue boxes stored so far (TMA) */
 	/* FAST, PROMOTE with two tensorwise operands: sa * sb, read once */
 	float tw_scale = 1.0f;
-	uint32_t it = 0;              /* K-blocks consumed so far: ring stage and phase */
-	float acc[BN / 2];            /* FAST: the wgmma accumulator; else the fp32 sums */
-	float part[PROMO ? PART : 1]; /* the wgmma partial of one K-block (or half) */
-	/* OVERLAP: the next K-block's partial; HALVES2: half 1's */
-	float part2[OVERLAP ? BN / 2 : HALVES2 ? BN / 4 : 1];
-	f8b_kg_out8 out8; /* OUT8: d_scale, this thread's amax */
+	uint32_t it = 0;                   /* K-blocks consumed so far: ring stage and phase */
+	float acc[BN / 2];                 /* FAST: the wgmma accumulator; else the fp32 sums */
+	float part[PROMO ? PART : 1];      /* the wgmma partial of one K-block (or half) */
+	float part2[OVERLAP ? BN / 2 : 1]; /* OVERLAP: the next K-block's partial */
+	f8b_kg_out8 out8;                  /* OUT8: d_scale, this thread's amax */
 
 	__device__ __forceinline__ f8b_kg_consumer(const f8b_kgemm_args &args, uint32_t b,
 	                                           uint32_t br, uint32_t e, uint32_t sc,
@@ -122,13 +118,13 @@ struct f8b_kg_consumer {
 		issue_cols<BN, 0, true>(d, s, phase, accumulate);
 	}
 
-	/* HALVES, HALVES2: half H of stage s's K-block, B's rows BN/2 H to
-	 * BN/2 (H + 1) - 1, into d (BN/4 registers) from zero.  Half 0 waits
-	 * for the stage; half 1 finds it full. */
+	/* HALVES: half H of stage s's K-block, B's rows 128 H to 128 H + 127,
+	 * into d (BN/4 registers) from zero.  Half 0 waits for the stage;
+	 * half 1 finds it full. */
 	template <int H>
 	__device__ __forceinline__ void issue_half(float *d, uint32_t s, uint32_t phase)
 	{
-		issue_cols<BN / 2, BN / 2 * H, H == 0>(d, s, phase, false);
+		issue_cols<128, 128 * H, H == 0>(d, s, phase, false);
 	}
 
 	/* fast_accum: the wgmma accumulator runs on over all of K, one group
@@ -343,47 +339,6 @@ struct f8b_kg_consumer {
 		}
 	}
 
-	/* BLOCK, a half: acc[BN/4 H + i] = fma(sa * sb, pt[i], ...), the
-	 * tile's octets j < JS in B's first 128-row block (sb0), the others in
-	 * the second (sb1). */
-	template <int H, int JS>
-	__device__ __forceinline__ void promote_block_half(const float *pt, const kscales &sc)
-	{
-		float *a = acc + H * (BN / 4);
-		const float s00 = sc.sa0 * sc.sb0, s10 = sc.sa1 * sc.sb0;
-		const float s01 = sc.sa0 * sc.sb1, s11 = sc.sa1 * sc.sb1;
-#pragma unroll
-		for (int jj = 0; jj < BN / 16; jj++) { /* the half's octets */
-			const int j = H * (BN / 16) + jj;
-			const float t0 = j < JS ? s00 : s01, t1 = j < JS ? s10 : s11;
-			a[4 * jj] = fmaf(t0, pt[4 * jj], a[4 * jj]);
-			a[4 * jj + 1] = fmaf(t0, pt[4 * jj + 1], a[4 * jj + 1]);
-			a[4 * jj + 2] = fmaf(t1, pt[4 * jj + 2], a[4 * jj + 2]);
-			a[4 * jj + 3] = fmaf(t1, pt[4 * jj + 3], a[4 * jj + 3]);
-		}
-	}
-
-	/* HALVES2: the partial of half H (the tile's columns BN/2 H on,
-	 * acc[BN/4 H] on) into acc; BLOCK: a 192-wide tile starts at column 0
-	 * or 64 of a 128-row block of B, so B's second block begins at octet
-	 * 16 or 8 (q.jsplit), one code path each. */
-	template <int H>
-	__device__ __forceinline__ void promote_half2(const float *pt, const kscales &sc,
-	                                              const spos &q)
-	{
-		if constexpr (!BLOCKS) {
-			float *a = acc + H * (BN / 4);
-#pragma unroll
-			for (int i = 0; i < BN / 4; i++)
-				a[i] += pt[i];
-		} else {
-			if (q.jsplit == 16)
-				promote_block_half<H, 16>(pt, sc);
-			else
-				promote_block_half<H, 8>(pt, sc);
-		}
-	}
-
 	/* HALVES: the partial of half H (columns 128 H to 128 H + 127 of the
 	 * tile: octets 16 H to 16 H + 15 of the m64n256 fragment, acc[64 H]
 	 * on) into acc; BLOCK: times sa and B's scale of that 128-row block
@@ -456,52 +411,6 @@ struct f8b_kg_consumer {
 		}
 	}
 
-	/* Promotion in halves, both in flight (HALVES2): half 0 into part,
-	 * half 1 into part2; K-block kb + 1's half 0 is issued once kb's half 0
-	 * is added and before its half 1 is waited for, and kb + 1's half 1
-	 * once kb's half 1 is added, so this warpgroup has a group queued on
-	 * the tensor cores during each of its adds.  The stage is freed when
-	 * both its halves are done; the scales are read one K-block ahead. */
-	__device__ __forceinline__ void mainloop_promote_halves2(const spos &q, int kblocks)
-	{
-		/* No wgmma under a condition inside the loop (ptxas serialises
-		 * them all when one is, C7518): the last K-block is peeled. */
-		kscales cur, nxt;
-		load_scales(cur, q, 0);
-		issue_half<0>(part, it % STAGES, (it / STAGES) & 1);
-		issue_half<1>(part2, it % STAGES, (it / STAGES) & 1);
-		for (int kb = 0; kb + 1 < kblocks; kb++, it++) {
-			const uint32_t s1 = (it + 1) % STAGES, ph1 = ((it + 1) / STAGES) & 1;
-			load_scales(nxt, q, kb + 1);
-			f8b_wgmma_wait_group<1>(); /* kb's half 0 (its half 1 may run) */
-#pragma unroll
-			for (int i = 0; i < BN / 4; i++)
-				f8b_reg_fence(part[i]);
-			promote_half2<0>(part, cur, q);
-			issue_half<0>(part, s1, ph1);
-			f8b_wgmma_wait_group<1>(); /* kb's half 1 */
-#pragma unroll
-			for (int i = 0; i < BN / 4; i++)
-				f8b_reg_fence(part2[i]);
-			release(bars + 8 * (STAGES + it % STAGES));
-			promote_half2<1>(part2, cur, q);
-			issue_half<1>(part2, s1, ph1);
-			cur = nxt;
-		}
-		f8b_wgmma_wait_group<1>();
-#pragma unroll
-		for (int i = 0; i < BN / 4; i++)
-			f8b_reg_fence(part[i]);
-		promote_half2<0>(part, cur, q);
-		f8b_wgmma_wait_group<0>();
-#pragma unroll
-		for (int i = 0; i < BN / 4; i++)
-			f8b_reg_fence(part2[i]);
-		release(bars + 8 * (STAGES + it % STAGES));
-		promote_half2<1>(part2, cur, q);
-		it++;
-	}
-
 	/* Promotion: each K-block's partial sum into the fp32 accumulator,
 	 * times its block scales in the block modes. */
 	__device__ __forceinline__ void mainloop_promote(int tm, int tn, int kblocks)
@@ -512,8 +421,6 @@ struct f8b_kg_consumer {
 			acc[i] = 0.0f;
 		if constexpr (HALVES)
 			mainloop_promote_halves(q, kblocks);
-		else if constexpr (HALVES2)
-			mainloop_promote_halves2(q, kblocks);
 		else if constexpr (OVERLAP)
 			mainloop_promote2(q, kblocks);
 		else

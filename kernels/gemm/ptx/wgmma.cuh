@@ -22,7 +22,7 @@
  * wgmma.mma_async.sync.aligned.m64nNk32.f32.AT.BT with imm-scale-a =
  * imm-scale-b = 1 (no negation); fp8 wgmma has no transpose operands (both
  * operands K-major).  The operand lists are long (N/2 accumulators), so
- * they are spelled out once per N in the macros below (N = 96, 128, 192, 256;
+ * they are spelled out once per N in the macros below (N = 128, 192, 256;
  * wgmma takes any multiple of 8 up to 256 for fp8).
  */
 #ifndef F8B_GEMM_PTX_WGMMA_CUH
@@ -58,24 +58,6 @@ __device__ __forceinline__ void f8b_reg_fence(float &r)
 enum { F8B_WG_E4M3 = 0, F8B_WG_E5M2 = 1 };
 
 template <int N, int AT, int BT> struct f8b_wgmma;
-
-#define F8B_WGMMA_M64N96K32(AT, BT)                                                                \
-	asm volatile(                                                                              \
-	    "{\n.reg .pred p;\nsetp.ne.b32 p, %50, 0;\n"                                           \
-	    "wgmma.mma_async.sync.aligned.m64n96k32.f32." AT "." BT " {"                           \
-	    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, %17, "     \
-	    "%18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, %32, %33, "     \
-	    "%34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47"                 \
-	    "}, %48, %49, p, 1, 1;\n}\n"                                                           \
-	    : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),  \
-	      "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]),           \
-	      "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]),        \
-	      "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),        \
-	      "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]),        \
-	      "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]),        \
-	      "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]),        \
-	      "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47])                      \
-	    : "l"(desc_a), "l"(desc_b), "r"(scale_d))
 
 #define F8B_WGMMA_M64N128K32(AT, BT)                                                               \
 	asm volatile(                                                                              \
@@ -177,10 +159,6 @@ template <int N, int AT, int BT> struct f8b_wgmma;
 		}                                                                                  \
 	};
 
-F8B_WGMMA_DEFINE(96, F8B_WG_E4M3, F8B_WG_E4M3, "e4m3", "e4m3")
-F8B_WGMMA_DEFINE(96, F8B_WG_E4M3, F8B_WG_E5M2, "e4m3", "e5m2")
-F8B_WGMMA_DEFINE(96, F8B_WG_E5M2, F8B_WG_E4M3, "e5m2", "e4m3")
-F8B_WGMMA_DEFINE(96, F8B_WG_E5M2, F8B_WG_E5M2, "e5m2", "e5m2")
 F8B_WGMMA_DEFINE(128, F8B_WG_E4M3, F8B_WG_E4M3, "e4m3", "e4m3")
 F8B_WGMMA_DEFINE(128, F8B_WG_E4M3, F8B_WG_E5M2, "e4m3", "e5m2")
 F8B_WGMMA_DEFINE(128, F8B_WG_E5M2, F8B_WG_E4M3, "e5m2", "e4m3")
