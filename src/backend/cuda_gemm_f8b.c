@@ -58,6 +58,10 @@ struct f8b_kplan {
  *    waves of 24576 against 16 of 32768); BLOCK at 924 / 914 / 895
  *    against at most 878 / 883 / 863 at 4096^3, 8192^3 and
  *    16384x4096x14336 (results/h100/experiments/f8b-gemm-halves/).
+ *    BLOCK_1X128, since its 128x256 entry (column scales in shared
+ *    memory), on an H100 (tree 10fa4b8, the lls step's grad_weight): 1.43
+ *    ms against 2.43 for 128x128 at 8192^3, 0.178 against 0.313 at 4096^3
+ *    (results/h100/experiments/f8b-gemm-colscales/).
  *  - BLOCK counts 128x192, whose adds overlap no wgmma (neither the
  *    second partial of 128x128, F8B_KGEMM_OVERLAPS, nor the other half of
  *    128x256), 9/8 times more (NO_OVERLAP_COST): with block scales
