@@ -3,7 +3,15 @@
 # runs do): build from source, run the whole test suite with the GPU tests,
 # run the GPU tests under compute-sanitizer, and a quick benchmark.
 #
-#   scripts/gpu-check.sh OUTDIR [--no-tests] [--sweep PART]...   (PART: see gpu-sweep.sh)
+#   scripts/gpu-check.sh OUTDIR [--no-tests | --no-sanitizers | --sanitizers-only]
+#                               [--sweep PART]...   (PART: see gpu-sweep.sh)
+#
+# --no-tests: neither make check nor the sanitizer runs.  The whole check
+# outgrew one 10-minute device call (make check alone took 388 s on an
+# H100 at 263dd00), so it also runs in two: --no-sanitizers (the build,
+# make check, the quick benchmarks), then --sanitizers-only (the build and
+# the test programs, not run; the quick benchmarks; compute-sanitizer
+# memcheck on the GPU tests and the lls and allgather runs).
 #
 # Leaves in OUTDIR: summary.txt (what passed, the quick benchmark's rows),
 # logs.tar.gz (build, test and sanitizer logs, nvidia-smi), quick.h5, and
@@ -19,11 +27,13 @@ set -uo pipefail
 out=${1:?usage: scripts/gpu-check.sh OUTDIR [--sweep main|extra] [--no-tests]}
 shift
 sweep=
-tests=1
+tests=1 san=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--sweep) sweep="$sweep ${2:?--sweep PART}"; shift 2 ;;
-	--no-tests) tests=0; shift ;;
+	--no-tests) tests=0 san=0; shift ;;
+	--no-sanitizers) san=0; shift ;;
+	--sanitizers-only) tests=0 san=1; shift ;;
 	*) echo "gpu-check.sh: unknown argument '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -69,6 +79,12 @@ say "make check: $([ $status = 0 ] && echo ok || echo FAILED) in $(($(date +%s) 
 grep -E '^# (TOTAL|PASS|SKIP|XFAIL|FAIL|XPASS|ERROR):' "$build/test-suite.log" | tee -a "$summary"
 grep -hE '^(not ok|ok .*# SKIP)' "$build"/tests/gpu/*.log "$build"/tests/*.log 2>/dev/null | head -40 | tee -a "$summary"
 grep -h '^# ' "$build"/tests/gpu/*.log 2>/dev/null | head -60 >>"$summary"
+elif [ $san = 1 ]; then
+	# the test programs the sanitizer runs below, built, none run
+	make -C "$build" -j"$jobs" check TESTS= >"$logs/check-build.log" 2>&1 || {
+		say "building the test programs FAILED (see logs.tar.gz)"
+		status=1
+	}
 fi
 # The allgather benchmark on this node's GPUs (2 when there are: NCCL's
 # direct and network paths), its exact checks and first numbers.
@@ -117,7 +133,7 @@ for part in $sweep; do
 done
 tar -czf "$out/logs.tar.gz" -C "$logs" .
 # compute-sanitizer memcheck on the GPU tests (last: it is slow).
-if [ $tests = 1 ]; then
+if [ $san = 1 ]; then
 if command -v compute-sanitizer >/dev/null 2>&1; then
 	# The verdict is memcheck's own error summary: timing assertions cannot
 	# hold under instrumentation, and deliberate API errors (a test of

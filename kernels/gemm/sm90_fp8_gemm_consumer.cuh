@@ -69,9 +69,14 @@ struct f8b_kg_consumer {
 
 	/* Free a stage: one arrival per consumer warp on the stage's empty
 	 * barrier of every CTA of the cluster.  The stage was read by wgmma
-	 * only, whose completion the preceding wait_group established. */
+	 * only, whose completion the preceding wait_group established; COLSC:
+	 * one per thread, each after its own reads of the stage's scales. */
 	__device__ __forceinline__ void release(uint32_t empty) const
 	{
+		if constexpr (COLSC) {
+			f8b_mbarrier_arrive(empty);
+			return;
+		}
 		if (lane != 0)
 			return;
 		if constexpr (CL == 1)
@@ -378,8 +383,7 @@ struct f8b_kg_consumer {
 
 	/* Promotion in halves (HALVES): per K-block, half 0's group, its
 	 * adds, half 1's group, its adds; the stage is freed after half 1's
-	 * group (COLSC: after its adds, which read the stage's scales; the
-	 * warp's lanes done reading first).  One group in flight, as in
+	 * group (COLSC: after its adds, which read the stage's scales).  One group in flight, as in
 	 * mainloop_promote1, but each wait covers half the K-block's wgmma and
 	 * half its adds; the scales in registers are read one K-block ahead. */
 	__device__ __forceinline__ void mainloop_promote_halves(const spos &q, int kblocks)
@@ -403,10 +407,8 @@ struct f8b_kg_consumer {
 			if constexpr (!COLSC)
 				release(bars + 8 * (STAGES + s));
 			promote_half<1>(part, cur, s);
-			if constexpr (COLSC) {
-				__syncwarp();
+			if constexpr (COLSC)
 				release(bars + 8 * (STAGES + s));
-			}
 			cur = nxt;
 		}
 	}

@@ -223,9 +223,16 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 	const int cluster = blockIdx.x / CL, clusters = gridDim.x / CL;
 
 	if (threadIdx.x == 0) {
+		/* COLSC: the stage holds what threads wrote with plain stores, so
+		 * each writer arrives on the full barrier after its stores and each
+		 * reader on the empty one after its reads: 32 producer lanes, every
+		 * consumer thread (an arrival orders only its own thread's
+		 * accesses; compute-sanitizer's racecheck holds it to that). */
 		for (int s = 0; s < STAGES; s++) {
-			f8b_mbarrier_init(bars + 8 * s, 1); /* the producer's arrive.expect_tx */
-			f8b_mbarrier_init(bars + 8 * (STAGES + s), CONSUMER_WARPS);
+			/* the producer's arrive.expect_tx, or its warp's arrivals */
+			f8b_mbarrier_init(bars + 8 * s, COLSC ? 32 : 1);
+			f8b_mbarrier_init(bars + 8 * (STAGES + s),
+			                  CONSUMER_WARPS * (COLSC ? 32 : 1));
 		}
 		f8b_fence_barrier_init();
 	}
@@ -280,9 +287,9 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 				if constexpr (COLSC) {
 					/* B's scales of K-block kb for the tile's BN columns
 					 * (b_scale_inv[kb * N + n], 0 past N), coalesced
-					 * across the warp; then the one arrival, which
-					 * releases the warp's stores (ordered before it by
-					 * __syncwarp) to the consumers' acquiring wait. */
+					 * across the warp; then each lane's arrival, which
+					 * releases its stores to the consumers' acquiring
+					 * wait. */
 					const float *sb_kb =
 					    p.b_scale_inv + (size_t)kb * (size_t)p.n;
 #pragma unroll 4 /* 4 loads in flight: all 8 spilled at 40 registers */
@@ -293,9 +300,7 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 						                  col < p.n ? __ldg(sb_kb + col)
 						                            : 0.0f);
 					}
-					__syncwarp();
-					if (lead)
-						f8b_mbarrier_arrive(full);
+					f8b_mbarrier_arrive(full);
 				}
 			}
 		}
