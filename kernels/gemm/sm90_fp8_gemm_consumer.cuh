@@ -383,9 +383,10 @@ struct f8b_kg_consumer {
 
 	/* Promotion in halves (HALVES): per K-block, half 0's group, its
 	 * adds, half 1's group, its adds; the stage is freed after half 1's
-	 * group (COLSC: after its adds, which read the stage's scales).  One group in flight, as in
-	 * mainloop_promote1, but each wait covers half the K-block's wgmma and
-	 * half its adds; the scales in registers are read one K-block ahead. */
+	 * group (COLSC: after its adds, which read the stage's scales).  One
+	 * group in flight, as in mainloop_promote1, but each wait covers half
+	 * the K-block's wgmma and half its adds; the scales in registers are
+	 * read one K-block ahead. */
 	__device__ __forceinline__ void mainloop_promote_halves(const spos &q, int kblocks)
 	{
 		kscales cur, nxt;

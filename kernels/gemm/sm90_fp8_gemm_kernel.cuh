@@ -10,7 +10,9 @@
  *     thread walks the CTA's tiles and K-blocks, waits for a free stage of
  *     the ring (empty barrier), arms the stage's full barrier with the
  *     bytes to expect, and issues two TMA loads into it (A: 128 x 128
- *     bytes, B: BN x 128 bytes, 128-byte swizzled);
+ *     bytes, B: BN x 128 bytes, 128-byte swizzled); BLOCK_1X128 on
+ *     128x256: a warp, which also copies the K-block's column scales of
+ *     B into the scale ring (F8B_KGEMM_SMEM_SCALES);
  *   warpgroups 1 and 2 (consumers): take registers (setmaxnreg.inc 232);
  *     each owns 64 rows of the 128-row tile and all BN columns.  Per
  *     K-block (128 of K, one stage): wait for the stage (full barrier),
