@@ -216,21 +216,22 @@ struct f8b_kg_consumer {
 		}
 	}
 
-	/* BLOCK: acc = fma(sa * sb, part, acc), octets j < JS of the tile's
-	 * columns in the first 128-row block of B (sb0), the others in the
-	 * second (sb1). */
-	template <int JS>
-	__device__ __forceinline__ void promote_block(const float *pt, const kscales &sc)
+	/* BLOCK: NJ octets of the fragment from octet J0 on, into a (the
+	 * accumulators of octet J0 on), times sa and B's scale of the block
+	 * each octet lies in: sb0 below octet JS of the tile, sb1 from it. */
+	template <int J0, int NJ, int JS>
+	__device__ __forceinline__ void promote_octets(float *a, const float *pt,
+	                                               const kscales &sc) const
 	{
 		const float s00 = sc.sa0 * sc.sb0, s10 = sc.sa1 * sc.sb0;
 		const float s01 = sc.sa0 * sc.sb1, s11 = sc.sa1 * sc.sb1;
 #pragma unroll
-		for (int j = 0; j < BN / 8; j++) {
-			const float t0 = j < JS ? s00 : s01, t1 = j < JS ? s10 : s11;
-			acc[4 * j] = fmaf(t0, pt[4 * j], acc[4 * j]);
-			acc[4 * j + 1] = fmaf(t0, pt[4 * j + 1], acc[4 * j + 1]);
-			acc[4 * j + 2] = fmaf(t1, pt[4 * j + 2], acc[4 * j + 2]);
-			acc[4 * j + 3] = fmaf(t1, pt[4 * j + 3], acc[4 * j + 3]);
+		for (int j = 0; j < NJ; j++) {
+			const float t0 = J0 + j < JS ? s00 : s01, t1 = J0 + j < JS ? s10 : s11;
+			a[4 * j] = fmaf(t0, pt[4 * j], a[4 * j]);
+			a[4 * j + 1] = fmaf(t0, pt[4 * j + 1], a[4 * j + 1]);
+			a[4 * j + 2] = fmaf(t1, pt[4 * j + 2], a[4 * j + 2]);
+			a[4 * j + 3] = fmaf(t1, pt[4 * j + 3], a[4 * j + 3]);
 		}
 	}
 
@@ -247,12 +248,12 @@ struct f8b_kg_consumer {
 			 * 128) never.  One code path per case, so that no column
 			 * selects its scale at run time. */
 			if constexpr (BN <= 128) {
-				promote_block<BN / 8>(pt, sc);
+				promote_octets<0, BN / 8, BN / 8>(acc, pt, sc);
 			} else {
 				if (q.jsplit == 16)
-					promote_block<16>(pt, sc);
+					promote_octets<0, BN / 8, 16>(acc, pt, sc);
 				else
-					promote_block<8>(pt, sc);
+					promote_octets<0, BN / 8, 8>(acc, pt, sc);
 			}
 		} else {
 #pragma unroll
@@ -368,16 +369,8 @@ struct f8b_kg_consumer {
 				a[4 * j + 2] = fmaf(sc.sa1 * b.x, pt[4 * j + 2], a[4 * j + 2]);
 				a[4 * j + 3] = fmaf(sc.sa1 * b.y, pt[4 * j + 3], a[4 * j + 3]);
 			}
-		} else {
-			const float sb = H == 0 ? sc.sb0 : sc.sb1;
-			const float t0 = sc.sa0 * sb, t1 = sc.sa1 * sb;
-#pragma unroll
-			for (int j = 0; j < BN / 16; j++) { /* the half's 16 octets */
-				a[4 * j] = fmaf(t0, pt[4 * j], a[4 * j]);
-				a[4 * j + 1] = fmaf(t0, pt[4 * j + 1], a[4 * j + 1]);
-				a[4 * j + 2] = fmaf(t1, pt[4 * j + 2], a[4 * j + 2]);
-				a[4 * j + 3] = fmaf(t1, pt[4 * j + 3], a[4 * j + 3]);
-			}
+		} else { /* the half's 16 octets, all in B's block H */
+			promote_octets<BN / 16 * H, BN / 16, 16>(a, pt, sc);
 		}
 	}
 
