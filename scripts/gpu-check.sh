@@ -24,7 +24,7 @@
 # --sweep collectives.
 # Exit status: 0 when the build, the tests and the sanitizer runs passed.
 set -uo pipefail
-out=${1:?usage: scripts/gpu-check.sh OUTDIR [--sweep main|extra] [--no-tests]}
+out=${1:?usage: scripts/gpu-check.sh OUTDIR [--no-tests | --no-sanitizers | --sanitizers-only] [--sweep PART]...}
 shift
 sweep=
 tests=1 san=1

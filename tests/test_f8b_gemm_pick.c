@@ -3,8 +3,8 @@
  * mode of every scaling pair and fast_accum, the refusals and their
  * message, the tile table (every mode has tiles; promotion tiles at most
  * 192 wide but 128x256's halves form, the pick of PROMOTE, BLOCK and
- * BLOCK_1X128 at large shapes; the
- * ping-pong tile FAST only, a candidate never picked), the
+ * BLOCK_1X128 at large shapes; the ping-pong tile FAST only, a candidate
+ * never picked), the
  * tile the plan picks and the --autotune candidates; the e4m3-output
  * variants (FAST and PROMOTE of the 128x128 tile) and their refusals.
  * Built with CUDA only (the table is compiled from kernels/gemm/); runs

@@ -45,9 +45,8 @@ struct f8b_kplan {
  * 4096 = 32 waves of 16384: a tie; 1024^2: 32 tiles (1 wave of 32768)
  * against 64 (1 wave of 16384).  Measured charges on that count:
  *  - Every mode counts a tile narrower than 256 9/8 times
- *    (NARROW_COST).
- *    FAST on an H100 (tree
- *    141e8eb): 128x128 ran at 1105-1147 TFLOP/s against 1262-1304 for
+ *    (NARROW_COST).  FAST on an H100 (tree 141e8eb): 128x128 ran at
+ *    1105-1147 TFLOP/s against 1262-1304 for
  *    128x256 at 4096^3 and 8192^3, and the plain count had picked it for
  *    16384^3 (125 waves of 16384 against 63 of 32768) and for N = 28672
  *    or 57344, where it ran at 0.73-0.86x cuBLASLt
