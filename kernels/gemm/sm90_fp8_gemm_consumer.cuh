@@ -380,30 +380,56 @@ struct f8b_kg_consumer {
 	 * group in flight, as in mainloop_promote1, but each wait covers half
 	 * the K-block's wgmma and half its adds; the scales in registers are
 	 * read one K-block ahead. */
+	/* One K-block in halves with its scales `use`, loading those of
+	 * K-block kn into `next`. */
+	__device__ __forceinline__ void halves_kblock(const spos &q, const kscales &use,
+	                                              kscales &next, int kn)
+	{
+		const uint32_t s = it % STAGES, phase = (it / STAGES) & 1;
+		issue_half<0>(part, s, phase);
+		load_scales(next, q, kn);
+		f8b_wgmma_wait_group<0>();
+#pragma unroll
+		for (int i = 0; i < BN / 4; i++)
+			f8b_reg_fence(part[i]);
+		promote_half<0>(part, use, s);
+		issue_half<1>(part, s, phase);
+		f8b_wgmma_wait_group<0>();
+#pragma unroll
+		for (int i = 0; i < BN / 4; i++)
+			f8b_reg_fence(part[i]);
+		if constexpr (!COLSC)
+			release(bars + 8 * (STAGES + s));
+		promote_half<1>(part, use, s);
+		if constexpr (COLSC)
+			release(bars + 8 * (STAGES + s));
+		it++;
+	}
+
+	/* Promotion in halves.  BLOCK: K-blocks in pairs, the two scale sets
+	 * taking turns, so that no register copy (the `cur = nxt` of a one-set
+	 * loop) makes the warp wait in this K-block for the next one's scale
+	 * loads: ncu put 29% of BLOCK's stall samples on that copy
+	 * (results/h100/experiments/f8b-gemm-ncu-halves/).  PROMOTE loads no
+	 * scales; PROMOTE and BLOCK_1X128 spilled in the paired form (480 and
+	 * 16 bytes) and keep the one-set loop. */
 	__device__ __forceinline__ void mainloop_promote_halves(const spos &q, int kblocks)
 	{
-		kscales cur, nxt;
-		load_scales(cur, q, 0);
-		for (int kb = 0; kb < kblocks; kb++, it++) {
-			const uint32_t s = it % STAGES, phase = (it / STAGES) & 1;
-			issue_half<0>(part, s, phase);
-			load_scales(nxt, q, kb + 1 < kblocks ? kb + 1 : kb);
-			f8b_wgmma_wait_group<0>();
-#pragma unroll
-			for (int i = 0; i < BN / 4; i++)
-				f8b_reg_fence(part[i]);
-			promote_half<0>(part, cur, s);
-			issue_half<1>(part, s, phase);
-			f8b_wgmma_wait_group<0>();
-#pragma unroll
-			for (int i = 0; i < BN / 4; i++)
-				f8b_reg_fence(part[i]);
-			if constexpr (!COLSC)
-				release(bars + 8 * (STAGES + s));
-			promote_half<1>(part, cur, s);
-			if constexpr (COLSC)
-				release(bars + 8 * (STAGES + s));
-			cur = nxt;
+		kscales sc0, sc1;
+		load_scales(sc0, q, 0);
+		if constexpr (MODE == F8B_KGEMM_BLOCK) {
+			int kb = 0;
+			for (; kb + 1 < kblocks; kb += 2) {
+				halves_kblock(q, sc0, sc1, kb + 1);
+				halves_kblock(q, sc1, sc0, kb + 2 < kblocks ? kb + 2 : kb + 1);
+			}
+			if (kb < kblocks) /* kblocks odd: the last one */
+				halves_kblock(q, sc0, sc1, kb);
+		} else {
+			for (int kb = 0; kb < kblocks; kb++) {
+				halves_kblock(q, sc0, sc1, kb + 1 < kblocks ? kb + 1 : kb);
+				sc0 = sc1;
+			}
 		}
 	}
 
