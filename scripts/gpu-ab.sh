@@ -21,7 +21,11 @@
 # (with the last build's f8bench: --detail also compares lls's kernels).
 # Environment: AB_JOBS (make jobs per build, default: cores / builds),
 # AB_TIMEOUT (seconds per run, default 600), AB_BUDGET (seconds: start no
-# round after this much time, default none).
+# round after this much time, default none), AB_BUILDS (a directory: the
+# builds live in AB_BUILDS/src-LABEL instead of OUTDIR/src-LABEL, and one
+# that has b/f8bench already, from an earlier run with the same LABEL=SRC,
+# is not rebuilt: a second benchmark on the same builds, into another
+# OUTDIR).
 # Exit status: 0 when every build and every run succeeded.
 set -uo pipefail
 usage="usage: gpu-ab.sh OUTDIR ROUNDS LABEL=SRC [LABEL=SRC]... -- F8BENCH-ARGS..."
@@ -55,8 +59,17 @@ t0=$(date +%s)
 cores=$(nproc 2>/dev/null || echo 4)
 jobs=${AB_JOBS:-$((cores / ${#labels[@]} > 0 ? cores / ${#labels[@]} : 1))}
 
+bdir=$out
+if [ -n "${AB_BUILDS:-}" ]; then
+	mkdir -p "$AB_BUILDS" && bdir=$(cd "$AB_BUILDS" && pwd) || exit 1
+fi
+
 build() { # LABEL SRC
-	local d="$out/src-$1"
+	local d="$bdir/src-$1"
+	if [ -n "${AB_BUILDS:-}" ] && [ -x "$d/b/f8bench" ]; then
+		echo "gpu-ab.sh: $1: reusing $d/b/f8bench (AB_BUILDS)"
+		return 0
+	fi
 	rm -rf "$d" && mkdir -p "$d" || return 1
 	if [ -d "$2" ]; then
 		local src here skip=./.git
@@ -95,13 +108,13 @@ for k in $(seq 1 "$rounds"); do
 	fi
 	for l in "${labels[@]}"; do
 		echo "+ [$l round $k] f8bench $* -o $out/$l-$k.h5"
-		timeout "${AB_TIMEOUT:-600}" "$out/src-$l/b/f8bench" "$@" -o "$out/$l-$k.h5" >"$out/$l-$k.log" 2>&1
+		timeout "${AB_TIMEOUT:-600}" "$bdir/src-$l/b/f8bench" "$@" -o "$out/$l-$k.h5" >"$out/$l-$k.log" 2>&1
 		rc=$?
 		echo "gpu-ab.sh: $l round $k: exit $rc at $(($(date +%s) - t0)) s"
 		[ $rc -eq 0 ] || { status=1; tail -n 5 "$out/$l-$k.log" >&2; }
 	done
 done
-last=$out/src-${labels[$((${#labels[@]} - 1))]}/b/f8bench
+last=$bdir/src-${labels[$((${#labels[@]} - 1))]}/b/f8bench
 for l in "${labels[@]:1}"; do
 	[ -f "$out/${labels[0]}-1.h5" ] && [ -f "$out/$l-1.h5" ] || continue
 	"$last" compare --detail "$out/${labels[0]}-1.h5" "$out/$l-1.h5" >"$out/compare-$l.txt" 2>&1
