@@ -4,7 +4,8 @@
 # was asked into its -o file (one a directory, one a tar archive; one
 # whose build fails).  What it checks: each build's own provenance label,
 # one file and log per build and round, the builds alternating within a
-# round, the exit status of a failed run and of a failed build, AB_BUDGET.
+# round, the exit status of a failed run and of a failed build, AB_BUDGET,
+# AB_BUILDS.
 . "${srcdir:-.}/tests/tap.sh"
 top=$(cd "${srcdir:-.}" && pwd)
 ab=$top/scripts/gpu-ab.sh
@@ -87,4 +88,16 @@ ok $? "a build that fails: exit 1 and no run"
 AB_BUDGET=0 bash "$ab" run4 3 a=good -- lls >log 2>err
 [ $? -eq 0 ] && grep -q "AB_BUDGET of 0 s spent: no round 1" log && [ ! -f run4/a-1.h5 ]
 ok $? "AB_BUDGET: no round starts once it is spent"
+# AB_BUILDS: the builds live there; a second run on the same labels
+# reuses them (the stand-in Makefile would fail now), into its own OUTDIR.
+AB_BUILDS=builds bash "$ab" run5 1 a=good -- lls >log 2>err
+[ $? -eq 0 ] && [ -x builds/src-a/b/f8bench ] && [ ! -e run5/src-a ] && [ "$(cat run5/a-1.h5)" = a ]
+ok $? "AB_BUILDS: the build goes there, the run's files into OUTDIR"
+printf 'f8bench:\n\tfalse\n' >builds/src-a/b/Makefile
+AB_BUILDS=builds bash "$ab" run6 1 a=good -- lls >log 2>err
+[ $? -eq 0 ] && grep -q "a: reusing" run6/build-a.log && [ "$(cat run6/a-1.h5)" = a ]
+ok $? "AB_BUILDS: a second run reuses the build ($(tail -n 2 err | tr '\n' ' '))"
+bash "$ab" run7 1 a=good -- lls >log 2>err
+[ $? -eq 0 ] && ! grep -q "reusing" run7/build-a.log && [ -x run7/src-a/b/f8bench ]
+ok $? "without AB_BUILDS every run builds afresh"
 done_testing
