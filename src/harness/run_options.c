@@ -60,7 +60,8 @@ static const struct f8b_option common_options[] = {
     {"batch", OPT_BATCH, 0, "N", "time N back-to-back launches per sample (no flush; default off)"},
     {"quiet", OPT_QUIET, 'q', NULL, "no progress lines"},
     {"verbose", OPT_VERBOSE, 'v', NULL,
-     "more detail (algorithm chosen, each --autotune candidate's\ntime, unmet criteria)"},
+     "more detail on stderr where the benchmark has it: gemm,\neach --autotune candidate's time; "
+     "gemm and ceilings, why a\nmeasurement did not converge; optim, its bandwidth ceiling"},
     {"shard", OPT_SHARD, 0, "I/N",
      "run only shard I of N of the cases (i % N == I), e.g. one per\nSlurm array task; "
      "--resume skips what the file has of the shard"},
