@@ -24,7 +24,8 @@ if (fmt eq "svg") {
 set output out
 
 gcolor(g) = g eq "bf16" ? "#000000" : g eq "tensorwise" ? "#1f77b4" : \
-	g eq "axiswise" ? "#e66100" : g eq "blockwise" ? "#1a9641" : "#7b3294"
+	g eq "axiswise" ? "#e66100" : g eq "blockwise" ? "#1a9641" : \
+	g eq "blockwise-1x128" ? "#8c510a" : "#7b3294"
 array PT_FILLED[5]
 PT_FILLED[1] = 7; PT_FILLED[2] = 9; PT_FILLED[3] = 5; PT_FILLED[4] = 13; PT_FILLED[5] = 11
 pt(i) = s_fast[i] < 0 ? 15 : PT_FILLED[(s_pair[i] - 1) % 5 + 1] - (s_fast[i] ? 0 : 1)

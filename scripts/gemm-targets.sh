@@ -57,8 +57,8 @@ ok() && v("scaling") != "none" && v("a_dtype") == "e4m3" && v("b_dtype") == "e4m
 END {
 	for (k in sc) if ((k, 1) in t && (k, 0) in t) { r = t[k, 0] / t[k, 1]; s = sc[k]; cnt[s]++; sum[s] += r; if (r > mx[s]) mx[s] = r }
 	for (k in sc) if (!((k, 1) in t) && (k, 0) in t) nofa[sc[k]]++
-	split("tensorwise axiswise blockwise", g, " ")
-	for (i = 1; i <= 3; i++) { s = g[i]
+	ng = split("tensorwise axiswise blockwise blockwise-1x128", g, " ")
+	for (i = 1; i <= ng; i++) { s = g[i]
 		if (cnt[s]) printf "- %s: fast_accum off takes %.3fx the time of on, on average over %d shapes (worst %.3fx)\n", s, sum[s] / cnt[s], cnt[s], mx[s]
 		else if (nofa[s]) printf "- %s: no fast_accum variant runs (cuBLASLt reports it unsupported on this GPU); %d shapes ran with fast_accum off\n", s, nofa[s]
 	}

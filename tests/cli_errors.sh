@@ -24,6 +24,10 @@ h5_before=0
 G="$F8BENCH gemm --backend host -q"
 expect_error "unknown granularity" "rowwisee" $G --scaling tensorwise,rowwisee -o a.h5
 expect_error "unknown granularity lists accepted" "accepted" $G --scaling nope -o a.h5
+expect_error "a block size --scaling does not have" \
+	"unknown granularity 'blockwise-1x64' (accepted: tensorwise, axiswise, blockwise, blockwise-1x128)" \
+	$G --scaling blockwise,blockwise-1x64 -o a.h5
+expect_error "blockwise-1x128 with a trailing character" "'blockwise-1x1280'" $G --scaling blockwise-1x1280 -o a.h5
 expect_error "unknown dtype" "e9m9" $G --dtypes e4m3:e9m9 -o a.h5
 expect_error "e5m2 x e5m2" "e5m2:e5m2" $G --dtypes e5m2:e5m2 -o a.h5
 expect_error "bad fast-accum value" "maybe" $G --fast-accum maybe -o a.h5

@@ -155,6 +155,49 @@ rc=$?
 [ $rc = 2 ] && grep -q "accepted: bf16, f32, e4m3" b8err.txt && [ ! -e bad8.h5 ]
 ok $? "--out-dtype e5m2 is bad input (exit $rc), naming the accepted ones, no file"
 
+# --scaling blockwise-1x128 (any case): the blockwise recipe's grad_weight
+# GEMM, A and B both scaled per 1x128 block along K, rows of their own
+# beside blockwise's (A 1x128, B 128x128). 400x656x272: M != N, K and N
+# not multiples of 128 (a ragged last K-block, a ragged B block row).
+"$F8BENCH" gemm $Q --shapes 256x256x256,400x656x272 --scaling blockwise,BlockWise-1X128 \
+	--fast-accum on,off -o b.h5 >/dev/null 2>berr.txt
+rc=$?
+ok $rc "--scaling blockwise,BlockWise-1X128 sweep exits 0 on the host backend"
+[ $rc = 0 ] || diag "$(cat berr.txt)"
+"$F8BENCH" export b.h5 --table gemm >b.csv
+bcol() { head -1 b.csv | tr ',' '\n' | grep -nx "$1" | cut -d: -f1; }
+got=$(tail -n +2 b.csv | awk -F, -v sc="$(bcol scaling)" -v a="$(bcol a_gran)" -v b="$(bcol b_gran)" \
+	-v s="$(bcol status)" -v fa="$(bcol fast_accum)" '{printf "%s:%s:%s:%s:%s ", $sc, $a, $b, $fa, $s}' | tr -d '"')
+want=""
+for i in 1 2; do
+	want="${want}none:none:none:0:ok blockwise:block1x128:block128x128:1:ok blockwise:block1x128:block128x128:0:ok "
+	want="${want}blockwise-1x128:block1x128:block1x128:1:ok blockwise-1x128:block1x128:block1x128:0:ok "
+done
+ok "$([ "$got" = "$want" ] && echo 0 || echo 1)" \
+	"rows: scaling blockwise-1x128 with a_gran and b_gran block1x128, blockwise's B block128x128, all ok"
+[ "$got" = "$want" ] || diag "got: $got"
+tail -n +2 b.csv | awk -F, -v sc="$(bcol scaling)" -v re="$(bcol rel_error)" -v tol="$(bcol tolerance)" \
+	-v sq="$(bcol sqnr_db)" '$sc == "blockwise-1x128" { n++; if (!($re > 0 && $re <= $tol && $sq > 15 && $sq < 60)) bad = 1 }
+	END { exit bad || n != 4 }'
+ok $? "blockwise-1x128 rows: rel_error within tolerance, SQNR 15-60 dB (4 rows)"
+grep -q "400x656x272 blockwise-1x128 fast_accum=off e4m3:e4m3" berr.txt
+ok $? "progress lines name the blockwise-1x128 case"
+"$F8BENCH" gemm $Q --shapes 256x256x256 --scaling blockwise-1x128 --fast-accum off -o b.h5 \
+	--resume 2>bres.txt
+grep -q "already in" bres.txt && [ "$("$F8BENCH" export b.h5 --table gemm | wc -l)" = 11 ]
+ok $? "--resume finds the blockwise-1x128 rows (key: the scaling column in full)"
+# With outliers, B's 1x128 blocks keep an outlier from the 127 other rows a
+# 128x128 block shares its scale with: better SQNR than blockwise.
+"$F8BENCH" gemm $Q --shapes 512x1024x256 --scaling blockwise,blockwise-1x128 --fast-accum off \
+	--outliers 0.001:1000 -o ob.h5 2>/dev/null
+ok $? "--outliers sweep with blockwise-1x128"
+"$F8BENCH" export ob.h5 >ob.csv
+bw=$(awk -F, -v sc="$sc" -v sq="$sq" '$sc == "blockwise" {print $sq}' ob.csv)
+b1=$(awk -F, -v sc="$sc" -v sq="$sq" '$sc == "blockwise-1x128" {print $sq}' ob.csv)
+diag "SQNR with outliers: blockwise $bw dB, blockwise-1x128 $b1 dB"
+awk -v a="$bw" -v b="$b1" 'BEGIN {exit !(b > a + 1)}'
+ok $? "blockwise-1x128 SQNR beats blockwise on outlier data by over 1 dB"
+
 # The default output name never collides.
 "$F8BENCH" gemm $Q --shapes 256x256x256 --scaling axiswise --fast-accum on 2>/dev/null
 ls gemm-*.h5 >/dev/null 2>&1

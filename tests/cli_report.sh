@@ -119,6 +119,24 @@ else
 	skip "PNG and SVG plots: no gnuplot here"
 fi
 
+# blockwise-1x128 rows (A and B 1x128) are a granularity of their own,
+# after blockwise (A 1x128, B 128x128) in every table and plot, never
+# folded into it, whatever order --scaling gave.
+"$F8BENCH" gemm $Q --shapes 256x256x256 --scaling blockwise-1x128,blockwise --fast-accum off \
+	-o b1.h5 >/dev/null 2>b1.err
+ok $? "host gemm sweep with blockwise-1x128 for the report"
+GNUPLOT=/nonexistent "$F8BENCH" report b1.h5 -o b1rep >/dev/null 2>&1
+got=$(tail -n +2 b1rep/sqnr.csv | cut -d, -f1,4 | tr '\n' ' ')
+ok "$([ "$got" = "bf16,1 blockwise,1 blockwise-1x128,1 " ] && echo 0 || echo 1)" \
+	"sqnr.csv: bf16, blockwise, blockwise-1x128, one row each (got: $got)"
+grep -q 's_gran\[3\] = "blockwise-1x128"' b1rep/plot-vars.gp &&
+	grep -q '^slot_name\[3\] = "blockwise-1x128\\nfast_accum off"' b1rep/plot-vars.gp
+ok $? "plot-vars.gp: blockwise-1x128 is series and SQNR slot 3"
+grep -q '"blockwise-1x128" ? "#8c510a"' "$top/roofline/roofline.gp" &&
+	grep -q '"blockwise-1x128" ? "#8c510a"' "$top/roofline/speedup.gp" &&
+	grep -q '"blockwise-1x128" ? "#8c510a"' "$top/roofline/sqnr.gp"
+ok $? "the plot templates colour blockwise-1x128 (brown), not as anything else (purple)"
+
 # Measured roofs from a ceilings table: --ceilings FILE, or a FILE given.
 if "$F8BENCH" ceilings --help >/dev/null 2>&1; then
 	"$F8BENCH" ceilings $Q --kinds copy,gemm,launch --sizes 1M:4M --launch-bytes 4M \

@@ -3,7 +3,11 @@
  * right D and amax pass, whole and sampled; a code two steps off, a NaN
  * code, an amax too large, too small or NaN each fail; a code two steps
  * off where the value is near zero (e4m3's steps finer than the sum's own
- * error) passes; f8b_e4m3_steps and the e4m3 tolerance. */
+ * error) passes; f8b_e4m3_steps and the e4m3 tolerance.  And B scaled
+ * 1x128 as A is (the blockwise recipe's grad_weight GEMM, f8bench gemm
+ * --scaling blockwise-1x128): the check reads B's N x ceil(K/128) scales
+ * where f8b_scale_index() puts them, so a right D passes and a D from
+ * other scales fails. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -222,6 +226,137 @@ static void test_check(void)
 	teardown(&f);
 }
 
+/* A and B block1x128, bf16 D, M != N (a scale indexed with A's rows for
+ * B's lands elsewhere or out of bounds) and K ragged (656 = 5 x 128 + 16).
+ * Outliers (1% of the inputs x100) make the blocks' scales differ by two
+ * orders of magnitude, so dequantising a block with another block's scale
+ * is far outside the tolerance. */
+static void test_block_1x128(void)
+{
+	const int64_t m = 144, k = 656, n = 208;
+	const enum f8b_granularity g = F8B_GRAN_BLOCK1X128;
+	struct f8b_gemm_desc desc = {.m = m,
+	                             .n = n,
+	                             .k = k,
+	                             .a_dtype = F8B_E4M3,
+	                             .b_dtype = F8B_E4M3,
+	                             .out_dtype = F8B_BF16,
+	                             .a_gran = g,
+	                             .b_gran = g};
+	struct f8b_fill_spec fa = {
+	    .seed = 7, .std = 1.0f, .outlier_frac = 0.01f, .outlier_scale = 100.0f};
+	struct f8b_fill_spec fb = fa;
+	fb.seed = 8;
+	int64_t nsa = f8b_scale_count(g, m, k), nsb = f8b_scale_count(g, n, k);
+	struct f8b_tensor a_hp = {0}, b_hp = {0}, a = {0}, b = {0}, d = {0};
+	float *amax_a = malloc(sizeof(float) * (size_t)nsa);
+	float *sa = malloc(sizeof(float) * (size_t)nsa);
+	float *sinv_a = malloc(sizeof(float) * (size_t)nsa);
+	float *amax_b = malloc(sizeof(float) * (size_t)nsb);
+	float *sb = malloc(sizeof(float) * (size_t)nsb);
+	float *sinv_b = malloc(sizeof(float) * (size_t)nsb);
+	struct f8b_gemm_plan *plan = NULL;
+	int rc = amax_a && sa && sinv_a && amax_b && sb && sinv_b ? F8B_OK : F8B_ENOMEM;
+	if (rc == F8B_OK)
+		rc = f8b_tensor_alloc(ops, be, &a_hp, F8B_BF16, m, k);
+	if (rc == F8B_OK)
+		rc = f8b_tensor_alloc(ops, be, &b_hp, F8B_BF16, n, k);
+	if (rc == F8B_OK)
+		rc = f8b_tensor_alloc(ops, be, &a, F8B_E4M3, m, k);
+	if (rc == F8B_OK)
+		rc = f8b_tensor_alloc(ops, be, &b, F8B_E4M3, n, k);
+	if (rc == F8B_OK)
+		rc = f8b_tensor_alloc(ops, be, &d, F8B_BF16, m, n);
+	if (rc == F8B_OK)
+		rc = ops->fill(be, &a_hp, &fa);
+	if (rc == F8B_OK)
+		rc = ops->fill(be, &b_hp, &fb);
+	if (rc == F8B_OK)
+		rc = ops->amax(be, &a_hp, g, amax_a);
+	if (rc == F8B_OK)
+		rc = ops->scales(be, amax_a, nsa, F8B_E4M3, NULL, sa, sinv_a);
+	if (rc == F8B_OK)
+		rc = ops->cast(be, &a_hp, g, sa, &a);
+	if (rc == F8B_OK)
+		rc = ops->amax(be, &b_hp, g, amax_b);
+	if (rc == F8B_OK)
+		rc = ops->scales(be, amax_b, nsb, F8B_E4M3, NULL, sb, sinv_b);
+	if (rc == F8B_OK)
+		rc = ops->cast(be, &b_hp, g, sb, &b);
+	struct f8b_gemm_args args = {
+	    .a = a.data, .b = b.data, .a_scale_inv = sinv_a, .b_scale_inv = sinv_b, .d = d.data};
+	if (rc == F8B_OK)
+		rc = ops->gemm_plan(be, &desc, 0, &plan, NULL);
+	if (rc == F8B_OK)
+		rc = ops->gemm(be, plan, &args);
+	ops->gemm_plan_free(be, plan);
+	if (tap_ok(rc == F8B_OK, "host block1x128 x block1x128 GEMM %lldx%lldx%lld: %s",
+	           (long long)m, (long long)k, (long long)n, rc ? f8b_last_error() : "ran")) {
+		/* the scales really differ: the largest B block scale_inv over
+		 * the smallest (outliers x100 in some blocks only) */
+		float lo = INFINITY, hi = 0;
+		for (int64_t r = 0; r < n; r++)
+			for (int64_t c = 0; c < (k + 127) / 128; c++) {
+				float v = sinv_b[f8b_scale_index(g, n, k, r, c)];
+				lo = fminf(lo, v);
+				hi = fmaxf(hi, v);
+			}
+		struct f8b_gemm_data gd = {.desc = &desc,
+		                           .a = &a,
+		                           .b = &b,
+		                           .a_scale_inv = sinv_a,
+		                           .b_scale_inv = sinv_b,
+		                           .a_hp = &a_hp,
+		                           .b_hp = &b_hp,
+		                           .d = &d};
+		struct f8b_gemm_verdict v;
+		memset(&v, 0, sizeof v);
+		rc = f8b_gemm_check(ops, be, &gd, m, n, 1, &v);
+		tap_ok(rc == F8B_OK && v.ok && !v.sampled && v.rel_error <= v.tolerance &&
+		           v.sqnr_db > 15 && hi > 10 * lo,
+		       "block1x128 B, the right D, whole: ok (rel_error %.3g <= %.3g, SQNR %.1f "
+		       "dB; B's scale_inv %.3g to %.3g)",
+		       v.rel_error, v.tolerance, v.sqnr_db, lo, hi);
+		memset(&v, 0, sizeof v);
+		rc = f8b_gemm_check(ops, be, &gd, 16, 32, 1, &v);
+		tap_ok(rc == F8B_OK && v.ok && v.sampled && v.rows == 16 && v.cols == 32,
+		       "block1x128 B, the right D, sampled 16x32 (the last row and column among "
+		       "them): ok (rel_error %.3g)",
+		       v.rel_error);
+		/* B's scales of the ragged last K-block (16 of K), all N rows,
+		 * x8 after the GEMM: D no longer matches what the check reads */
+		for (int64_t r = 0; r < n; r++)
+			sinv_b[f8b_scale_index(g, n, k, r, k / 128)] *= 8.0f;
+		memset(&v, 0, sizeof v);
+		rc = f8b_gemm_check(ops, be, &gd, m, n, 1, &v);
+		tap_ok(rc == F8B_OK && !v.ok && v.rel_error > v.tolerance,
+		       "block1x128 B, scales of the last K-block changed after the GEMM: fails "
+		       "(rel_error %.3g > %.3g)",
+		       v.rel_error, v.tolerance);
+		for (int64_t r = 0; r < n; r++)
+			sinv_b[f8b_scale_index(g, n, k, r, k / 128)] /= 8.0f;
+		/* one block of one row of B, the last: only column n-1 of D */
+		sinv_b[f8b_scale_index(g, n, k, n - 1, 0)] *= 8.0f;
+		memset(&v, 0, sizeof v);
+		rc = f8b_gemm_check(ops, be, &gd, 16, 32, 1, &v);
+		tap_ok(rc == F8B_OK && !v.ok,
+		       "block1x128 B, one scale of B's last row changed: fails, sampled too "
+		       "(rel_error %.3g)",
+		       v.rel_error);
+	}
+	f8b_tensor_free(ops, be, &a_hp);
+	f8b_tensor_free(ops, be, &b_hp);
+	f8b_tensor_free(ops, be, &a);
+	f8b_tensor_free(ops, be, &b);
+	f8b_tensor_free(ops, be, &d);
+	free(amax_a);
+	free(sa);
+	free(sinv_a);
+	free(amax_b);
+	free(sb);
+	free(sinv_b);
+}
+
 int main(void)
 {
 	struct f8b_device_info info;
@@ -229,6 +364,7 @@ int main(void)
 	if (!tap_ok(ops->open(0, &be, &info) == F8B_OK, "open the host backend"))
 		return tap_done();
 	test_check();
+	test_block_1x128();
 	ops->close(be);
 	return tap_done();
 }

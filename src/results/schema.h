@@ -17,7 +17,7 @@
 struct f8b_gemm_row {
 	int64_t m, k, n;
 	char label[48];
-	char scaling[F8B_STR]; /* tensorwise|axiswise|blockwise|none (bf16) */
+	char scaling[F8B_STR]; /* tensorwise|axiswise|blockwise|blockwise-1x128|none (bf16) */
 	char a_gran[F8B_STR];  /* granularity of A's scales */
 	char b_gran[F8B_STR];  /* granularity of B's scales */
 	int32_t fast_accum;    /* 0/1 */

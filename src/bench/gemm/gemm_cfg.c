@@ -21,7 +21,13 @@ void f8b_gemm_setstr(char *dst, size_t n, const char *s)
 	snprintf(dst, n, "%s", s);
 }
 
-static const char *const scaling_names[SC_COUNT] = {"none", "tensorwise", "axiswise", "blockwise"};
+static const char *const scaling_names[SC_COUNT] = {"none", "tensorwise", "axiswise", "blockwise",
+                                                    "blockwise-1x128"};
+/* blockwise-1x128, the longest name, fills the row's 16-byte scaling
+ * column but for its NUL (results/schema.h): a longer one would be cut
+ * short in every file, and --resume and compare would no longer find it. */
+_Static_assert(sizeof "blockwise-1x128" <= sizeof(((struct f8b_gemm_row *)0)->scaling),
+               "a --scaling name does not fit the gemm row's scaling column");
 
 enum {
 	OPT_SHAPES = 2000,
@@ -40,8 +46,10 @@ const struct f8b_option f8b_gemm_options[] = {
      "shapes: set names (quick, pow2, square, llama2-70b, llama3-8b),\n"
      "shape files, or MxKxN, comma separated (default quick)"},
     {"scaling", OPT_SCALING, 0, "LIST",
-     "tensorwise,axiswise,blockwise (default all three); blockwise is\n"
-     "A 1x128 and B 128x128"},
+     "tensorwise,axiswise,blockwise,blockwise-1x128 (default the\n"
+     "first three); blockwise is A 1x128 and B 128x128 (DeepSeek-V3's\n"
+     "output and grad_input GEMMs), blockwise-1x128 A 1x128 and B\n"
+     "1x128 (its grad_weight GEMM)"},
     {"fast-accum", OPT_FAST_ACCUM, 0, "LIST", "on,off (default on,off)"},
     {"dtypes", OPT_DTYPES, 0, "LIST",
      "A:B fp8 pairs from e4m3:e4m3, e4m3:e5m2, e5m2:e4m3\n(default e4m3:e4m3)"},
@@ -51,9 +59,9 @@ const struct f8b_option f8b_gemm_options[] = {
      "or axiswise) (default bf16; the bf16 baseline writes bf16)"},
     {"impl", OPT_IMPL, 0, "LIST",
      "fp8 GEMM implementations, each case run with each: cublaslt,\n"
-     "f8b (f8bench's own sm_90a kernel: tensorwise, axiswise and\n"
-     "blockwise, fast_accum on and off (promotion every 128 of K); the\n"
-     "host backend refuses it) (default cublaslt)"},
+     "f8b (f8bench's own sm_90a kernel: tensorwise, axiswise, blockwise\n"
+     "and blockwise-1x128, fast_accum on and off (promotion every 128 of\n"
+     "K); the host backend refuses it) (default cublaslt)"},
     {"outliers", OPT_OUTLIERS, 0, "FRAC[:SCALE]",
      "multiply a fraction of inputs by SCALE (default 100) to\nstress scaling (default none)"},
     {"ceilings", OPT_CEILINGS, 0, "FILE",
@@ -146,7 +154,9 @@ static int parse_scaling(const char *s, void *out)
 		}
 	}
 	return F8B_ERR(F8B_EINVAL,
-	               "unknown granularity '%s' (accepted: tensorwise, axiswise, blockwise)", s);
+	               "unknown granularity '%s' (accepted: tensorwise, axiswise, blockwise, "
+	               "blockwise-1x128)",
+	               s);
 }
 
 static int parse_onoff(const char *s, void *out)
@@ -257,6 +267,8 @@ void f8b_gemm_grans(enum scaling_kind sc, enum f8b_granularity *ga, enum f8b_gra
 		*ga = F8B_GRAN_BLOCK1X128;
 		*gb = F8B_GRAN_BLOCK128X128;
 	}
+	if (sc == SC_BLOCKWISE_1X128)
+		*ga = *gb = F8B_GRAN_BLOCK1X128;
 }
 
 void f8b_gemm_case_key(const void *cfg, size_t i, void *vrow)

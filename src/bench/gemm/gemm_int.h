@@ -15,7 +15,17 @@
 #include "model/peaks.h"
 #include "model/roofline.h"
 
-enum scaling_kind { SC_NONE, SC_TENSORWISE, SC_AXISWISE, SC_BLOCKWISE, SC_COUNT };
+/* --scaling: blockwise is DeepSeek-V3's A 1x128 x B 128x128 (the output and
+ * grad_input GEMMs of the blockwise recipe), blockwise-1x128 its
+ * grad_weight GEMM's A 1x128 x B 1x128 (f8b_gemm_grans). */
+enum scaling_kind {
+	SC_NONE,
+	SC_TENSORWISE,
+	SC_AXISWISE,
+	SC_BLOCKWISE,
+	SC_BLOCKWISE_1X128,
+	SC_COUNT
+};
 
 struct dtype_pair {
 	enum f8b_dtype a, b;
@@ -65,7 +75,8 @@ void f8b_gemm_describe(const void *vrow, char *buf, size_t n);
 void f8b_gemm_summarize(const void *vrow, char *buf, size_t n);
 
 /* The granularities of A and B for a scaling kind (blockwise: A 1x128,
- * B 128x128; none: tensorwise, unused by a bf16 GEMM). */
+ * B 128x128; blockwise-1x128: both 1x128; none: tensorwise, unused by a
+ * bf16 GEMM). */
 void f8b_gemm_grans(enum scaling_kind sc, enum f8b_granularity *ga, enum f8b_granularity *gb);
 
 /* A row's fixed-size string, zero-padded so the HDF5 record holds no stale

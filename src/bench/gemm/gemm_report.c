@@ -14,11 +14,13 @@
 
 static int gran_rank(const char *g)
 {
-	static const char *const order[] = {"bf16", "tensorwise", "axiswise", "blockwise", NULL};
-	for (int i = 0; order[i]; i++)
+	static const char *const order[] = {"bf16",      "tensorwise",      "axiswise",
+	                                    "blockwise", "blockwise-1x128", NULL};
+	int i = 0;
+	for (; order[i]; i++)
 		if (!strcmp(g, order[i]))
 			return i;
-	return 4;
+	return i; /* a name f8bench does not know: after every known one */
 }
 
 bool f8b_grpt_row_is_fp8(const struct f8b_gemm_row *r)
