@@ -226,6 +226,16 @@ static void test_check(void)
 	teardown(&f);
 }
 
+/* hp cast to e4m3 into q at granularity g (ns scales): amax, scale and
+ * scale_inv per block, as the benchmark does. */
+static int quantize(struct f8b_tensor *hp, enum f8b_granularity g, int64_t ns, float *amax,
+                    float *s, float *sinv, struct f8b_tensor *q)
+{
+	F8B_TRY(ops->amax(be, hp, g, amax));
+	F8B_TRY(ops->scales(be, amax, ns, F8B_E4M3, NULL, s, sinv));
+	return ops->cast(be, hp, g, s, q);
+}
+
 /* A and B block1x128, bf16 D, M != N (a scale indexed with A's rows for
  * B's lands elsewhere or out of bounds) and K ragged (656 = 5 x 128 + 16).
  * Outliers (1% of the inputs x100) make the blocks' scales differ by two
@@ -272,17 +282,9 @@ static void test_block_1x128(void)
 	if (rc == F8B_OK)
 		rc = ops->fill(be, &b_hp, &fb);
 	if (rc == F8B_OK)
-		rc = ops->amax(be, &a_hp, g, amax_a);
+		rc = quantize(&a_hp, g, nsa, amax_a, sa, sinv_a, &a);
 	if (rc == F8B_OK)
-		rc = ops->scales(be, amax_a, nsa, F8B_E4M3, NULL, sa, sinv_a);
-	if (rc == F8B_OK)
-		rc = ops->cast(be, &a_hp, g, sa, &a);
-	if (rc == F8B_OK)
-		rc = ops->amax(be, &b_hp, g, amax_b);
-	if (rc == F8B_OK)
-		rc = ops->scales(be, amax_b, nsb, F8B_E4M3, NULL, sb, sinv_b);
-	if (rc == F8B_OK)
-		rc = ops->cast(be, &b_hp, g, sb, &b);
+		rc = quantize(&b_hp, g, nsb, amax_b, sb, sinv_b, &b);
 	struct f8b_gemm_args args = {
 	    .a = a.data, .b = b.data, .a_scale_inv = sinv_a, .b_scale_inv = sinv_b, .d = d.data};
 	if (rc == F8B_OK)
