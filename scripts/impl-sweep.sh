@@ -4,17 +4,26 @@
 # --gemm-impl), each in one process, on one GPU:
 #   gemm: the pow2, llama3-8b and llama2-70b shapes, tensorwise, axiswise
 #     and blockwise, fast_accum on and off, e4m3 x e4m3 -> gemm-impl-sweep.h5
+#   gemm1x128: blockwise-1x128 (A and B 1x128, the blockwise recipe's
+#     grad_weight GEMM) and tensorwise, fast_accum on and off, at 4096^3,
+#     8192^3 and 16384^3 -> gemm-1x128.h5 (about 70 s on an H100)
 #   lls:  every recipe on both implementations at 4096^3 and 8192^3
 #     -> lls-impl.h5
 # then a short table of each (summary.txt): per shape, f8b over cuBLASLt
 # with fast accumulation (issue 23's first target, >= 0.97) and f8b's
-# promotion over cuBLASLt's tensorwise fast row (>= 0.95); per lls case,
-# the step time of each implementation and their ratio.
+# promotion over cuBLASLt's tensorwise fast row (>= 0.95); per shape,
+# blockwise-1x128 on both and f8b's over each of cuBLASLt's
+# blockwise-1x128 and tensorwise fast rows; per lls case, the step time of
+# each implementation and their ratio.
 #   scripts/impl-sweep.sh BUILD OUT [CEILINGS.h5]
 # BUILD: a configured and built tree (its f8bench); OUT is created.
-# PARTS (default "gemm lls"), GEMM_SHAPES (pow2,llama3-8b,llama2-70b),
-# LLS_SHAPES (4096x4096x4096,8192x8192x8192), GEMM_TIMEOUT (330),
-# LLS_TIMEOUT (200): seconds; on a time-out the rows so far are kept.
+# PARTS (default "gemm gemm1x128 lls"), GEMM_SHAPES
+# (pow2,llama3-8b,llama2-70b), GEMM1X128_SHAPES
+# (4096x4096x4096,8192x8192x8192,16384x16384x16384), LLS_SHAPES
+# (4096x4096x4096,8192x8192x8192), GEMM_TIMEOUT (330), GEMM1X128_TIMEOUT
+# (120), LLS_TIMEOUT (200): seconds; on a time-out the rows so far are
+# kept.  Exit status: 0 when every part ran to its end and its table was
+# read.
 set -uo pipefail
 build=${1:?usage: impl-sweep.sh BUILD OUT [CEILINGS.h5]}
 out=${2:?usage: impl-sweep.sh BUILD OUT [CEILINGS.h5]}
@@ -27,7 +36,10 @@ f8b=$build/f8bench
 [ -x "$f8b" ] || { echo "impl-sweep.sh: no f8bench in $build (build it first)" >&2; exit 2; }
 copt=()
 [ -n "$ceil" ] && copt=(--ceilings "$ceil")
-parts=" ${PARTS:-gemm lls} "
+parts=" ${PARTS:-gemm gemm1x128 lls} "
+for p in $parts; do
+	case $p in gemm | gemm1x128 | lls) ;; *) echo "impl-sweep.sh: unknown part '$p' in PARTS (gemm, gemm1x128, lls)" >&2; exit 2 ;; esac
+done
 status=0
 say() { echo "$*" | tee -a "$out/summary.txt"; }
 : >"$out/summary.txt"
@@ -79,6 +91,35 @@ if [[ $parts == *" gemm "* ]]; then
 			}
 		}' "$out/gemm-impl-sweep.csv" | tee -a "$out/summary.txt"
 		say "  rows not ok: $(awk "$CSVAWK"'F[c["status"]] != "ok" { n++ } END { print n + 0 }' "$out/gemm-impl-sweep.csv")"
+	fi
+fi
+
+if [[ $parts == *" gemm1x128 "* ]]; then
+	if run_part gemm-1x128 gemm "${GEMM1X128_TIMEOUT:-120}" gemm --impl cublaslt,f8b \
+		--shapes "${GEMM1X128_SHAPES:-4096x4096x4096,8192x8192x8192,16384x16384x16384}" \
+		--scaling blockwise-1x128,tensorwise --fast-accum on,off --dtypes e4m3:e4m3 \
+		--max-time 0.3 "${copt[@]}"; then
+		say "gemm blockwise-1x128 (A and B 1x128: the blockwise recipe's grad_weight), e4m3 x e4m3, fast_accum off,"
+		say "TFLOP/s (medians, one process); f8b over cuBLASLt's blockwise-1x128 and over its tensorwise fast_accum-on row"
+		awk "$CSVAWK"'
+		{
+			shape = F[c["m"]] "x" F[c["k"]] "x" F[c["n"]]
+			if (!(shape in seen)) { seen[shape] = 1; order[++n] = shape }
+			fa = (F[c["fast_accum"]] == 1 || F[c["fast_accum"]] == "on") ? "on" : "off"
+			k = shape SUBSEP F[c["scaling"]] SUBSEP fa SUBSEP F[c["impl"]]
+			st[k] = F[c["status"]]; tf[k] = F[c["tflops"]]
+		}
+		function r(a, b) { return (a > 0 && b > 0) ? sprintf("%.3f", a / b) : "-" }
+		function t(s, sc, fa, im,    k) { k = s SUBSEP sc SUBSEP fa SUBSEP im; return st[k] == "ok" ? tf[k] : 0 }
+		function v(x) { return x > 0 ? sprintf("%.1f", x) : "-" }
+		END {
+			printf "  %-20s %8s %8s %8s %10s\n", "MxKxN", "lt 1x128", "f8b", "f8b / lt", "/ lt TW-fast"
+			for (i = 1; i <= n; i++) {
+				s = order[i]; a = t(s, "blockwise-1x128", "off", "cublaslt"); b = t(s, "blockwise-1x128", "off", "f8b")
+				printf "  %-20s %8s %8s %8s %10s\n", s, v(a), v(b), r(b, a), r(b, t(s, "tensorwise", "on", "cublaslt"))
+			}
+		}' "$out/gemm-1x128.csv" | tee -a "$out/summary.txt"
+		say "  rows not ok: $(awk "$CSVAWK"'F[c["status"]] != "ok" { n++ } END { print n + 0 }' "$out/gemm-1x128.csv") (cuBLASLt has no blockwise-1x128 with fast_accum on)"
 	fi
 fi
 

@@ -80,7 +80,8 @@ __global__ void __launch_bounds__(384, 1) probe(long long *out, float *acc_out, 
 #pragma unroll
 		for (int kk = 0; kk < 4; kk++)
 			f8b_wgmma<128, F8B_WG_E4M3, F8B_WG_E4M3>::mma(
-			    d, da + 2 * kk, db + 2 * kk, (MODE == FAST && it > 0) || kk > 0 ? 1u : 0u);
+			    d, da + 2 * kk, db + 2 * kk,
+			    (MODE == FAST && it > 0) || kk > 0 ? 1u : 0u);
 		f8b_wgmma_commit_group();
 		if constexpr (MODE == FAST) {
 			f8b_wgmma_wait_group<1>(); /* no fence: the next group is writing d */
@@ -129,8 +130,7 @@ struct result {
 	bool ok;
 };
 
-template <int MODE>
-static result run(int wgs, int iters)
+template <int MODE> static result run(int wgs, int iters)
 {
 	long long *d_out;
 	float *d_acc;
