@@ -47,6 +47,20 @@ say "== impl-sweep.sh on $(hostname) $(date -u +%FT%TZ), ${F8B_GIT_DESCRIBE:-$(c
 command -v nvidia-smi >/dev/null 2>&1 &&
 	say "$(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | head -1)"
 CSVAWK="$(cat "$src/scripts/csv.awk" "$src/scripts/csv-cols.awk")"$'\n'
+# The gemm parts' rows: per shape ("MxKxN label"), scaling, fast_accum
+# and impl, the status and TFLOP/s; t() a row's TFLOP/s (0 unless ok),
+# r() a ratio of two (or "-").
+GEMMAWK='
+{
+	shape = F[c["m"]] "x" F[c["k"]] "x" F[c["n"]] (F[c["label"]] != "" ? " " F[c["label"]] : "")
+	if (!(shape in seen)) { seen[shape] = 1; order[++n] = shape }
+	fa = (F[c["fast_accum"]] == 1 || F[c["fast_accum"]] == "on") ? "on" : "off"
+	k = shape SUBSEP F[c["scaling"]] SUBSEP fa SUBSEP F[c["impl"]]
+	st[k] = F[c["status"]]; tf[k] = F[c["tflops"]]
+}
+function r(a, b) { return (a > 0 && b > 0) ? sprintf("%.3f", a / b) : "-" }
+function t(s, sc, fa, im,    k) { k = s SUBSEP sc SUBSEP fa SUBSEP im; return st[k] == "ok" ? tf[k] : 0 }
+'
 # run_part NAME TABLE TIMEOUT ARGS...: f8bench ARGS (its -o is
 # $out/NAME.h5, its log $out/NAME.log) under TIMEOUT seconds, then the
 # file's TABLE as $out/NAME.csv; fails when that cannot be read
@@ -71,16 +85,7 @@ if [[ $parts == *" gemm "* ]]; then
 		--fast-accum on,off --dtypes e4m3:e4m3 --max-time 0.3 "${copt[@]}"; then
 		say "gemm, e4m3 x e4m3, bf16 out, TFLOP/s (medians, one process); fast: f8b / cuBLASLt, both fast_accum on (target >= 0.97 tensorwise);"
 		say "promotion and blockwise: f8b over cuBLASLt's tensorwise fast_accum-on row (target >= 0.95)"
-		awk "$CSVAWK"'
-		{
-			shape = F[c["m"]] "x" F[c["k"]] "x" F[c["n"]] (F[c["label"]] != "" ? " " F[c["label"]] : "")
-			if (!(shape in seen)) { seen[shape] = 1; order[++n] = shape }
-			fa = (F[c["fast_accum"]] == 1 || F[c["fast_accum"]] == "on") ? "on" : "off"
-			k = shape SUBSEP F[c["scaling"]] SUBSEP fa SUBSEP F[c["impl"]]
-			st[k] = F[c["status"]]; tf[k] = F[c["tflops"]]
-		}
-		function r(a, b) { return (a > 0 && b > 0) ? sprintf("%.3f", a / b) : "-" }
-		function t(s, sc, fa, im,    k) { k = s SUBSEP sc SUBSEP fa SUBSEP im; return st[k] == "ok" ? tf[k] : 0 }
+		awk "$CSVAWK$GEMMAWK"'
 		END {
 			printf "  %-42s %8s %8s %6s %6s | %6s %6s %6s  (promotion, blockwise / lt TW-fast)\n", "MxKxN label", "lt TW", "f8b TW", "TW", "AX", "TW", "AX", "BLK"
 			for (i = 1; i <= n; i++) {
@@ -101,22 +106,13 @@ if [[ $parts == *" gemm1x128 "* ]]; then
 		--max-time 0.3 "${copt[@]}"; then
 		say "gemm blockwise-1x128 (A and B 1x128: the blockwise recipe's grad_weight), e4m3 x e4m3, fast_accum off,"
 		say "TFLOP/s (medians, one process); f8b over cuBLASLt's blockwise-1x128 and over its tensorwise fast_accum-on row"
-		awk "$CSVAWK"'
-		{
-			shape = F[c["m"]] "x" F[c["k"]] "x" F[c["n"]]
-			if (!(shape in seen)) { seen[shape] = 1; order[++n] = shape }
-			fa = (F[c["fast_accum"]] == 1 || F[c["fast_accum"]] == "on") ? "on" : "off"
-			k = shape SUBSEP F[c["scaling"]] SUBSEP fa SUBSEP F[c["impl"]]
-			st[k] = F[c["status"]]; tf[k] = F[c["tflops"]]
-		}
-		function r(a, b) { return (a > 0 && b > 0) ? sprintf("%.3f", a / b) : "-" }
-		function t(s, sc, fa, im,    k) { k = s SUBSEP sc SUBSEP fa SUBSEP im; return st[k] == "ok" ? tf[k] : 0 }
+		awk "$CSVAWK$GEMMAWK"'
 		function v(x) { return x > 0 ? sprintf("%.1f", x) : "-" }
 		END {
-			printf "  %-20s %8s %8s %8s %10s\n", "MxKxN", "lt 1x128", "f8b", "f8b / lt", "/ lt TW-fast"
+			printf "  %-30s %8s %8s %8s %12s\n", "MxKxN label", "lt 1x128", "f8b", "f8b / lt", "/ lt TW-fast"
 			for (i = 1; i <= n; i++) {
 				s = order[i]; a = t(s, "blockwise-1x128", "off", "cublaslt"); b = t(s, "blockwise-1x128", "off", "f8b")
-				printf "  %-20s %8s %8s %8s %10s\n", s, v(a), v(b), r(b, a), r(b, t(s, "tensorwise", "on", "cublaslt"))
+				printf "  %-30s %8s %8s %8s %12s\n", s, v(a), v(b), r(b, a), r(b, t(s, "tensorwise", "on", "cublaslt"))
 			}
 		}' "$out/gemm-1x128.csv" | tee -a "$out/summary.txt"
 		say "  rows not ok: $(awk "$CSVAWK"'F[c["status"]] != "ok" { n++ } END { print n + 0 }' "$out/gemm-1x128.csv") (cuBLASLt has no blockwise-1x128 with fast_accum on)"
