@@ -61,6 +61,8 @@ GEMMAWK='
 function r(a, b) { return (a > 0 && b > 0) ? sprintf("%.3f", a / b) : "-" }
 function t(s, sc, fa, im,    k) { k = s SUBSEP sc SUBSEP fa SUBSEP im; return st[k] == "ok" ? tf[k] : 0 }
 '
+# rows_not_ok CSV: how many rows of a table are not ok
+rows_not_ok() { awk "$CSVAWK"'F[c["status"]] != "ok" { n++ } END { print n + 0 }' "$1"; }
 # run_part NAME TABLE TIMEOUT ARGS...: f8bench ARGS (its -o is
 # $out/NAME.h5, its log $out/NAME.log) under TIMEOUT seconds, then the
 # file's TABLE as $out/NAME.csv; fails when that cannot be read
@@ -95,7 +97,7 @@ if [[ $parts == *" gemm "* ]]; then
 					r(t(s, "tensorwise", "off", "f8b"), lt), r(t(s, "axiswise", "off", "f8b"), lt), r(t(s, "blockwise", "off", "f8b"), lt)
 			}
 		}' "$out/gemm-impl-sweep.csv" | tee -a "$out/summary.txt"
-		say "  rows not ok: $(awk "$CSVAWK"'F[c["status"]] != "ok" { n++ } END { print n + 0 }' "$out/gemm-impl-sweep.csv")"
+		say "  rows not ok: $(rows_not_ok "$out/gemm-impl-sweep.csv")"
 	fi
 fi
 
@@ -115,7 +117,7 @@ if [[ $parts == *" gemm1x128 "* ]]; then
 				printf "  %-30s %8s %8s %8s %12s\n", s, v(a), v(b), r(b, a), r(b, t(s, "tensorwise", "on", "cublaslt"))
 			}
 		}' "$out/gemm-1x128.csv" | tee -a "$out/summary.txt"
-		say "  rows not ok: $(awk "$CSVAWK"'F[c["status"]] != "ok" { n++ } END { print n + 0 }' "$out/gemm-1x128.csv") (cuBLASLt has no blockwise-1x128 with fast_accum on)"
+		say "  rows not ok: $(rows_not_ok "$out/gemm-1x128.csv") (cuBLASLt has no blockwise-1x128 with fast_accum on)"
 	fi
 fi
 

@@ -32,8 +32,9 @@ ok $? "export --csv"
 rows=$(($(wc -l <r.csv) - 1))
 ok "$([ "$rows" = 14 ] && echo 0 || echo 1)" "14 rows: 2 shapes x (bf16 + 3 granularities x 2 fast_accum) (got $rows)"
 
-# Column positions from the header, so the test does not depend on order.
-col() { head -1 r.csv | tr ',' '\n' | grep -nx "$1" | cut -d: -f1; }
+# Column positions from the header (of r.csv, or of the file named), so
+# the test does not depend on order.
+col() { head -1 "${2:-r.csv}" | tr ',' '\n' | grep -nx "$1" | cut -d: -f1; }
 st=$(col status); re=$(col rel_error); tol=$(col tolerance); sq=$(col sqnr_db)
 tf=$(col tflops); sp=$(col speedup_vs_bf16); sc=$(col scaling)
 nok=$(tail -n +2 r.csv | cut -d, -f"$st" | grep -c '^"\{0,1\}ok"\{0,1\}$')
@@ -165,9 +166,8 @@ rc=$?
 ok $rc "--scaling blockwise,BlockWise-1X128 sweep exits 0 on the host backend"
 [ $rc = 0 ] || diag "$(cat berr.txt)"
 "$F8BENCH" export b.h5 --table gemm >b.csv
-bcol() { head -1 b.csv | tr ',' '\n' | grep -nx "$1" | cut -d: -f1; }
-got=$(tail -n +2 b.csv | awk -F, -v sc="$(bcol scaling)" -v a="$(bcol a_gran)" -v b="$(bcol b_gran)" \
-	-v s="$(bcol status)" -v fa="$(bcol fast_accum)" '{printf "%s:%s:%s:%s:%s ", $sc, $a, $b, $fa, $s}' | tr -d '"')
+got=$(tail -n +2 b.csv | awk -F, -v sc="$(col scaling b.csv)" -v a="$(col a_gran b.csv)" -v b="$(col b_gran b.csv)" \
+	-v s="$(col status b.csv)" -v fa="$(col fast_accum b.csv)" '{printf "%s:%s:%s:%s:%s ", $sc, $a, $b, $fa, $s}' | tr -d '"')
 want=""
 for i in 1 2; do
 	want="${want}none:none:none:0:ok blockwise:block1x128:block128x128:1:ok blockwise:block1x128:block128x128:0:ok "
@@ -176,8 +176,8 @@ done
 ok "$([ "$got" = "$want" ] && echo 0 || echo 1)" \
 	"rows: scaling blockwise-1x128 with a_gran and b_gran block1x128, blockwise's B block128x128, all ok"
 [ "$got" = "$want" ] || diag "got: $got"
-tail -n +2 b.csv | awk -F, -v sc="$(bcol scaling)" -v re="$(bcol rel_error)" -v tol="$(bcol tolerance)" \
-	-v sq="$(bcol sqnr_db)" '$sc == "blockwise-1x128" { n++; if (!($re > 0 && $re <= $tol && $sq > 15 && $sq < 60)) bad = 1 }
+tail -n +2 b.csv | awk -F, -v sc="$(col scaling b.csv)" -v re="$(col rel_error b.csv)" -v tol="$(col tolerance b.csv)" \
+	-v sq="$(col sqnr_db b.csv)" '$sc == "blockwise-1x128" { n++; if (!($re > 0 && $re <= $tol && $sq > 15 && $sq < 60)) bad = 1 }
 	END { exit bad || n != 4 }'
 ok $? "blockwise-1x128 rows: rel_error within tolerance, SQNR 15-60 dB (4 rows)"
 grep -q "400x656x272 blockwise-1x128 fast_accum=off e4m3:e4m3" berr.txt
@@ -191,9 +191,10 @@ ok $? "--resume finds the blockwise-1x128 rows (key: the scaling column in full)
 "$F8BENCH" gemm $Q --shapes 512x1024x256 --scaling blockwise,blockwise-1x128 --fast-accum off \
 	--outliers 0.001:1000 -o ob.h5 2>/dev/null
 ok $? "--outliers sweep with blockwise-1x128"
-"$F8BENCH" export ob.h5 >ob.csv
-bw=$(awk -F, -v sc="$sc" -v sq="$sq" '$sc == "blockwise" {print $sq}' ob.csv)
-b1=$(awk -F, -v sc="$sc" -v sq="$sq" '$sc == "blockwise-1x128" {print $sq}' ob.csv)
+"$F8BENCH" export ob.h5 --table gemm >ob.csv
+osc=$(col scaling ob.csv) osq=$(col sqnr_db ob.csv)
+bw=$(awk -F, -v sc="$osc" -v sq="$osq" '$sc == "blockwise" {print $sq}' ob.csv)
+b1=$(awk -F, -v sc="$osc" -v sq="$osq" '$sc == "blockwise-1x128" {print $sq}' ob.csv)
 diag "SQNR with outliers: blockwise $bw dB, blockwise-1x128 $b1 dB"
 awk -v a="$bw" -v b="$b1" 'BEGIN {exit !(b > a + 1)}'
 ok $? "blockwise-1x128 SQNR beats blockwise on outlier data by over 1 dB"

@@ -374,14 +374,12 @@ struct f8b_kg_consumer {
 		}
 	}
 
-	/* Promotion in halves (HALVES): per K-block, half 0's group, its
+	/* One K-block in halves (HALVES) with its scales `use`, loading those
+	 * of K-block kn into `next` while half 0 runs: half 0's group, its
 	 * adds, half 1's group, its adds; the stage is freed after half 1's
 	 * group (COLSC: after its adds, which read the stage's scales).  One
 	 * group in flight, as in mainloop_promote1, but each wait covers half
-	 * the K-block's wgmma and half its adds; the scales in registers are
-	 * read one K-block ahead. */
-	/* One K-block in halves with its scales `use`, loading those of
-	 * K-block kn into `next`. */
+	 * the K-block's wgmma and half its adds. */
 	__device__ __forceinline__ void halves_kblock(const spos &q, const kscales &use,
 	                                              kscales &next, int kn)
 	{
