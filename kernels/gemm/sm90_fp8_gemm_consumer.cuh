@@ -30,7 +30,7 @@ struct f8b_kg_consumer {
 	/* HALVES with A's fragments in registers (the RS form of wgmma), read
 	 * from shared memory once a K-block for both halves: PROMOTE only, so
 	 * far (16 registers more a thread; BLOCK and BLOCK_1X128 spilled). */
-	static constexpr bool RSA = HALVES && MODE == F8B_KGEMM_PROMOTE;
+	static constexpr bool RSA = HALVES && MODE != F8B_KGEMM_BLOCK_1X128;
 	static_assert(!PROMO || BN <= 192 || HALVES,
 	              "promotion holds BN/2 accumulators and a partial a thread");
 	/* BLOCK_1X128 in halves: B's column scales from the producer's ring in
