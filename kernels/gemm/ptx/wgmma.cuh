@@ -198,23 +198,42 @@ F8B_WGMMA_DEFINE(256, F8B_WG_E4M3, F8B_WG_E5M2, "e4m3", "e5m2")
 F8B_WGMMA_DEFINE(256, F8B_WG_E5M2, F8B_WG_E4M3, "e5m2", "e4m3")
 F8B_WGMMA_DEFINE(256, F8B_WG_E5M2, F8B_WG_E5M2, "e5m2", "e5m2")
 
-/* f8b_wgmma_rs<128, AT, BT>::mma(d, a, desc_b, scale_d): the RS form
- * above, A's fragment in a[0..3]. */
+/* The RS form of m64n64k32 (the same A fragment). */
+#define F8B_WGMMA_M64N64K32_RS(AT, BT)                                                             \
+	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"                                  \
+	             "wgmma.mma_async.sync.aligned.m64n64k32.f32." AT "." BT " {"                  \
+	             "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, " \
+	             "%17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"   \
+	             "}, {%32, %33, %34, %35}, %36, p, 1, 1;\n}\n"                                 \
+	             : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),     \
+	               "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),   \
+	               "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]),            \
+	               "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]),            \
+	               "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]),            \
+	               "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])             \
+	             : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d))
+
+/* f8b_wgmma_rs<N, AT, BT>::mma(d, a, desc_b, scale_d), N = 64 or 128: the
+ * RS forms above, A's fragment in a[0..3]. */
 template <int N, int AT, int BT> struct f8b_wgmma_rs;
 
-#define F8B_WGMMA_RS_DEFINE(ATN, BTN, ATS, BTS)                                                    \
-	template <> struct f8b_wgmma_rs<128, ATN, BTN> {                                           \
+#define F8B_WGMMA_RS_DEFINE(N, ATN, BTN, ATS, BTS)                                                 \
+	template <> struct f8b_wgmma_rs<N, ATN, BTN> {                                             \
 		static __device__ __forceinline__ void mma(float *d, const uint32_t *a,            \
 		                                           uint64_t desc_b, uint32_t scale_d)      \
 		{                                                                                  \
-			F8B_WGMMA_M64N128K32_RS(ATS, BTS);                                         \
+			F8B_WGMMA_M64N##N##K32_RS(ATS, BTS);                                       \
 		}                                                                                  \
 	};
 
-F8B_WGMMA_RS_DEFINE(F8B_WG_E4M3, F8B_WG_E4M3, "e4m3", "e4m3")
-F8B_WGMMA_RS_DEFINE(F8B_WG_E4M3, F8B_WG_E5M2, "e4m3", "e5m2")
-F8B_WGMMA_RS_DEFINE(F8B_WG_E5M2, F8B_WG_E4M3, "e5m2", "e4m3")
-F8B_WGMMA_RS_DEFINE(F8B_WG_E5M2, F8B_WG_E5M2, "e5m2", "e5m2")
+F8B_WGMMA_RS_DEFINE(64, F8B_WG_E4M3, F8B_WG_E4M3, "e4m3", "e4m3")
+F8B_WGMMA_RS_DEFINE(64, F8B_WG_E4M3, F8B_WG_E5M2, "e4m3", "e5m2")
+F8B_WGMMA_RS_DEFINE(64, F8B_WG_E5M2, F8B_WG_E4M3, "e5m2", "e4m3")
+F8B_WGMMA_RS_DEFINE(64, F8B_WG_E5M2, F8B_WG_E5M2, "e5m2", "e5m2")
+F8B_WGMMA_RS_DEFINE(128, F8B_WG_E4M3, F8B_WG_E4M3, "e4m3", "e4m3")
+F8B_WGMMA_RS_DEFINE(128, F8B_WG_E4M3, F8B_WG_E5M2, "e4m3", "e5m2")
+F8B_WGMMA_RS_DEFINE(128, F8B_WG_E5M2, F8B_WG_E4M3, "e5m2", "e4m3")
+F8B_WGMMA_RS_DEFINE(128, F8B_WG_E5M2, F8B_WG_E5M2, "e5m2", "e5m2")
 
 /* ldmatrix.x4 (PTX ISA, "Data Movement and Conversion Instructions:
  * ldmatrix"): four 8 x 16-byte matrices of shared memory into one register
