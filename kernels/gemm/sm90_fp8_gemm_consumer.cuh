@@ -480,22 +480,21 @@ struct f8b_kg_consumer {
 	__device__ __forceinline__ void quarters_kblock()
 	{
 		const uint32_t s = it % STAGES, phase = (it / STAGES) & 1;
-		uint32_t a[F8B_KG_BK / 8];
 		float *p0 = part, *p1 = part + 32;
-		issue_rs<64, 0, true>(p0, a, s, phase);
-		issue_rs<64, 64, false>(p1, a, s, phase);
+		issue_cols<64, 0, true>(p0, s, phase, false);
+		issue_cols<64, 64, false>(p1, s, phase, false);
 		f8b_wgmma_wait_group<1>();
 #pragma unroll
 		for (int i = 0; i < 32; i++)
 			f8b_reg_fence(p0[i]);
 		add_quarter<0>(p0);
-		issue_rs<64, 128, false>(p0, a, s, phase);
+		issue_cols<64, 128, false>(p0, s, phase, false);
 		f8b_wgmma_wait_group<1>();
 #pragma unroll
 		for (int i = 0; i < 32; i++)
 			f8b_reg_fence(p1[i]);
 		add_quarter<1>(p1);
-		issue_rs<64, 192, false>(p1, a, s, phase);
+		issue_cols<64, 192, false>(p1, s, phase, false);
 		f8b_wgmma_wait_group<1>();
 #pragma unroll
 		for (int i = 0; i < 32; i++)
@@ -505,9 +504,6 @@ struct f8b_kg_consumer {
 #pragma unroll
 		for (int i = 0; i < 32; i++)
 			f8b_reg_fence(p1[i]);
-#pragma unroll
-		for (int i = 0; i < F8B_KG_BK / 8; i++)
-			f8b_reg_fence_u32(a[i]);
 		release(bars + 8 * (STAGES + s));
 		add_quarter<3>(p1);
 		it++;
