@@ -27,12 +27,6 @@ struct f8b_kg_consumer {
 	 * halves form): 128 + 64 accumulators a thread, as 128x192's 2 x 96. */
 	static constexpr bool HALVES = F8B_KGEMM_HALVES(BN, MODE);
 	static constexpr int PART = HALVES ? BN / 4 : BN / 2;
-	/* HALVES with A's fragments in registers (the RS form of wgmma), read
-	 * from shared memory once a K-block for both halves: PROMOTE only, so
-	 * far (16 registers more a thread; BLOCK and BLOCK_1X128 spilled). */
-	static constexpr bool RSA = false;
-	/* PROMOTE in halves as four n64 groups, two in flight (quarters_kblock) */
-	static constexpr bool QUARTERS = HALVES && MODE == F8B_KGEMM_PROMOTE;
 	static_assert(!PROMO || BN <= 192 || HALVES,
 	              "promotion holds BN/2 accumulators and a partial a thread");
 	/* BLOCK_1X128 in halves: B's column scales from the producer's ring in
@@ -129,59 +123,13 @@ struct f8b_kg_consumer {
 		issue_cols<BN, 0, true>(d, s, phase, accumulate);
 	}
 
-	/* HALVES: this warp's A fragments of stage s's K-block (16 rows x
-	 * 128 bytes) into a[16], four per 32 bytes of K (kk): matrix i of
-	 * ldmatrix kk holds rows 8 (i % 2) to 8 (i % 2) + 7 of the warp's 16,
-	 * bytes 32 kk + 16 (i / 2) on, the 16-byte chunk c of row r stored at
-	 * c ^ (r % 8) (the 128-byte swizzle, common/smem.cuh). */
-	__device__ __forceinline__ void load_a(uint32_t *a, uint32_t s) const
-	{
-		const uint32_t r = 16 * warp + (lane & 7) + 8 * ((lane >> 3) & 1);
-		const uint32_t row = base + s * STAGE + cw * (64 * F8B_KG_BK) + r * F8B_KG_BK;
-#pragma unroll
-		for (int kk = 0; kk < F8B_KG_BK / 32; kk++) {
-			const uint32_t c = 2 * kk + (lane >> 4);
-			f8b_ldmatrix_x4(a + 4 * kk, row + ((c ^ (r & 7)) << 4));
-		}
-	}
-
-	/* RS: N columns of stage s's K-block, B's rows R0 to R0 + N - 1, into
-	 * d (N/2 registers) from zero, A from the registers a (read from
-	 * shared memory once a K-block by load_a, not once a group); when
-	 * FIRST, after waiting for the stage and loading a. */
-	template <int N, int R0, bool FIRST>
-	__device__ __forceinline__ void issue_rs(float *d, uint32_t *a, uint32_t s, uint32_t phase)
-	{
-		const uint32_t sb = base + s * STAGE + A_BYTES + R0 * F8B_KG_BK;
-		if constexpr (FIRST) {
-			f8b_mbarrier_wait(bars + 8 * s, phase);
-			load_a(a, s);
-		}
-#pragma unroll
-		for (int i = 0; i < N / 2; i++)
-			f8b_reg_fence(d[i]);
-		f8b_wgmma_fence();
-		const uint64_t db = f8b_desc_sw128_kmajor(sb);
-#pragma unroll
-		for (int kk = 0; kk < F8B_KG_BK / 32; kk++)
-			f8b_wgmma_rs<N, AT, BT>::mma(d, a + 4 * kk, db + 2 * kk, kk > 0 ? 1u : 0u);
-		f8b_wgmma_commit_group();
-#pragma unroll
-		for (int i = 0; i < N / 2; i++)
-			f8b_reg_fence(d[i]);
-	}
-
 	/* HALVES: half H of stage s's K-block, B's rows 128 H to 128 H + 127,
-	 * into d (BN/4 registers) from zero; RSA: A from the registers a.
-	 * Half 0 waits for the stage; half 1 finds it full. */
+	 * into d (BN/4 registers) from zero.  Half 0 waits for the stage;
+	 * half 1 finds it full. */
 	template <int H>
-	__device__ __forceinline__ void issue_half(float *d, uint32_t *a, uint32_t s,
-	                                           uint32_t phase)
+	__device__ __forceinline__ void issue_half(float *d, uint32_t s, uint32_t phase)
 	{
-		if constexpr (RSA)
-			issue_rs<128, 128 * H, H == 0>(d, a, s, phase);
-		else
-			issue_cols<128, 128 * H, H == 0>(d, s, phase, false);
+		issue_cols<128, 128 * H, H == 0>(d, s, phase, false);
 	}
 
 	/* fast_accum: the wgmma accumulator runs on over all of K, one group
@@ -436,76 +384,23 @@ struct f8b_kg_consumer {
 	                                              kscales &next, int kn)
 	{
 		const uint32_t s = it % STAGES, phase = (it / STAGES) & 1;
-		uint32_t a[RSA ? F8B_KG_BK / 8 : 1]; /* RSA: A's fragments of the K-block */
-		issue_half<0>(part, a, s, phase);
-		if constexpr (!RSA)
-			load_scales(next, q, kn);
+		issue_half<0>(part, s, phase);
+		load_scales(next, q, kn);
 		f8b_wgmma_wait_group<0>();
 #pragma unroll
 		for (int i = 0; i < BN / 4; i++)
 			f8b_reg_fence(part[i]);
 		promote_half<0>(part, use, s);
-		issue_half<1>(part, a, s, phase);
-		if constexpr (RSA)
-			load_scales(next, q, kn);
+		issue_half<1>(part, s, phase);
 		f8b_wgmma_wait_group<0>();
 #pragma unroll
 		for (int i = 0; i < BN / 4; i++)
 			f8b_reg_fence(part[i]);
-		if constexpr (RSA)
-#pragma unroll
-			for (int i = 0; i < F8B_KG_BK / 8; i++)
-				f8b_reg_fence_u32(a[i]);
 		if constexpr (!COLSC)
 			release(bars + 8 * (STAGES + s));
 		promote_half<1>(part, use, s);
 		if constexpr (COLSC)
 			release(bars + 8 * (STAGES + s));
-		it++;
-	}
-
-	/* QUARTERS (PROMOTE on 128x256): one K-block as four n64 groups
-	 * (columns 64 j to 64 j + 63), A from registers, into two 32-register
-	 * partials in turn, so that each group is issued before the adds of
-	 * the one before it: this warpgroup keeps a group in flight while it
-	 * adds, where the halves leave the tensor cores to the other one.
-	 * The stage is freed after the last group. */
-	template <int J> __device__ __forceinline__ void add_quarter(const float *pt)
-	{
-#pragma unroll
-		for (int i = 0; i < 32; i++)
-			acc[32 * J + i] += pt[i];
-	}
-
-	__device__ __forceinline__ void quarters_kblock()
-	{
-		const uint32_t s = it % STAGES, phase = (it / STAGES) & 1;
-		float *p0 = part, *p1 = part + 32;
-		issue_cols<64, 0, true>(p0, s, phase, false);
-		issue_cols<64, 64, false>(p1, s, phase, false);
-		f8b_wgmma_wait_group<1>();
-#pragma unroll
-		for (int i = 0; i < 32; i++)
-			f8b_reg_fence(p0[i]);
-		add_quarter<0>(p0);
-		issue_cols<64, 128, false>(p0, s, phase, false);
-		f8b_wgmma_wait_group<1>();
-#pragma unroll
-		for (int i = 0; i < 32; i++)
-			f8b_reg_fence(p1[i]);
-		add_quarter<1>(p1);
-		issue_cols<64, 192, false>(p1, s, phase, false);
-		f8b_wgmma_wait_group<1>();
-#pragma unroll
-		for (int i = 0; i < 32; i++)
-			f8b_reg_fence(p0[i]);
-		add_quarter<2>(p0);
-		f8b_wgmma_wait_group<0>();
-#pragma unroll
-		for (int i = 0; i < 32; i++)
-			f8b_reg_fence(p1[i]);
-		release(bars + 8 * (STAGES + s));
-		add_quarter<3>(p1);
 		it++;
 	}
 
@@ -520,10 +415,7 @@ struct f8b_kg_consumer {
 	{
 		kscales sc0, sc1;
 		load_scales(sc0, q, 0);
-		if constexpr (QUARTERS) {
-			for (int kb = 0; kb < kblocks; kb++)
-				quarters_kblock();
-		} else if constexpr (MODE == F8B_KGEMM_BLOCK) {
+		if constexpr (MODE == F8B_KGEMM_BLOCK) {
 			int kb = 0;
 			for (; kb + 1 < kblocks; kb += 2) {
 				halves_kblock(q, sc0, sc1, kb + 1);

@@ -120,20 +120,6 @@ template <int N, int AT, int BT> struct f8b_wgmma;
 	      "+f"(d[127])                                                                         \
 	    : "l"(desc_a), "l"(desc_b), "r"(scale_d))
 
-#define F8B_WGMMA_M64N64K32(AT, BT)                                                                \
-	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %34, 0;\n"                                  \
-	             "wgmma.mma_async.sync.aligned.m64n64k32.f32." AT "." BT " {"                  \
-	             "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, " \
-	             "%17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"   \
-	             "}, %32, %33, p, 1, 1;\n}\n"                                                  \
-	             : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),     \
-	               "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),   \
-	               "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]),            \
-	               "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]),            \
-	               "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]),            \
-	               "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])             \
-	             : "l"(desc_a), "l"(desc_b), "r"(scale_d))
-
 #define F8B_WGMMA_M64N192K32(AT, BT)                                                               \
 	asm volatile(                                                                              \
 	    "{\n.reg .pred p;\nsetp.ne.b32 p, %98, 0;\n"                                           \
@@ -164,32 +150,6 @@ template <int N, int AT, int BT> struct f8b_wgmma;
 	      "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95])                      \
 	    : "l"(desc_a), "l"(desc_b), "r"(scale_d))
 
-/* The RS form of m64n128k32: A from four registers a[0..3] of each
- * thread (the "wgmma-64N32-A" fragment of the ISA: thread l of warp w
- * holds, in register i, the 4 bytes of K from 16 (i / 2) + 4 (l % 4) on
- * of row 16 w + l/4 + 8 (i % 2)), B from shared memory. */
-#define F8B_WGMMA_M64N128K32_RS(AT, BT)                                                            \
-	asm volatile(                                                                              \
-	    "{\n.reg .pred p;\nsetp.ne.b32 p, %69, 0;\n"                                           \
-	    "wgmma.mma_async.sync.aligned.m64n128k32.f32." AT "." BT " {"                          \
-	    "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, "               \
-	    "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, "     \
-	    "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, "     \
-	    "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63"       \
-	    "}, {%64, %65, %66, %67}, %68, p, 1, 1;\n}\n"                                          \
-	    : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]),  \
-	      "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]),           \
-	      "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]), "+f"(d[17]), "+f"(d[18]),        \
-	      "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), "+f"(d[24]),        \
-	      "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]),        \
-	      "+f"(d[31]), "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]),        \
-	      "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), "+f"(d[40]), "+f"(d[41]), "+f"(d[42]),        \
-	      "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), "+f"(d[48]),        \
-	      "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]),        \
-	      "+f"(d[55]), "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]),        \
-	      "+f"(d[61]), "+f"(d[62]), "+f"(d[63])                                                \
-	    : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d))
-
 #define F8B_WGMMA_DEFINE(N, ATN, BTN, ATS, BTS)                                                    \
 	template <> struct f8b_wgmma<N, ATN, BTN> {                                                \
 		static __device__ __forceinline__ void mma(float *d, uint64_t desc_a,              \
@@ -199,10 +159,6 @@ template <int N, int AT, int BT> struct f8b_wgmma;
 		}                                                                                  \
 	};
 
-F8B_WGMMA_DEFINE(64, F8B_WG_E4M3, F8B_WG_E4M3, "e4m3", "e4m3")
-F8B_WGMMA_DEFINE(64, F8B_WG_E4M3, F8B_WG_E5M2, "e4m3", "e5m2")
-F8B_WGMMA_DEFINE(64, F8B_WG_E5M2, F8B_WG_E4M3, "e5m2", "e4m3")
-F8B_WGMMA_DEFINE(64, F8B_WG_E5M2, F8B_WG_E5M2, "e5m2", "e5m2")
 F8B_WGMMA_DEFINE(128, F8B_WG_E4M3, F8B_WG_E4M3, "e4m3", "e4m3")
 F8B_WGMMA_DEFINE(128, F8B_WG_E4M3, F8B_WG_E5M2, "e4m3", "e5m2")
 F8B_WGMMA_DEFINE(128, F8B_WG_E5M2, F8B_WG_E4M3, "e5m2", "e4m3")
@@ -215,63 +171,5 @@ F8B_WGMMA_DEFINE(256, F8B_WG_E4M3, F8B_WG_E4M3, "e4m3", "e4m3")
 F8B_WGMMA_DEFINE(256, F8B_WG_E4M3, F8B_WG_E5M2, "e4m3", "e5m2")
 F8B_WGMMA_DEFINE(256, F8B_WG_E5M2, F8B_WG_E4M3, "e5m2", "e4m3")
 F8B_WGMMA_DEFINE(256, F8B_WG_E5M2, F8B_WG_E5M2, "e5m2", "e5m2")
-
-/* The RS form of m64n64k32 (the same A fragment). */
-#define F8B_WGMMA_M64N64K32_RS(AT, BT)                                                             \
-	asm volatile("{\n.reg .pred p;\nsetp.ne.b32 p, %37, 0;\n"                                  \
-	             "wgmma.mma_async.sync.aligned.m64n64k32.f32." AT "." BT " {"                  \
-	             "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, %16, " \
-	             "%17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31"   \
-	             "}, {%32, %33, %34, %35}, %36, p, 1, 1;\n}\n"                                 \
-	             : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]),     \
-	               "+f"(d[6]), "+f"(d[7]), "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]),   \
-	               "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), "+f"(d[16]),            \
-	               "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]),            \
-	               "+f"(d[22]), "+f"(d[23]), "+f"(d[24]), "+f"(d[25]), "+f"(d[26]),            \
-	               "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31])             \
-	             : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(scale_d))
-
-/* f8b_wgmma_rs<N, AT, BT>::mma(d, a, desc_b, scale_d), N = 64 or 128: the
- * RS forms above, A's fragment in a[0..3]. */
-template <int N, int AT, int BT> struct f8b_wgmma_rs;
-
-#define F8B_WGMMA_RS_DEFINE(N, ATN, BTN, ATS, BTS)                                                 \
-	template <> struct f8b_wgmma_rs<N, ATN, BTN> {                                             \
-		static __device__ __forceinline__ void mma(float *d, const uint32_t *a,            \
-		                                           uint64_t desc_b, uint32_t scale_d)      \
-		{                                                                                  \
-			F8B_WGMMA_M64N##N##K32_RS(ATS, BTS);                                       \
-		}                                                                                  \
-	};
-
-F8B_WGMMA_RS_DEFINE(64, F8B_WG_E4M3, F8B_WG_E4M3, "e4m3", "e4m3")
-F8B_WGMMA_RS_DEFINE(64, F8B_WG_E4M3, F8B_WG_E5M2, "e4m3", "e5m2")
-F8B_WGMMA_RS_DEFINE(64, F8B_WG_E5M2, F8B_WG_E4M3, "e5m2", "e4m3")
-F8B_WGMMA_RS_DEFINE(64, F8B_WG_E5M2, F8B_WG_E5M2, "e5m2", "e5m2")
-F8B_WGMMA_RS_DEFINE(128, F8B_WG_E4M3, F8B_WG_E4M3, "e4m3", "e4m3")
-F8B_WGMMA_RS_DEFINE(128, F8B_WG_E4M3, F8B_WG_E5M2, "e4m3", "e5m2")
-F8B_WGMMA_RS_DEFINE(128, F8B_WG_E5M2, F8B_WG_E4M3, "e5m2", "e4m3")
-F8B_WGMMA_RS_DEFINE(128, F8B_WG_E5M2, F8B_WG_E5M2, "e5m2", "e5m2")
-
-/* ldmatrix.x4 (PTX ISA, "Data Movement and Conversion Instructions:
- * ldmatrix"): four 8 x 16-byte matrices of shared memory into one register
- * each of every lane; lanes 8 i to 8 i + 7 give the addresses of matrix
- * i's rows, and lane l receives bytes 4 (l % 4) to 4 (l % 4) + 3 of row
- * l / 4 of each.  volatile: it stays after the barrier wait that makes
- * the stage visible. */
-__device__ __forceinline__ void f8b_ldmatrix_x4(uint32_t *r, uint32_t addr)
-{
-	asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
-	             : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
-	             : "r"(addr)
-	             : "memory");
-}
-
-/* f8b_reg_fence for a 32-bit register of an A fragment: keeps it live up
- * to the call (a wgmma reads it behind the compiler's back until its wait). */
-__device__ __forceinline__ void f8b_reg_fence_u32(uint32_t &r)
-{
-	asm volatile("" : "+r"(r)::"memory");
-}
 
 #endif
