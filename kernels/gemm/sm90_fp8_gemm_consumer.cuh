@@ -54,7 +54,6 @@ struct f8b_kg_consumer {
 	float part[PROMO ? PART : 1];      /* the wgmma partial of one K-block (or half) */
 	float part2[OVERLAP ? BN / 2 : 1]; /* OVERLAP: the next K-block's partial */
 	f8b_kg_out8 out8;                  /* OUT8: d_scale, this thread's amax */
-	F8B_KG_TRACE_COUNTER(tr_i);        /* F8B_KG_TRACE: events recorded (trace.cuh) */
 
 	__device__ __forceinline__ f8b_kg_consumer(const f8b_kgemm_args &args, uint32_t b,
 	                                           uint32_t br, uint32_t e, uint32_t sc,
@@ -98,11 +97,8 @@ struct f8b_kg_consumer {
 	{
 		const uint32_t sa = base + s * STAGE + cw * (64 * F8B_KG_BK),
 		               sb = base + s * STAGE + A_BYTES + R0 * F8B_KG_BK;
-		if constexpr (WAIT) {
-			F8B_KG_EV(tr_i, cw + 1, F8B_KG_EV_FULL_WAIT);
+		if constexpr (WAIT)
 			f8b_mbarrier_wait(bars + 8 * s, phase);
-			F8B_KG_EV(tr_i, cw + 1, F8B_KG_EV_FULL_OK);
-		}
 #pragma unroll
 		for (int i = 0; i < N / 2; i++)
 			f8b_reg_fence(d[i]);
@@ -116,7 +112,6 @@ struct f8b_kg_consumer {
 			                          (accumulate || kk > 0) ? 1u : 0u);
 		}
 		f8b_wgmma_commit_group();
-		F8B_KG_EV(tr_i, cw + 1, F8B_KG_EV_ISSUED);
 #pragma unroll
 		for (int i = 0; i < N / 2; i++)
 			f8b_reg_fence(d[i]);
@@ -148,7 +143,6 @@ struct f8b_kg_consumer {
 			if (kb > 0) {
 				/* The previous K-block's group is done: its stage is free. */
 				f8b_wgmma_wait_group<1>();
-				F8B_KG_EV(tr_i, cw + 1, F8B_KG_EV_DONE);
 				release(prev_empty);
 			}
 			prev_empty = bars + 8 * (STAGES + s);
@@ -393,14 +387,12 @@ struct f8b_kg_consumer {
 		issue_half<0>(part, s, phase);
 		load_scales(next, q, kn);
 		f8b_wgmma_wait_group<0>();
-		F8B_KG_EV(tr_i, cw + 1, F8B_KG_EV_DONE);
 #pragma unroll
 		for (int i = 0; i < BN / 4; i++)
 			f8b_reg_fence(part[i]);
 		promote_half<0>(part, use, s);
 		issue_half<1>(part, s, phase);
 		f8b_wgmma_wait_group<0>();
-		F8B_KG_EV(tr_i, cw + 1, F8B_KG_EV_DONE);
 #pragma unroll
 		for (int i = 0; i < BN / 4; i++)
 			f8b_reg_fence(part[i]);
@@ -409,7 +401,6 @@ struct f8b_kg_consumer {
 		promote_half<1>(part, use, s);
 		if constexpr (COLSC)
 			release(bars + 8 * (STAGES + s));
-		F8B_KG_EV(tr_i, cw + 1, F8B_KG_EV_KB_END);
 		it++;
 	}
 
@@ -489,9 +480,7 @@ struct f8b_kg_consumer {
 			mainloop_promote(tm, tn, kblocks);
 		else
 			mainloop_fast(kblocks);
-		F8B_KG_EV(tr_i, cw + 1, F8B_KG_EV_EPI);
 		epilogue(tm, tn);
-		F8B_KG_EV(tr_i, cw + 1, F8B_KG_EV_EPI_END);
 		if (last && p.tma_store && warp == 0 && lane == 0)
 			f8b_bulk_wait_group_read<0>();
 		/* One atomic max per warp for all of the CTA's tiles (`last` is

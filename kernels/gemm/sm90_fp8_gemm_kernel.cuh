@@ -59,7 +59,6 @@
 #include "ptx/tma.cuh"
 #include "ptx/wgmma.cuh"
 #include "scheduler.cuh"
-#include "trace.cuh"
 
 #include <cuda.h> /* CUtensorMap (the type only: libcuda is not linked) */
 
@@ -259,7 +258,6 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 				f8b_tma_prefetch_desc(&tmap_d);
 		}
 		uint32_t it = 0;
-		F8B_KG_TRACE_COUNTER(tr_i);
 		for (int t = cluster; t < sched.tiles; t += clusters) {
 			int stm, tn;
 			sched.tile(t, stm, tn);
@@ -268,8 +266,6 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 				const uint32_t s = it % STAGES, phase = (it / STAGES) & 1;
 				const uint32_t full = bars + 8 * s, empty = bars + 8 * (STAGES + s);
 				const uint32_t sa = base + s * STAGE, sb = sa + A_BYTES;
-				if (lead)
-					F8B_KG_EV(tr_i, 0, F8B_KG_EV_EMPTY_WAIT);
 				f8b_mbarrier_wait(empty, phase ^ 1);
 				if (lead) {
 					/* Whole boxes count, out-of-bounds parts (zeros)
@@ -289,7 +285,6 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 						    sb + rank * B_PART, &tmap_b, full, kb * BK,
 						    tn * BN + (int)rank * (BN / CL),
 						    (uint16_t)((1u << CL) - 1));
-					F8B_KG_EV(tr_i, 0, F8B_KG_EV_LOADS);
 				}
 				if constexpr (COLSC) {
 					/* B's scales of K-block kb for the tile's BN columns
