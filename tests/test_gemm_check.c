@@ -47,10 +47,28 @@ static void test_steps(void)
 	       "e4m3 tolerance %.4g = bf16's %.4g + 2 (2^-4 - 2^-8)", t8, t16);
 }
 
+/* hp cast to e4m3 into q at granularity g (ns scales): amax, scale and
+ * scale_inv per block, as the benchmark does; the scale_inv into sinv. */
+static int quantize(struct f8b_tensor *hp, enum f8b_granularity g, int64_t ns, float *sinv,
+                    struct f8b_tensor *q)
+{
+	float *amax = malloc(sizeof(float) * (size_t)ns), *s = malloc(sizeof(float) * (size_t)ns);
+	int rc = amax && s ? F8B_OK : F8B_ENOMEM;
+	if (rc == F8B_OK)
+		rc = ops->amax(be, hp, g, amax);
+	if (rc == F8B_OK)
+		rc = ops->scales(be, amax, ns, F8B_E4M3, NULL, s, sinv);
+	if (rc == F8B_OK)
+		rc = ops->cast(be, hp, g, s, q);
+	free(amax);
+	free(s);
+	return rc;
+}
+
 struct fixture {
 	struct f8b_gemm_desc desc;
 	struct f8b_tensor a_hp, b_hp, a, b, d;
-	float sa, sb, sinv_a, sinv_b, d_scale, amax_d;
+	float sinv_a, sinv_b, d_scale, amax_d;
 };
 
 /* A tensorwise e4m3 x e4m3 GEMM M x K x N with an e4m3 D, d_scale chosen
@@ -74,14 +92,8 @@ static int setup(struct fixture *f, int64_t m, int64_t k, int64_t n)
 	F8B_TRY(f8b_tensor_alloc(ops, be, &f->d, F8B_E4M3, m, n));
 	F8B_TRY(ops->fill(be, &f->a_hp, &fa));
 	F8B_TRY(ops->fill(be, &f->b_hp, &fb));
-	float am = 0;
-	F8B_TRY(ops->amax(be, &f->a_hp, F8B_GRAN_TENSORWISE, &am));
-	F8B_TRY(ops->scales(be, &am, 1, F8B_E4M3, NULL, &f->sa, &f->sinv_a));
-	F8B_TRY(ops->cast(be, &f->a_hp, F8B_GRAN_TENSORWISE, &f->sa, &f->a));
-	F8B_TRY(ops->amax(be, &f->b_hp, F8B_GRAN_TENSORWISE, &am));
-	F8B_TRY(ops->scales(be, &am, 1, F8B_E4M3, NULL, &f->sb, &f->sinv_b));
-	F8B_TRY(ops->cast(be, &f->b_hp, F8B_GRAN_TENSORWISE, &f->sb, &f->b));
-	return F8B_OK;
+	F8B_TRY(quantize(&f->a_hp, F8B_GRAN_TENSORWISE, 1, &f->sinv_a, &f->a));
+	return quantize(&f->b_hp, F8B_GRAN_TENSORWISE, 1, &f->sinv_b, &f->b);
 }
 
 static struct f8b_gemm_data data_of(struct fixture *f)
@@ -224,24 +236,6 @@ static void test_check(void)
 	tap_ok(!v.ok && !v.amax_ok, "sampled: amax_d below the sample's amax fails");
 	f.amax_d = amax;
 	teardown(&f);
-}
-
-/* hp cast to e4m3 into q at granularity g (ns scales): amax, scale and
- * scale_inv per block, as the benchmark does; the scale_inv into sinv. */
-static int quantize(struct f8b_tensor *hp, enum f8b_granularity g, int64_t ns, float *sinv,
-                    struct f8b_tensor *q)
-{
-	float *amax = malloc(sizeof(float) * (size_t)ns), *s = malloc(sizeof(float) * (size_t)ns);
-	int rc = amax && s ? F8B_OK : F8B_ENOMEM;
-	if (rc == F8B_OK)
-		rc = ops->amax(be, hp, g, amax);
-	if (rc == F8B_OK)
-		rc = ops->scales(be, amax, ns, F8B_E4M3, NULL, s, sinv);
-	if (rc == F8B_OK)
-		rc = ops->cast(be, hp, g, s, q);
-	free(amax);
-	free(s);
-	return rc;
 }
 
 /* A and B block1x128, bf16 D, M != N (a scale indexed with A's rows for
