@@ -6,9 +6,11 @@
  * build:
  *
  *   nvcc -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Ikernels \
- *        scripts/wgmma-probe.cu -o wgmma-probe && ./wgmma-probe
+ *        scripts/wgmma-probe.cu -o wgmma-probe && ./wgmma-probe [GROUPS [GRID|all]]
  *
- * One CTA of WGS warpgroups on one SM.  Each group is four
+ * One CTA of WGS warpgroups on one SM (GRID: that many CTAs, "all": one an
+ * SM, all doing the same; the launch's TFLOP/s, from CUDA events, is then the
+ * whole GPU's, under its power cap).  Each group is four
  * m64n128k32 e4m3 wgmma (one half of a 128x256 tile's K-block: 64 x 128 x
  * 128 multiply-adds), on one A box and one B box in shared memory filled
  * with e4m3 values 0.5-0.94 (no zeros, no NaN).  Modes:
@@ -28,6 +30,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <cuda_runtime.h>
 #include <stdint.h>
 
@@ -103,7 +106,7 @@ __global__ void __launch_bounds__(384, 1) probe(long long *out, float *acc_out, 
 	const long long last = clock64();
 	for (int i = 0; i < 64; i++)
 		acc_out[(size_t)threadIdx.x * 64 + i] = acc[i];
-	if (threadIdx.x % 128 == 0) {
+	if (blockIdx.x == 0 && threadIdx.x % 128 == 0) {
 		out[wg * 3 + 0] = lat;
 		out[wg * 3 + 1] = first;
 		out[wg * 3 + 2] = last;
@@ -126,23 +129,36 @@ static double expected(int groups)
 
 struct result {
 	double lat, per_group, err; /* err: the worst relative error of a sum */
+	double tflops;              /* the whole launch, CUDA events: every CTA's groups */
 	bool ok;
 };
 
-template <int MODE> static result run(int wgs, int iters)
+template <int MODE> static result run(int wgs, int iters, int grid)
 {
 	long long *d_out;
 	float *d_acc;
-	const size_t smem = A_BYTES + B_BYTES + 1024;
+	/* 120 KiB, of which it uses 25: more than half an SM's 228 KiB, so
+	 * that no two CTAs share an SM when GRID > 1 */
+	const size_t smem = 120 * 1024;
+	static_assert(A_BYTES + B_BYTES + 1024 <= 120 * 1024, "the boxes fit");
 	CHECK(cudaMalloc(&d_out, sizeof(long long) * 9));
 	CHECK(cudaMalloc(&d_acc, sizeof(float) * 384 * 64));
 	CHECK(cudaFuncSetAttribute(probe<MODE>, cudaFuncAttributeMaxDynamicSharedMemorySize,
 	                           (int)smem));
-	probe<MODE><<<1, 128 * wgs, smem>>>(d_out, d_acc, 8); /* warm-up */
+	cudaEvent_t e0, e1;
+	CHECK(cudaEventCreate(&e0));
+	CHECK(cudaEventCreate(&e1));
+	probe<MODE><<<grid, 128 * wgs, smem>>>(d_out, d_acc, 8); /* warm-up */
 	CHECK(cudaGetLastError());
-	probe<MODE><<<1, 128 * wgs, smem>>>(d_out, d_acc, iters);
+	CHECK(cudaEventRecord(e0));
+	probe<MODE><<<grid, 128 * wgs, smem>>>(d_out, d_acc, iters);
 	CHECK(cudaGetLastError());
+	CHECK(cudaEventRecord(e1));
 	CHECK(cudaDeviceSynchronize());
+	float ms = 0;
+	CHECK(cudaEventElapsedTime(&ms, e0, e1));
+	CHECK(cudaEventDestroy(e0));
+	CHECK(cudaEventDestroy(e1));
 	long long h[9];
 	float *acc = (float *)malloc(sizeof(float) * 384 * 64);
 	CHECK(cudaMemcpy(h, d_out, sizeof h, cudaMemcpyDeviceToHost));
@@ -167,7 +183,8 @@ template <int MODE> static result run(int wgs, int iters)
 	free(acc);
 	CHECK(cudaFree(d_out));
 	CHECK(cudaFree(d_acc));
-	return {lat, (double)(hi - lo) / ((double)iters * wgs), worst, ok};
+	const double flops = 2.0 * 64 * 128 * 128 * (double)iters * wgs * grid;
+	return {lat, (double)(hi - lo) / ((double)iters * wgs), worst, flops / (ms * 1e9), ok};
 }
 
 int main(int argc, char **argv)
@@ -175,26 +192,37 @@ int main(int argc, char **argv)
 	const int iters = argc > 1 ? atoi(argv[1]) : 4096;
 	cudaDeviceProp prop;
 	CHECK(cudaGetDeviceProperties(&prop, 0));
-	printf("# %s, %d SMs; %d groups of 4 x m64n128k32 e4m3 a warpgroup; cycles of clock64\n",
-	       prop.name, prop.multiProcessorCount, iters);
+	/* GRID CTAs, "all" for one an SM (the per-group cycles are CTA 0's) */
+	const int grid = argc <= 2                    ? 1
+	                 : strcmp(argv[2], "all") == 0 ? prop.multiProcessorCount
+	                                              : atoi(argv[2]);
+	if (iters < 1 || grid < 1 || grid > prop.multiProcessorCount) {
+		fprintf(stderr, "usage: wgmma-probe [GROUPS [GRID <= %d | all]]\n",
+		        prop.multiProcessorCount);
+		return 2;
+	}
+	printf("# %s, %d SMs; %d groups of 4 x m64n128k32 e4m3 a warpgroup, %d CTAs; cycles of "
+	       "clock64 (CTA 0)\n",
+	       prop.name, prop.multiProcessorCount, iters, grid);
 	const char *names[] = {"promote", "fast"};
 	result r[2][3];
 	double best = 0; /* the fastest case's SM cycles a group */
 	for (int mode = 0; mode < 2; mode++)
 		for (int w = 0; w < 3; w++) {
 			r[mode][w] =
-			    mode == PROMOTE ? run<PROMOTE>(w + 1, iters) : run<FAST>(w + 1, iters);
+			    mode == PROMOTE ? run<PROMOTE>(w + 1, iters, grid)
+			                    : run<FAST>(w + 1, iters, grid);
 			if (best == 0 || r[mode][w].per_group < best)
 				best = r[mode][w].per_group;
 		}
-	printf("%-8s %4s %16s %16s %10s %s\n", "mode", "wgs", "issue-to-wait", "SM cycles/group",
-	       "pipe busy", "sum: worst relative error");
+	printf("%-8s %4s %16s %16s %10s %10s %s\n", "mode", "wgs", "issue-to-wait",
+	       "SM cycles/group", "pipe busy", "TFLOP/s", "sum: worst relative error");
 	bool all = true;
 	for (int mode = 0; mode < 2; mode++)
 		for (int w = 0; w < 3; w++) {
 			const result &x = r[mode][w];
-			printf("%-8s %4d %16.1f %16.1f %9.1f%% %.3g%s\n", names[mode], w + 1, x.lat,
-			       x.per_group, 100.0 * best / x.per_group, x.err,
+			printf("%-8s %4d %16.1f %16.1f %9.1f%% %10.0f %.3g%s\n", names[mode], w + 1,
+			       x.lat, x.per_group, 100.0 * best / x.per_group, x.tflops, x.err,
 			       x.ok ? "" : " WRONG");
 			all = all && x.ok;
 		}

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# gemm-bisect.sh - the study of results/h100/experiments/f8b-gemm-bisect/:
+# which part of the real kernel keeps promotion's adds from overlapping
+# the tensor work, when scripts/wgmma-probe.cu (two warpgroups, one SM, no
+# loads) overlaps them fully.  One GPU call:
+#
+#   scripts/gemm-bisect.sh OUT [ROUNDS]
+#
+# Builds scripts/wgmma-probe.cu, and scripts/gemm-time.cu against a copy
+# of kernels/ with the study's ablate.patch (its GT_ macros do nothing
+# unless defined), in these variants (the 128x256 tile):
+#   base   the kernel as it is;
+#   notma  after the ring's first fill the producer loads nothing, only
+#          arrives on the full barriers (the consumers reread stale,
+#          random, nonzero data): no L2 traffic, no TMA writes to shared
+#          memory, the barriers' protocol kept;
+#   bare   notma, and the consumers wait for the ring's first fill only,
+#          no full barrier after that;
+#   noepi  no epilogue (D never stored; the sums stay live);
+#   c2     a 2-CTA cluster sharing B (the /c2 tile).
+# Then, each round (ROUNDS, default 2): the probe on one SM and on every
+# SM; each variant's fast and promote at 8192^3 and 4096^3 (ten launches);
+# base and notma on one SM (GT_GRID=1, 1024x1024x8192); base and c2 over
+# 500 launches at 8192^3 (the GPU at its power cap).  nvidia-smi samples
+# clocks, power and throttle reasons throughout (OUT/smi.csv).  Each
+# result line is prefixed with "round variant".  Writes OUT/bisect.txt,
+# OUT/probe.txt, OUT/ptxas-*.txt (spills) and OUT/smi.csv.
+set -uo pipefail
+[ $# -ge 1 ] || { echo "usage: gemm-bisect.sh OUT [ROUNDS]" >&2; exit 2; }
+out=$1 rounds=${2:-2}
+case $rounds in '' | *[!0-9]*) echo "gemm-bisect.sh: ROUNDS '$rounds' is not a number" >&2; exit 2 ;; esac
+repo=$(cd "$(dirname "$0")/.." && pwd)
+patchf=$repo/results/h100/experiments/f8b-gemm-bisect/ablate.patch
+nvcc=${NVCC:-nvcc}
+command -v "$nvcc" >/dev/null || nvcc=/usr/local/cuda/bin/nvcc
+b=${BISECT_BUILD:-/tmp/gemm-bisect}
+mkdir -p "$out" || exit 1
+rm -rf "$b" && mkdir -p "$b/k" || exit 1
+cp -r "$repo/kernels" "$b/k/" && (cd "$b/k" && patch -s -p1 <"$patchf") || {
+	echo "gemm-bisect.sh: ablate.patch does not apply to this tree's kernels/" >&2
+	exit 1
+}
+
+build() { # NAME FLAGS...
+	local name=$1
+	shift
+	"$nvcc" -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -I"$repo/src" -I"$b/k/kernels" \
+		"$@" "$repo/scripts/gemm-time.cu" -o "$b/$name" -Xptxas -v >"$out/ptxas-$name.txt" 2>&1 ||
+		{ echo "gemm-bisect.sh: build $name failed" >&2; tail -20 "$out/ptxas-$name.txt" >&2; return 1; }
+}
+variants="base notma bare noepi c2"
+build base &
+build notma -DGT_NOTMA &
+build bare -DGT_NOTMA -DGT_NOFULL &
+build noepi -DGT_NOEPI &
+build c2 -DGT_CL=2 &
+"$nvcc" -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -I"$repo/kernels" \
+	"$repo/scripts/wgmma-probe.cu" -o "$b/probe" >"$out/ptxas-probe.txt" 2>&1 &
+fail=0
+for j in $(jobs -p); do wait "$j" || fail=1; done
+[ $fail = 0 ] || exit 1
+for v in $variants; do
+	echo "$v: $(grep -c 'bytes spill stores' "$out/ptxas-$v.txt") kernels," \
+		"$(grep -o '[1-9][0-9]* bytes spill stores' "$out/ptxas-$v.txt" | tr '\n' ' ')spills"
+done | tee "$out/spills.txt"
+
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,power.limit --format=csv | tee "$out/gpu.txt"
+nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,clocks_throttle_reasons.active \
+	--format=csv -lms 100 >"$out/smi.csv" 2>&1 &
+smi=$!
+trap 'kill $smi 2>/dev/null' EXIT
+
+run() { # ROUND VARIANT ARGS... (environment from the caller)
+	local r=$1 v=$2
+	shift 2
+	local line
+	line=$("$b/$v" "$@" 2>&1) || fail=1
+	echo "$r $v $line" | tee -a "$out/bisect.txt"
+}
+: >"$out/bisect.txt"
+: >"$out/probe.txt"
+for r in $(seq 1 "$rounds"); do
+	{
+		echo "== round $r: one SM"
+		"$b/probe" 4096 1
+		echo "== round $r: every SM"
+		"$b/probe" 65536 all
+	} >>"$out/probe.txt" 2>&1 || fail=1
+	for shape in "8192 8192 8192" "4096 4096 4096"; do
+		for v in $variants; do
+			for mode in fast promote; do
+				# shellcheck disable=SC2086
+				run "$r" "$v" $mode $shape
+			done
+		done
+	done
+	for v in base notma; do
+		for mode in fast promote; do
+			GT_GRID=1 run "$r" "$v" $mode 1024 1024 8192
+		done
+	done
+	for v in base c2; do
+		for mode in fast promote; do
+			GT_RUNS=500 run "$r" "$v" $mode 8192 8192 8192
+		done
+	done
+done
+kill $smi 2>/dev/null
+cat "$out/probe.txt"
+exit $fail
