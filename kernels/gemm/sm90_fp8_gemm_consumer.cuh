@@ -49,7 +49,10 @@ struct f8b_kg_consumer {
 	uint32_t boxes = 0; /* epilogue boxes stored so far (TMA) */
 	/* FAST, PROMOTE with two tensorwise operands: sa * sb, read once */
 	float tw_scale = 1.0f;
-	uint32_t it = 0;                   /* K-blocks consumed so far: ring stage and phase */
+	uint32_t it = 0; /* K-blocks consumed so far: ring stage and phase */
+	/* 1: a test during K-block it - 1's last group found K-block it's
+	 * stage full (test_next), so its issue need not wait */
+	uint32_t ahead = 0;
 	float acc[BN / 2];                 /* FAST: the wgmma accumulator; else the fp32 sums */
 	float part[PROMO ? PART : 1];      /* the wgmma partial of one K-block (or half) */
 	float part2[OVERLAP ? BN / 2 : 1]; /* OVERLAP: the next K-block's partial */
@@ -97,8 +100,11 @@ struct f8b_kg_consumer {
 	{
 		const uint32_t sa = base + s * STAGE + cw * (64 * F8B_KG_BK),
 		               sb = base + s * STAGE + A_BYTES + R0 * F8B_KG_BK;
-		if constexpr (WAIT)
-			f8b_mbarrier_wait(bars + 8 * s, phase);
+		if constexpr (WAIT) {
+			if (!ahead)
+				f8b_mbarrier_wait(bars + 8 * s, phase);
+			ahead = 0;
+		}
 #pragma unroll
 		for (int i = 0; i < N / 2; i++)
 			f8b_reg_fence(d[i]);
@@ -115,6 +121,20 @@ struct f8b_kg_consumer {
 #pragma unroll
 		for (int i = 0; i < N / 2; i++)
 			f8b_reg_fence(d[i]);
+	}
+
+	/* Tests, without blocking, whether the next K-block's stage (it + 1:
+	 * this tile's or the next tile's first) is full, while a group of
+	 * this K-block runs: the test's latency is then off the path from
+	 * the group's end, through the adds, to the next issue, which in the
+	 * promoting forms is the tensor cores' idle time (a full wait there,
+	 * even on a full stage, cost promotion 10% in
+	 * results/h100/experiments/f8b-gemm-bisect/).  Past the CTA's last
+	 * K-block the phase never completes and the test says no. */
+	__device__ __forceinline__ void test_next()
+	{
+		const uint32_t n = it + 1;
+		ahead = f8b_mbarrier_test_wait(bars + 8 * (n % STAGES), (n / STAGES) & 1);
 	}
 
 	/* Waits for stage `s` and issues its whole K-block into d. */
@@ -296,6 +316,7 @@ struct f8b_kg_consumer {
 		for (int kb = 0; kb < kblocks; kb++, it++) {
 			const uint32_t s = it % STAGES;
 			issue(part, s, (it / STAGES) & 1, false);
+			test_next();
 			if constexpr (AHEAD) {
 				load_scales(nxt, q, kb + 1 < kblocks ? kb + 1 : kb);
 				retire<0>(part, s, cur, q);
@@ -392,6 +413,7 @@ struct f8b_kg_consumer {
 			f8b_reg_fence(part[i]);
 		promote_half<0>(part, use, s);
 		issue_half<1>(part, s, phase);
+		test_next();
 		f8b_wgmma_wait_group<0>();
 #pragma unroll
 		for (int i = 0; i < BN / 4; i++)

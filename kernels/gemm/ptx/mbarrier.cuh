@@ -84,6 +84,24 @@ __device__ __forceinline__ uint32_t f8b_mbarrier_try_wait(uint32_t bar, uint32_t
 	return done;
 }
 
+/* mbarrier.test_wait.parity: 1 if the phase of parity `parity` has
+ * completed, else 0 at once (never suspends; acquire semantics at CTA
+ * scope when it returns 1, as try_wait's).  A test issued while a wgmma
+ * group runs takes its latency off the path from that group's end to the
+ * next issue: the consumer blocks in f8b_mbarrier_wait only where the
+ * test said no. */
+__device__ __forceinline__ uint32_t f8b_mbarrier_test_wait(uint32_t bar, uint32_t parity)
+{
+	uint32_t done;
+	asm volatile("{\n.reg .pred p;\n"
+	             "mbarrier.test_wait.parity.shared::cta.b64 p, [%1], %2;\n"
+	             "selp.u32 %0, 1, 0, p;\n}\n"
+	             : "=r"(done)
+	             : "r"(bar), "r"(parity)
+	             : "memory");
+	return done;
+}
+
 /* mbarrier.try_wait.parity in a loop until the phase of parity `parity`
  * has completed (acquire semantics at CTA scope; mbarrier.test_wait/
  * try_wait).  try_wait itself suspends the thread for a system-dependent
