@@ -8,7 +8,8 @@
 #
 # Builds scripts/wgmma-probe.cu, and scripts/gemm-time.cu against a copy
 # of kernels/ with the study's ablate.patch (its GT_ macros do nothing
-# unless defined), in these variants (the 128x256 tile):
+# unless defined; BISECT_PATCH: another patch, such as ablate-fe82f9c.patch
+# for that commit's kernels), in these variants (the 128x256 tile):
 #   base   the kernel as it is;
 #   notma  after the ring's first fill the producer loads nothing, only
 #          arrives on the full barriers (the consumers reread stale,
@@ -35,14 +36,14 @@ set -uo pipefail
 out=$1 rounds=${2:-2}
 case $rounds in '' | *[!0-9]*) echo "gemm-bisect.sh: ROUNDS '$rounds' is not a number" >&2; exit 2 ;; esac
 repo=$(cd "$(dirname "$0")/.." && pwd)
-patchf=$repo/results/h100/experiments/f8b-gemm-bisect/ablate.patch
+patchf=${BISECT_PATCH:-$repo/results/h100/experiments/f8b-gemm-bisect/ablate.patch}
 nvcc=${NVCC:-nvcc}
 command -v "$nvcc" >/dev/null || nvcc=/usr/local/cuda/bin/nvcc
 b=${BISECT_BUILD:-/tmp/gemm-bisect}
 mkdir -p "$out" || exit 1
 rm -rf "$b" && mkdir -p "$b/k" || exit 1
 cp -r "$repo/kernels" "$b/k/" && (cd "$b/k" && patch -s -p1 <"$patchf") || {
-	echo "gemm-bisect.sh: ablate.patch does not apply to this tree's kernels/" >&2
+	echo "gemm-bisect.sh: $patchf does not apply to this tree's kernels/" >&2
 	exit 1
 }
 
