@@ -20,7 +20,11 @@
 #   noepi  no epilogue (D never stored; the sums stay live);
 #   c2     a 2-CTA cluster sharing B (the /c2 tile).
 #   s3     the 128x256 tile with three stages, not four (the ring's
-#          depth); s3notma the same without loads.
+#          depth); s3notma the same without loads;
+#   pspin  the producer polls the empty barriers with test_wait (never
+#          suspended in try_wait); cspin the consumers the full ones;
+#          spin both; pspinnotma, spinnotma the same without loads
+#          (kernels with test_next only: ablate.patch).
 # BISECT_VARIANTS picks them (default: base notma bare noepi c2).
 # Then, each round (ROUNDS, default 2), the parts of BISECT_PARTS
 # (default "probe shapes onesm power"): probe, the probe on one SM and on
@@ -64,6 +68,11 @@ flags() { # the build flags of a variant
 	c2) echo -DGT_CL=2 ;;
 	s3) echo -DGT_BN=256 -DGT_STAGES=3 ;;
 	s3notma) echo -DGT_BN=256 -DGT_STAGES=3 -DGT_NOTMA ;;
+	pspin) echo -DGT_PSPIN ;;
+	cspin) echo -DGT_CSPIN ;;
+	spin) echo -DGT_PSPIN -DGT_CSPIN ;;
+	pspinnotma) echo -DGT_PSPIN -DGT_NOTMA ;;
+	spinnotma) echo -DGT_PSPIN -DGT_CSPIN -DGT_NOTMA ;;
 	*) echo "gemm-bisect.sh: no variant '$1'" >&2; return 1 ;;
 	esac
 }
