@@ -102,7 +102,7 @@ struct f8b_kg_consumer {
 		               sb = base + s * STAGE + A_BYTES + R0 * F8B_KG_BK;
 		if constexpr (WAIT) {
 			if (!ahead)
-				f8b_mbarrier_wait_poll(bars + 8 * s, phase);
+				f8b_mbarrier_wait(bars + 8 * s, phase);
 			ahead = 0;
 		}
 #pragma unroll

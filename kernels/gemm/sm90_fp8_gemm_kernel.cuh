@@ -77,11 +77,6 @@ constexpr int F8B_KG_SBLK = 128;         /* rows and K of a scale block */
 constexpr int F8B_KG_EPI_BOX_BYTES = 64 * 128;
 constexpr int F8B_KG_EPI_BAR = 3;       /* 3 for consumer 0, 4 for consumer 1 */
 constexpr int F8B_KG_SMEM_MAX = 232448; /* 227 KiB: an sm_90 CTA's opt-in maximum */
-/* K-blocks between a stage's load and the L2 prefetch the producer issues
- * with it (0: none) */
-#ifndef F8B_KG_L2_AHEAD
-#define F8B_KG_L2_AHEAD 4
-#endif
 
 #define F8B_KG_FAST  (1u << F8B_KGEMM_FAST)
 #define F8B_KG_PROMO (1u << F8B_KGEMM_PROMOTE)
@@ -290,14 +285,6 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 						    sb + rank * B_PART, &tmap_b, full, kb * BK,
 						    tn * BN + (int)rank * (BN / CL),
 						    (uint16_t)((1u << CL) - 1));
-					/* The same boxes F8B_KG_L2_AHEAD K-blocks on, into
-					 * L2 only, so that their loads find them there */
-					if (F8B_KG_L2_AHEAD > 0 && kb + F8B_KG_L2_AHEAD < kblocks) {
-						const int kp = (kb + F8B_KG_L2_AHEAD) * BK;
-						f8b_tma_prefetch_l2_2d(&tmap_a, kp, tm * BM);
-						f8b_tma_prefetch_l2_2d(
-						    &tmap_b, kp, tn * BN + (int)rank * (BN / CL));
-					}
 				}
 				if constexpr (COLSC) {
 					/* B's scales of K-block kb for the tile's BN columns

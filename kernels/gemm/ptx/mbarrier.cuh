@@ -102,22 +102,6 @@ __device__ __forceinline__ uint32_t f8b_mbarrier_test_wait(uint32_t bar, uint32_
 	return done;
 }
 
-/* mbarrier.test_wait.parity in a loop: as f8b_mbarrier_wait, but the
- * thread polls and is never suspended, so it goes on the moment the
- * phase completes.  For the consumers' full barriers, where a suspended
- * warp woke late enough to cost promotion 2-4%
- * (results/h100/experiments/f8b-gemm-bisect/, "cspin"); the producer's
- * one thread keeps f8b_mbarrier_wait (it spilled when it polled). */
-__device__ __forceinline__ void f8b_mbarrier_wait_poll(uint32_t bar, uint32_t parity)
-{
-	if (f8b_mbarrier_test_wait(bar, parity))
-		return;
-	const long long t0 = clock64();
-	while (!f8b_mbarrier_test_wait(bar, parity))
-		if (clock64() - t0 > F8B_GEMM_WAIT_TIMEOUT_CYCLES)
-			__trap();
-}
-
 /* mbarrier.try_wait.parity in a loop until the phase of parity `parity`
  * has completed (acquire semantics at CTA scope; mbarrier.test_wait/
  * try_wait).  try_wait itself suspends the thread for a system-dependent

@@ -24,17 +24,6 @@ __device__ __forceinline__ void f8b_tma_prefetch_desc(const void *tmap)
 	asm volatile("prefetch.tensormap [%0];\n" ::"l"(tmap) : "memory");
 }
 
-/* The 2-D box at (c0, c1) of the tensor into L2 only, no shared memory and
- * no barrier: a hint, with nothing to wait for ("cp.async.bulk.prefetch.
- * tensor"); a box past the bounds prefetches what lies inside them. */
-__device__ __forceinline__ void f8b_tma_prefetch_l2_2d(const void *tmap, int32_t c0, int32_t c1)
-{
-	asm volatile(
-	    "cp.async.bulk.prefetch.tensor.2d.L2.global.tile [%0, {%1, %2}];\n" ::"l"(tmap),
-	    "r"(c0), "r"(c1)
-	    : "memory");
-}
-
 /* A 2-D box at (c0, c1) of the tensor into shared memory at dst, completing
  * `bytes` transactions on mbarrier bar when it lands. */
 __device__ __forceinline__ void f8b_tma_load_2d(uint32_t dst, const void *tmap, uint32_t bar,
