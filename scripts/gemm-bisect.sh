@@ -24,7 +24,11 @@
 #   pspin  the producer polls the empty barriers with test_wait (never
 #          suspended in try_wait); cspin the consumers the full ones;
 #          spin both; pspinnotma, spinnotma the same without loads
-#          (kernels with test_next only: ablate.patch).
+#          (kernels with test_next only: ablate.patch);
+#   p32    the promoting halves' producer warpgroup keeps 32 registers,
+#          not 24 (128 x 32 + 256 x 240 = 65536, the whole register
+#          file); p32spin with pspin; p32notma, p32spinnotma without
+#          loads.
 # BISECT_VARIANTS picks them (default: base notma bare noepi c2).
 # Then, each round (ROUNDS, default 2), the parts of BISECT_PARTS
 # (default "probe shapes onesm power"): probe, the probe on one SM and on
@@ -73,6 +77,10 @@ flags() { # the build flags of a variant
 	spin) echo -DGT_PSPIN -DGT_CSPIN ;;
 	pspinnotma) echo -DGT_PSPIN -DGT_NOTMA ;;
 	spinnotma) echo -DGT_PSPIN -DGT_CSPIN -DGT_NOTMA ;;
+	p32) echo -DGT_PREGS=32 ;;
+	p32spin) echo -DGT_PREGS=32 -DGT_PSPIN ;;
+	p32notma) echo -DGT_PREGS=32 -DGT_NOTMA ;;
+	p32spinnotma) echo -DGT_PREGS=32 -DGT_PSPIN -DGT_NOTMA ;;
 	*) echo "gemm-bisect.sh: no variant '$1'" >&2; return 1 ;;
 	esac
 }
