@@ -115,7 +115,9 @@ __global__ void wgmma_kernel(const __grid_constant__ CUtensorMap tmap_a,
 /* The GEMM's ring, STAGES stages, `uses` passes: the producer (thread 0)
  * waits for a free stage (empty, parity ph ^ 1), writes the use number
  * into the stage's word and arrives on full; 256 consumer threads wait on
- * full (parity ph), check the word, and each arrives on empty.
+ * full (parity ph), check the word, and each arrives on empty (the
+ * second consumer warpgroup waiting only where a test_wait made while it
+ * held the stage before found the next one not yet full).
  * errors[0] counts words a consumer found wrong.
  *
  * Unlike the GEMM, whose tiles are written by TMA and read by wgmma (the
@@ -151,9 +153,20 @@ template <int STAGES> __global__ void ring_kernel(int uses, unsigned *errors)
 		}
 		return;
 	}
+	/* The second consumer warpgroup tests the next use's stage while it
+	 * holds this one (mbarrier.test_wait), and skips that wait when the
+	 * test said full, as the GEMM's promoting consumers do (test_next in
+	 * sm90_fp8_gemm_consumer.cuh); past the last use the test says no. */
+	const bool test_ahead = threadIdx.x >= 256;
+	uint32_t ahead = 0;
 	for (int it = 0; it < uses; it++) {
 		uint32_t s = it % STAGES, ph = (it / STAGES) & 1;
-		f8b_mbarrier_wait(b0 + 8 * s, ph);
+		if (!ahead)
+			f8b_mbarrier_wait(b0 + 8 * s, ph);
+		if (test_ahead) {
+			const uint32_t n = (uint32_t)it + 1;
+			ahead = f8b_mbarrier_test_wait(b0 + 8 * (n % STAGES), (n / STAGES) & 1);
+		}
 		if (word[s] != it)
 			atomicAdd(errors, 1u);
 		f8b_mbarrier_arrive(b0 + 8 * (STAGES + s));

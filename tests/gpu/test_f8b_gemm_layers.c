@@ -165,7 +165,8 @@ out:
 	free(got);
 }
 
-/* The GEMM's full/empty protocol, 4 stages, 4003 uses (1000 wraps). */
+/* The GEMM's full/empty protocol, 4 stages, 4003 uses (1000 wraps); half
+ * the consumers test the next stage ahead (mbarrier.test_wait). */
 static void test_ring(void)
 {
 	unsigned *derr = NULL, errors = 1;
@@ -181,8 +182,8 @@ static void test_ring(void)
 	if (rc == F8B_OK)
 		rc = ops->download(be, &errors, derr, sizeof errors);
 	tap_ok(rc == F8B_OK && errors == 0,
-	       "layer ring: 4003 uses of a 4-stage full/empty mbarrier ring, 256 consumer threads: "
-	       "%u stale words%s%s",
+	       "layer ring: 4003 uses of a 4-stage full/empty mbarrier ring, 256 consumer threads "
+	       "(128 testing the next stage ahead): %u stale words%s%s",
 	       errors, rc ? ": " : "", rc ? f8b_last_error() : "");
 	ops->free(be, derr);
 }
