@@ -28,7 +28,13 @@
 #   p32    the promoting halves' producer warpgroup keeps 32 registers,
 #          not 24 (128 x 32 + 256 x 240 = 65536, the whole register
 #          file); p32spin with pspin; p32notma, p32spinnotma without
-#          loads.
+#          loads;
+#   t144   (with BISECT_EXTRA_PATCH=.../t144.patch) cuBLASLt's promoting
+#          shape: a 128x144 tile, six stages, promotion with two partials
+#          in flight, D stored from registers; t144c2 with the 2-CTA
+#          cluster, t144s5 with five stages, t144notma without loads.
+#          Their N is a multiple of 144: 8064, 4032, 1008 where the
+#          others take 8192, 4096, 1024.
 # BISECT_VARIANTS picks them (default: base notma bare noepi c2).
 # Then, each round (ROUNDS, default 2), the parts of BISECT_PARTS
 # (default "probe shapes onesm power"): probe, the probe on one SM and on
@@ -54,6 +60,14 @@ cp -r "$repo/kernels" "$b/k/" && (cd "$b/k" && patch -s -p1 <"$patchf") || {
 	echo "gemm-bisect.sh: $patchf does not apply to this tree's kernels/" >&2
 	exit 1
 }
+# BISECT_EXTRA_PATCH: a second patch on top (the t144 variants need
+# t144.patch, the 144-column tile)
+if [ -n "${BISECT_EXTRA_PATCH:-}" ]; then
+	(cd "$b/k" && patch -s -p1 <"$BISECT_EXTRA_PATCH") || {
+		echo "gemm-bisect.sh: $BISECT_EXTRA_PATCH does not apply after $patchf" >&2
+		exit 1
+	}
+fi
 
 build() { # NAME FLAGS...
 	local name=$1
@@ -81,6 +95,10 @@ flags() { # the build flags of a variant
 	p32spin) echo -DGT_PREGS=32 -DGT_PSPIN ;;
 	p32notma) echo -DGT_PREGS=32 -DGT_NOTMA ;;
 	p32spinnotma) echo -DGT_PREGS=32 -DGT_PSPIN -DGT_NOTMA ;;
+	t144) echo -DGT_BN=144 -DGT_STAGES=6 ;;
+	t144c2) echo -DGT_BN=144 -DGT_STAGES=6 -DGT_CL=2 ;;
+	t144s5) echo -DGT_BN=144 -DGT_STAGES=5 ;;
+	t144notma) echo -DGT_BN=144 -DGT_STAGES=6 -DGT_NOTMA ;;
 	*) echo "gemm-bisect.sh: no variant '$1'" >&2; return 1 ;;
 	esac
 }
@@ -105,9 +123,10 @@ nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,clocks_throttle_reasons.ac
 smi=$!
 trap 'kill $smi 2>/dev/null' EXIT
 
-run() { # ROUND VARIANT ARGS... (environment from the caller)
+run() { # ROUND VARIANT MODE M N K (environment from the caller)
 	local r=$1 v=$2
 	shift 2
+	case $v in t144*) set -- "$1" "$2" $(($3 / 144 * 144)) "$4" ;; esac
 	local line
 	line=$("$b/$v" "$@" 2>&1) || fail=1
 	echo "$r $v $line" | tee -a "$out/bisect.txt"
@@ -139,7 +158,7 @@ for r in $(seq 1 "$rounds"); do
 	done
 	if has onesm; then
 		for v in $variants; do
-			[ "$v" = c2 ] && continue
+			case $v in *c2) continue ;; esac
 			for mode in fast promote; do
 				GT_GRID=1 run "$r" "$v" $mode 1024 1024 8192
 			done

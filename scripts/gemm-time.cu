@@ -12,7 +12,8 @@
  * 1), or every value 1.0 with GT_FILL=one (a low-power pattern), with a
  * persistent grid of one CTA per SM (GT_GRID CTAs if given; GT_CL: CTAs a
  * cluster, 2 sharing B)
- * and TMA stores of a bf16 D (f32 with GT_F32): five untimed launches,
+ * and TMA stores of a bf16 D (f32 with GT_F32; stores from registers with
+ * GT_DIRECT=1 or where BN is not a multiple of 64): five untimed launches,
  * then GT_RUNS (10) timed back to back with CUDA events, the median
  * printed.  L2 is not flushed, so its rates are above f8bench's; the
  * results are not checked (ablation patches compute wrong sums on
@@ -182,7 +183,9 @@ int main(int argc, char **argv)
 	p.n = n;
 	p.k = k;
 	p.b_scale_ld = kb; /* block128x128: kb scales a 128-row block of B */
-	p.tma_store = 1;
+	/* GT_DIRECT=1, or a tile width that 64-column boxes do not tile (a
+	 * study patch's 144): D stored from registers */
+	p.tma_store = !(getenv("GT_DIRECT") && !strcmp(getenv("GT_DIRECT"), "1")) && BN % 64 == 0;
 	void *kargs[] = {&ta, &tb, &td, &p};
 	/* GT_GRID: fewer CTAs than SMs (a multiple of GT_CL), e.g. 1: one SM
 	 * alone, away from the power cap and the other SMs' L2 traffic */
