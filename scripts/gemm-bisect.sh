@@ -27,8 +27,8 @@
 #          (kernels with test_next only: ablate.patch);
 #   p32    the promoting halves' producer warpgroup keeps 32 registers,
 #          not 24 (128 x 32 + 256 x 240 = 65536, the whole register
-#          file); p32spin with pspin; p32notma, p32spinnotma without
-#          loads;
+#          file: more than the launch gives, so it cannot run); p32notma
+#          without loads;
 #   t144   (with BISECT_EXTRA_PATCH=.../t144.patch) cuBLASLt's promoting
 #          shape: a 128x144 tile, six stages, promotion with two partials
 #          in flight, D stored from registers; t144c2 with the 2-CTA
@@ -92,9 +92,7 @@ flags() { # the build flags of a variant
 	pspinnotma) echo -DGT_PSPIN -DGT_NOTMA ;;
 	spinnotma) echo -DGT_PSPIN -DGT_CSPIN -DGT_NOTMA ;;
 	p32) echo -DGT_PREGS=32 ;;
-	p32spin) echo -DGT_PREGS=32 -DGT_PSPIN ;;
 	p32notma) echo -DGT_PREGS=32 -DGT_NOTMA ;;
-	p32spinnotma) echo -DGT_PREGS=32 -DGT_PSPIN -DGT_NOTMA ;;
 	t144) echo -DGT_BN=144 -DGT_STAGES=6 ;;
 	t144c2) echo -DGT_BN=144 -DGT_STAGES=6 -DGT_CL=2 ;;
 	t144s5) echo -DGT_BN=144 -DGT_STAGES=5 ;;
@@ -173,6 +171,5 @@ for r in $(seq 1 "$rounds"); do
 		done
 	fi
 done
-kill $smi 2>/dev/null
 cat "$out/probe.txt"
 exit $fail

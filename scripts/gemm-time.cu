@@ -41,7 +41,6 @@
 		}                                                                                  \
 	} while (0)
 
-
 #ifndef GT_BN
 #define GT_BN 256
 #define GT_STAGES 4
@@ -148,6 +147,20 @@ int main(int argc, char **argv)
 	                           smem));
 	cudaDeviceProp prop;
 	CHECK(cudaGetDeviceProperties(&prop, 0));
+	/* GT_GRID: fewer CTAs than SMs (a multiple of GT_CL), e.g. 1: one SM
+	 * alone, away from the power cap and the other SMs' L2 traffic */
+	const int grid = getenv("GT_GRID") ? atoi(getenv("GT_GRID")) : prop.multiProcessorCount;
+	if (grid < GT_CL || grid > prop.multiProcessorCount || grid % GT_CL) {
+		fprintf(stderr, "gemm-time: GT_GRID: 1 to %d CTAs, a multiple of %d\n",
+		        prop.multiProcessorCount, GT_CL);
+		return 2;
+	}
+	/* GT_RUNS timed launches back to back (10) */
+	const int RUNS = getenv("GT_RUNS") ? atoi(getenv("GT_RUNS")) : 10;
+	if (RUNS < 1) {
+		fprintf(stderr, "gemm-time: GT_RUNS must be at least 1\n");
+		return 2;
+	}
 
 	/* e4m3 values 2^-3 to 2^3 of either sign: exponent field 4..10 */
 	std::vector<uint8_t> h((size_t)(m > n ? m : n) * k);
@@ -187,23 +200,9 @@ int main(int argc, char **argv)
 	 * study patch's 144): D stored from registers */
 	p.tma_store = !(getenv("GT_DIRECT") && !strcmp(getenv("GT_DIRECT"), "1")) && BN % 64 == 0;
 	void *kargs[] = {&ta, &tb, &td, &p};
-	/* GT_GRID: fewer CTAs than SMs (a multiple of GT_CL), e.g. 1: one SM
-	 * alone, away from the power cap and the other SMs' L2 traffic */
-	const int grid = getenv("GT_GRID") ? atoi(getenv("GT_GRID")) : prop.multiProcessorCount;
-	if (grid < GT_CL || grid > prop.multiProcessorCount || grid % GT_CL) {
-		fprintf(stderr, "gemm-time: GT_GRID: 1 to %d CTAs, a multiple of %d\n",
-		        prop.multiProcessorCount, GT_CL);
-		return 2;
-	}
 	for (int i = 0; i < 5; i++)
 		CHECK(launch(fn, grid, kargs, smem));
 	CHECK(cudaDeviceSynchronize());
-	/* GT_RUNS timed launches back to back (10) */
-	const int RUNS = getenv("GT_RUNS") ? atoi(getenv("GT_RUNS")) : 10;
-	if (RUNS < 1) {
-		fprintf(stderr, "gemm-time: GT_RUNS must be at least 1\n");
-		return 2;
-	}
 	std::vector<cudaEvent_t> ev(RUNS + 1);
 	for (auto &e : ev)
 		CHECK(cudaEventCreate(&e));
