@@ -199,7 +199,8 @@ int main(int argc, char **argv)
 	/* GT_DIRECT=1, or a tile width that 64-column boxes do not tile (a
 	 * study patch's 144): D stored from registers */
 	p.tma_store = !(getenv("GT_DIRECT") && !strcmp(getenv("GT_DIRECT"), "1")) && BN % 64 == 0;
-	void *kargs[] = {&ta, &tb, &td, &p};
+	CUtensorMap tt = {}; /* no D^T (p.tma_t = 0) */
+	void *kargs[] = {&ta, &tb, &td, &tt, &p};
 	for (int i = 0; i < 5; i++)
 		CHECK(launch(fn, grid, kargs, smem));
 	CHECK(cudaDeviceSynchronize());

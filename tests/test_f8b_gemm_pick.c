@@ -295,6 +295,82 @@ static void test_e4m3_out(void)
 	       "e4m3 out with the fused sigmoid refused: %s", rc ? f8b_last_error() : "accepted");
 }
 
+/* The transposed write (F8B_KGEMM_OUT_T, f8b_gemm_desc.out_t): the
+ * cooperative tiles only, and not BLOCK_1X128's 128x256 halves; the picks
+ * of the other modes unchanged; out_t refused for f32 and for M whose
+ * rows of D^T are not 16-byte multiples, naming the constraint. */
+static void test_out_t(void)
+{
+	for (int mode = 0; mode < F8B_KGEMM_NMODES; mode++) {
+		const int outs[] = {F8B_BF16, F8B_E4M3};
+		for (size_t o = 0; o < COUNT(outs); o++) {
+			int out = outs[o], ot = out | F8B_KGEMM_OUT_T;
+			int n = f8b_kgemm_candidates(mode, out),
+			    nt = f8b_kgemm_candidates(mode, ot);
+			int expect = 0, ok = 1;
+			for (int i = 0; i < f8b_kgemm_ntiles; i++) {
+				const struct f8b_kgemm_tile *t = &f8b_kgemm_tiles[i];
+				unsigned m = out == F8B_E4M3 ? t->e4m3_modes : t->modes;
+				expect += (m & (1u << mode)) && t->sched == F8B_KGEMM_SCHED_COOP &&
+				          !(mode == F8B_KGEMM_BLOCK_1X128 && t->bn == 256);
+			}
+			int pt = f8b_kgemm_pick_tile(8192, 8192, 132, mode, ot);
+			for (int c = 0; c < nt; c++) {
+				int t = f8b_kgemm_candidate_tile(pt, mode, ot, c);
+				if (t < 0 || f8b_kgemm_tiles[t].sched != F8B_KGEMM_SCHED_COOP ||
+				    (mode == F8B_KGEMM_BLOCK_1X128 && f8b_kgemm_tiles[t].bn == 256))
+					ok = 0;
+			}
+			int p = f8b_kgemm_pick_tile(8192, 8192, 132, mode, out);
+			tap_ok(nt == expect && ok && nt <= n &&
+			           (mode == F8B_KGEMM_BLOCK_1X128 || pt == p),
+			       "mode %d, %s out with D^T: %d candidates of %d, cooperative, "
+			       "the same pick as without (%d, %d)%s",
+			       mode, out == F8B_E4M3 ? "e4m3" : "bf16", nt, n, pt, p,
+			       mode == F8B_KGEMM_BLOCK_1X128 ? " but for BLOCK_1X128" : "");
+		}
+	}
+	int pt =
+	    f8b_kgemm_pick_tile(8192, 8192, 132, F8B_KGEMM_BLOCK_1X128, F8B_BF16 | F8B_KGEMM_OUT_T);
+	tap_ok(pt >= 0 && f8b_kgemm_tiles[pt].bn == 128,
+	       "BLOCK_1X128 with D^T at 8192^2: the 128x128 tile (%s)",
+	       pt >= 0 ? f8b_kgemm_tiles[pt].name : "none");
+
+	struct f8b_gemm_desc d = {.m = 256,
+	                          .n = 256,
+	                          .k = 256,
+	                          .a_dtype = F8B_E4M3,
+	                          .b_dtype = F8B_E4M3,
+	                          .out_dtype = F8B_F32,
+	                          .a_gran = F8B_GRAN_TENSORWISE,
+	                          .b_gran = F8B_GRAN_TENSORWISE,
+	                          .fast_accum = true,
+	                          .impl = F8B_GEMM_IMPL_F8B,
+	                          .out_t = true};
+	int mode = -1, rc = f8b_kgemm_mode_of(&d, "case", &mode);
+	tap_ok(rc == F8B_EUNSUPPORTED && strstr(f8b_last_error(), "bf16 or e4m3"),
+	       "f32 with D^T refused: %s", rc ? f8b_last_error() : "accepted");
+	static const struct {
+		int64_t m;
+		enum f8b_dtype out;
+		int want;
+	} ms[] = {{24, F8B_E4M3, F8B_EINVAL},
+	          {32, F8B_E4M3, F8B_OK},
+	          {20, F8B_BF16, F8B_EINVAL},
+	          {24, F8B_BF16, F8B_OK},
+	          {16, F8B_E4M3, F8B_OK}};
+	for (size_t i = 0; i < COUNT(ms); i++) {
+		d.m = ms[i].m;
+		d.out_dtype = ms[i].out;
+		rc = f8b_kgemm_mode_of(&d, "case", &mode);
+		tap_ok(rc == ms[i].want &&
+		           (rc == F8B_OK || (strstr(f8b_last_error(), "multiple of") &&
+		                             strstr(f8b_last_error(), "D^T"))),
+		       "M=%lld, %s out with D^T: %s", (long long)ms[i].m, f8b_dtype_name(ms[i].out),
+		       rc ? f8b_last_error() : "accepted");
+	}
+}
+
 int main(void)
 {
 	test_modes();
@@ -303,5 +379,6 @@ int main(void)
 	test_pingpong();
 	test_halves();
 	test_e4m3_out();
+	test_out_t();
 	return tap_done();
 }

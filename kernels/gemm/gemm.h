@@ -105,6 +105,13 @@ struct f8b_kgemm_args {
 	int b_scale_ld;
 	int tma_store; /* set by f8b_kgemm_run: D stored through its tensor map */
 	int sigmoid;   /* 1: D = sigmoid(the scaled sum), then rounded (the fused epilogue) */
+	/* The transposed write (doc/gemm-kernels.md "Transposed write"): D^T
+	 * [N, M] row-major, the same values as D bit for bit (an e4m3 D^T with
+	 * the same d_scale; amax_d covers both), stored through its own
+	 * tensor map; NULL: none.  bf16 and e4m3 outputs, the cooperative
+	 * tiles only (not the ping-pong one). */
+	void *d_t;
+	int tma_t; /* set by f8b_kgemm_run: D^T's tensor map was given */
 };
 
 /* Outside timing, once per plan: raises the dynamic shared memory limit of
@@ -131,11 +138,15 @@ int f8b_kgemm_max_clusters(int tile, int mode, int *clusters);
  * CUtensorMap (128-byte aligned, passed by value to the kernel); tmap_d, D's
  * (dims {N, M}, row stride N x the output's size, a
  * multiple of 16 bytes, box {128 bytes of columns, 64 rows}, 128-byte
- * swizzle), or NULL to store D from registers; grid: CTAs (at most one per
+ * swizzle), or NULL to store D from registers; tmap_t, D^T's (args->d_t:
+ * dims {M, N}, row stride M x the output's size, a multiple of 16 bytes,
+ * box {64 columns, 64 rows}, swizzled 128-byte for bf16 and 64-byte for
+ * e4m3: one row of the box, 64 elements, fills the swizzle's span), or
+ * NULL for no D^T; grid: CTAs (at most one per
  * SM: the kernel is persistent; a multiple of the tile's cluster size). */
 int f8b_kgemm_run(int tile, int mode, int a_dtype, int b_dtype, int out_dtype, const void *tmap_a,
-                  const void *tmap_b, const void *tmap_d, const struct f8b_kgemm_args *args,
-                  int grid, cudaStream_t stream);
+                  const void *tmap_b, const void *tmap_d, const void *tmap_t,
+                  const struct f8b_kgemm_args *args, int grid, cudaStream_t stream);
 
 /* ptx_selftest.cu: the GEMM's layers one by one, for the tests (one CTA
  * each; see that file).  tma: the box at (c0, c1) of tmap, box_rows x 128

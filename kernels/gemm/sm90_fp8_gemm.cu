@@ -98,12 +98,13 @@ extern "C" int f8b_kgemm_max_clusters(int tile, int mode, int *clusters)
 
 extern "C" int f8b_kgemm_run(int tile, int mode, int a_dtype, int b_dtype, int out_dtype,
                              const void *tmap_a, const void *tmap_b, const void *tmap_d,
-                             const struct f8b_kgemm_args *args, int grid, cudaStream_t stream)
+                             const void *tmap_t, const struct f8b_kgemm_args *args, int grid,
+                             cudaStream_t stream)
 {
 	f8b_kgemm_fn fn = pick(tile, mode, a_dtype, b_dtype, out_dtype);
 	if (!fn || grid < 1)
 		return (int)cudaErrorInvalidValue;
-	CUtensorMap ta, tb, td;
+	CUtensorMap ta, tb, td, tt;
 	f8b_kgemm_args p = *args;
 	memcpy(&ta, tmap_a, sizeof ta);
 	memcpy(&tb, tmap_b, sizeof tb);
@@ -112,7 +113,18 @@ extern "C" int f8b_kgemm_run(int tile, int mode, int a_dtype, int b_dtype, int o
 	else
 		memset(&td, 0, sizeof td);
 	p.tma_store = tmap_d != nullptr;
-	void *kargs[] = {&ta, &tb, &td, &p};
+	/* D^T: the cooperative consumer's epilogue only (not BLOCK_1X128's
+	 * halves), through its tensor map, in a bf16 or e4m3 variant (gemm.h) */
+	if (tmap_t) {
+		if (f8b_kgemm_tiles[tile].sched != F8B_KGEMM_SCHED_COOP || !args->d_t ||
+		    F8B_KGEMM_SMEM_SCALES(f8b_kgemm_tiles[tile].bn, mode) ||
+		    (out_dtype != F8B_BF16 && out_dtype != F8B_E4M3))
+			return (int)cudaErrorInvalidValue;
+		memcpy(&tt, tmap_t, sizeof tt);
+	} else
+		memset(&tt, 0, sizeof tt);
+	p.tma_t = tmap_t != nullptr;
+	void *kargs[] = {&ta, &tb, &td, &tt, &p};
 	const int cl = f8b_kgemm_tiles[tile].cluster;
 	if (cl == 1)
 		return (int)cudaLaunchKernel((const void *)fn, dim3((unsigned)grid),

@@ -45,6 +45,7 @@ struct f8b_kg_consumer {
 	const uint32_t base, bars, epi; /* epi: this warpgroup's epilogue boxes */
 	const uint32_t scl;             /* COLSC: the column-scale ring */
 	const void *const tmap_d;
+	const void *const tmap_t; /* D^T's (p.tma_t) */
 	const int cw, warp, lane;
 	uint32_t boxes = 0; /* epilogue boxes stored so far (TMA) */
 	/* FAST, PROMOTE with two tensorwise operands: sa * sb, read once */
@@ -60,8 +61,8 @@ struct f8b_kg_consumer {
 
 	__device__ __forceinline__ f8b_kg_consumer(const f8b_kgemm_args &args, uint32_t b,
 	                                           uint32_t br, uint32_t e, uint32_t sc,
-	                                           const void *td, int which)
-	    : p(args), base(b), bars(br), epi(e), scl(sc), tmap_d(td), cw(which),
+	                                           const void *td, const void *tt, int which)
+	    : p(args), base(b), bars(br), epi(e), scl(sc), tmap_d(td), tmap_t(tt), cw(which),
 	      warp((threadIdx.x % 128) / 32), lane(threadIdx.x % 32)
 	{
 		if (!BLOCKS && !p.a_vec && !p.b_vec)
@@ -472,8 +473,29 @@ struct f8b_kg_consumer {
 	/* Epilogue from registers (sm90_fp8_gemm_epilogue.cuh): scaled once
 	 * as (sa * sb) * acc in FAST and PROMOTE (the block modes scaled at each
 	 * promotion), rounded once to the output type, stored through TMA
-	 * where D's rows allow it. */
+	 * where D's rows allow it; then D^T, where asked (p.tma_t), from the
+	 * same registers through the same boxes. */
 	__device__ __forceinline__ void epilogue(int tm, int tn)
+	{
+		epilogue_d(tm, tn);
+		/* bf16 or e4m3 (f32 is refused by the host), 64-column boxes; not
+		 * in BLOCK_1X128's halves (COLSC), where it spilled 76 bytes beside
+		 * the 232 registers that variant has (the host never asks it) */
+		if constexpr (sizeof(OutT) <= 2 && BN % 64 == 0 && !COLSC)
+			if (p.tma_t) {
+				using store = f8b_kg_store<BN, OutT, !BLOCKS, 1>;
+				if (cw == 0)
+					store::template tma_t<EPI_BUFS, F8B_KG_EPI_BAR>(
+					    p, acc, tmap_t, epi, boxes, tm * F8B_KG_BM, tn * BN,
+					    warp, lane, tw_scale, out8.d_scale);
+				else
+					store::template tma_t<EPI_BUFS, F8B_KG_EPI_BAR + 1>(
+					    p, acc, tmap_t, epi, boxes, tm * F8B_KG_BM + 64,
+					    tn * BN, warp, lane, tw_scale, out8.d_scale);
+			}
+	}
+
+	__device__ __forceinline__ void epilogue_d(int tm, int tn)
 	{
 		using store = f8b_kg_store<BN, OutT, !BLOCKS, 1>;
 		if constexpr (!OUT8) {
@@ -503,7 +525,7 @@ struct f8b_kg_consumer {
 		else
 			mainloop_fast(kblocks);
 		epilogue(tm, tn);
-		if (last && p.tma_store && warp == 0 && lane == 0)
+		if (last && (p.tma_store || p.tma_t) && warp == 0 && lane == 0)
 			f8b_bulk_wait_group_read<0>();
 		/* One atomic max per warp for all of the CTA's tiles (`last` is
 		 * the same for every thread of the CTA). */

@@ -339,6 +339,149 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 			}
 		}
 	}
+
+	/* The transposed write (p.tma_t; doc/gemm-kernels.md "Transposed
+	 * write"): the warpgroup's 64 rows x BN columns of D, as BN / 64 boxes
+	 * of D^T, each 64 of D's columns (D^T's rows) x the 64 rows (D^T's
+	 * columns), stored at (row_d + 64 f, col_d + 64 cb) of D^T through
+	 * tmap_t.  The values are those of tma_as() and store2(), computed
+	 * the same way (the same products, the same sigmoid, the same
+	 * conversion): D^T is D transposed bit for bit.  A box row is 64
+	 * elements, the swizzle's span: 128 bytes of bf16 (128-byte swizzle:
+	 * 16-byte chunk c of row r at chunk c ^ (r % 8)) or 64 bytes of e4m3
+	 * (64-byte swizzle: chunk c of row r at c ^ ((r / 2) % 4)).  A thread
+	 * writes its elements one at a time: in one store the warp's 32 lanes
+	 * fall in four rows and, through the swizzle, in four different
+	 * chunks, so no two lanes' words share a bank.  The boxes go in turn
+	 * with D's (the same count n, the same waits).  d_scale: the e4m3
+	 * output's (unused for bf16); the amax is D's, already taken. */
+	template <int BUFS, int BAR>
+	static __device__ __forceinline__ void
+	tma_t(const f8b_kgemm_args &p, const float *acc, const void *tmap_t, uint32_t epi,
+	      uint32_t &n, int row_d, int col_d, int warp, int lane, float tw_scale, float d_scale)
+	{
+		if (!OUT8 && p.sigmoid)
+			tma_t_as<BUFS, BAR, true>(p, acc, tmap_t, epi, n, row_d, col_d, warp, lane,
+			                          tw_scale, d_scale);
+		else
+			tma_t_as<BUFS, BAR, false>(p, acc, tmap_t, epi, n, row_d, col_d, warp, lane,
+			                           tw_scale, d_scale);
+	}
+
+	template <int BUFS, int BAR, bool SIG>
+	static __device__ __forceinline__ void tma_t_as(const f8b_kgemm_args &p, const float *acc,
+	                                                const void *tmap_t, uint32_t epi,
+	                                                uint32_t &n, int row_d, int col_d, int warp,
+	                                                int lane, float tw_scale, float d_scale)
+	{
+		static_assert(sizeof(OutT) <= 2, "a transposed D: bf16 or e4m3");
+		static_assert(BN % 64 == 0, "whole 64-column boxes across the tile");
+		constexpr int OCT = 8; /* octets of D's columns in a box */
+		const bool leader = warp == 0 && lane == 0;
+		const bool vec = SCALED && (p.a_vec || p.b_vec);
+		const int colb = col_d + 2 * (lane % 4);
+#pragma unroll
+		for (int f = 0; f < HALVES; f++) {
+			float sa[2] = {tw_scale, tw_scale};
+			if (vec)
+#pragma unroll
+				for (int h = 0; h < 2; h++)
+					sa[h] = __ldg(
+					    p.a_scale_inv +
+					    (p.a_vec ? f8b_kg_clamp(row_d + 64 * f + warp * 16 +
+					                                lane / 4 + 8 * h,
+					                            p.m)
+					             : 0));
+#pragma unroll
+			for (int cb = 0; cb < BN / 64; cb++, n++) {
+				float sb[2 * OCT];
+#pragma unroll
+				for (int i = 0; i < 2 * OCT; i++)
+					sb[i] = 1.0f;
+				if (vec)
+#pragma unroll
+					for (int jj = 0; jj < OCT; jj++)
+#pragma unroll
+						for (int e = 0; e < 2; e++)
+							sb[2 * jj + e] = __ldg(
+							    p.b_scale_inv +
+							    (p.b_vec ? f8b_kg_clamp(colb + 64 * cb +
+							                                8 * jj + e,
+							                            p.n)
+							             : 0));
+				const uint32_t box =
+				    epi + (n % BUFS) * (uint32_t)F8B_KG_EPI_BOX_BYTES;
+				if (leader)
+					f8b_bulk_wait_group_read<BUFS - 1>();
+				f8b_named_bar_sync<BAR, 128>();
+#pragma unroll
+				for (int jj = 0; jj < OCT; jj++)
+#pragma unroll
+					for (int h = 0; h < 2; h++) {
+						/* D's row r of the 64 (D^T's column), D's
+						 * columns c, c + 1 of the box (D^T's rows) */
+						const uint32_t r = warp * 16 + lane / 4 + 8 * h;
+						const uint32_t c = 8 * jj + 2 * (lane % 4);
+						const float *a = acc + f * (BN / 2) +
+						                 4 * (cb * OCT + jj) + 2 * h;
+						float v0 = a[0], v1 = a[1];
+						if constexpr (SCALED) {
+							v0 *= sa[h] * sb[2 * jj];
+							v1 *= sa[h] * sb[2 * jj + 1];
+						}
+						if constexpr (SIG) {
+							v0 = f8b_kg_sigmoid(v0);
+							v1 = f8b_kg_sigmoid(v1);
+						}
+						if constexpr (OUT8) {
+							const uint32_t q = f8b_d_cvt_fp8x2<false>(
+							    v0 * d_scale, v1 * d_scale);
+#pragma unroll
+							for (uint32_t e = 0; e < 2; e++) {
+								const uint32_t at =
+								    box + (c + e) * 64 +
+								    (((r >> 4) ^
+								      (((c + e) >> 1) & 3))
+								     << 4) +
+								    (r & 15);
+								asm volatile(
+								    "st.shared.b8 [%0], %1;\n" ::
+								        "r"(at),
+								    "r"((q >> (8 * e)) & 0xFFu)
+								    : "memory");
+							}
+						} else {
+							__nv_bfloat162 v =
+							    __floats2bfloat162_rn(v0, v1);
+							const uint32_t w =
+							    *reinterpret_cast<uint32_t *>(&v);
+#pragma unroll
+							for (uint32_t e = 0; e < 2; e++) {
+								const uint32_t at =
+								    box + (c + e) * 128 +
+								    (((r >> 3) ^ ((c + e) & 7))
+								     << 4) +
+								    2 * (r & 7);
+								const uint16_t hw =
+								    (uint16_t)(w >> (16 * e));
+								asm volatile(
+								    "st.shared.b16 [%0], %1;\n" ::
+								        "r"(at),
+								    "h"(hw)
+								    : "memory");
+							}
+						}
+					}
+				f8b_fence_proxy_async_smem();
+				f8b_named_bar_sync<BAR, 128>();
+				if (leader) {
+					f8b_tma_store_2d(tmap_t, box, row_d + 64 * f,
+					                 col_d + 64 * cb);
+					f8b_bulk_commit_group();
+				}
+			}
+		}
+	}
 };
 
 #endif

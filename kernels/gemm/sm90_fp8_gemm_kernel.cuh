@@ -162,7 +162,7 @@ __host__ __device__ constexpr int f8b_kg_smem_bytes(int bn, int stages, int scl)
 }
 
 typedef void (*f8b_kgemm_fn)(const CUtensorMap, const CUtensorMap, const CUtensorMap,
-                             const f8b_kgemm_args);
+                             const CUtensorMap, const f8b_kgemm_args);
 
 /* Per .cu file: the variant of (tile, a, b, out) in that file's mode, or
  * nullptr when the tile has none (out F8B_E4M3: only where the tile lists
@@ -179,7 +179,8 @@ template <int BN, int STAGES, int CL, int SCHED, int MODE, int AT, int BT, typen
 __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
     f8b_fp8_gemm_kernel(const __grid_constant__ CUtensorMap tmap_a,
                         const __grid_constant__ CUtensorMap tmap_b,
-                        const __grid_constant__ CUtensorMap tmap_d, const f8b_kgemm_args p)
+                        const __grid_constant__ CUtensorMap tmap_d,
+                        const __grid_constant__ CUtensorMap tmap_t, const f8b_kgemm_args p)
 {
 #ifdef F8B_GEMM_SM90A
 	constexpr int BM = F8B_KG_BM, BK = F8B_KG_BK;
@@ -256,6 +257,8 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 			f8b_tma_prefetch_desc(&tmap_b);
 			if (p.tma_store)
 				f8b_tma_prefetch_desc(&tmap_d);
+			if (p.tma_t)
+				f8b_tma_prefetch_desc(&tmap_t);
 		}
 		uint32_t it = 0;
 		for (int t = cluster; t < sched.tiles; t += clusters) {
@@ -335,7 +338,7 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 	} else {
 		f8b_kg_consumer<BN, STAGES, CL, MODE, EPI_BUFS, AT, BT, OutT> c(
 		    p, base, bars, epi + (wg - 1) * EPI_BUFS * F8B_KG_EPI_BOX_BYTES, scl, &tmap_d,
-		    wg - 1);
+		    &tmap_t, wg - 1);
 		for (int t = cluster; t < sched.tiles; t += clusters) {
 			int stm, tn;
 			sched.tile(t, stm, tn);
@@ -346,6 +349,7 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 	(void)tmap_a;
 	(void)tmap_b;
 	(void)tmap_d;
+	(void)tmap_t;
 	(void)p;
 #endif
 }

@@ -231,6 +231,8 @@ int f8b_check_gemm_args(const struct f8b_gemm_desc *d, const struct f8b_gemm_arg
 		               !a->d_scale && !a->amax_d ? "both"
 		               : !a->d_scale             ? "d_scale"
 		                                         : "amax_d");
+	if (d->out_t && !a->d_t)
+		return F8B_ERR(F8B_EINVAL, "gemm: a transposed write (out_t) needs the D^T buffer");
 	return F8B_OK;
 }
 

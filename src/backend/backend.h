@@ -127,6 +127,13 @@ struct f8b_gemm_desc {
 	 * grid does not take them all.  0: every SM.  The host ignores it. */
 	int sm_margin;
 	enum f8b_gemm_epilogue epilogue; /* 0 (zero-initialised) = none */
+	/* Also write D^T [N,M] row-major (f8b_gemm_args.d_t): D's values, bit
+	 * for bit, transposed; an e4m3 D^T with the same d_scale, amax_d
+	 * covering both (one tensor, two layouts: doc/gemm-kernels.md
+	 * "Transposed write").  f8bench's own GEMM only (impl f8b: bf16 or
+	 * e4m3 output, M a multiple of 16 bytes of the output); cuBLASLt and
+	 * the host backend refuse it. */
+	bool out_t;
 };
 
 struct f8b_gemm_args {
@@ -140,6 +147,7 @@ struct f8b_gemm_args {
 	 * of the enqueue: no host synchronisation). */
 	const float *d_scale;
 	float *amax_d;
+	void *d_t; /* f8b_gemm_desc.out_t: D^T [N,M], out_dtype (required there, else ignored) */
 };
 
 struct f8b_clock_state { /* from the driver's management library, if present */

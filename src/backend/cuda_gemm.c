@@ -284,6 +284,11 @@ int f8b_cuda_gemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, in
 		return F8B_ERR(
 		    F8B_EUNSUPPORTED,
 		    "gemm %s: a fused sigmoid epilogue needs impl f8b (cuBLASLt has none)", cfg);
+	if (d->out_t && d->impl != F8B_GEMM_IMPL_F8B)
+		return F8B_ERR(F8B_EUNSUPPORTED,
+		               "gemm %s: a transposed write of D (out_t) needs impl f8b (cuBLASLt "
+		               "writes D alone)",
+		               cfg);
 
 	p = calloc(1, sizeof *p);
 	if (!p)

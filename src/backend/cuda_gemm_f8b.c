@@ -30,8 +30,9 @@
 #define ENCODE_ABI 12000
 
 struct f8b_kplan {
-	CUtensorMap tmap_a, tmap_b, tmap_d; /* 128-byte aligned (the struct is allocated so) */
-	const void *bound_a, *bound_b, *bound_d;
+	/* 128-byte aligned (the struct is allocated so); tmap_t: D^T's (out_t) */
+	CUtensorMap tmap_a, tmap_b, tmap_d, tmap_t;
+	const void *bound_a, *bound_b, *bound_d, *bound_t;
 	struct f8b_gemm_desc d;
 	int tile, grid, mode; /* mode: enum f8b_kgemm_mode */
 	bool tma_store;       /* D through tmap_d (its rows a multiple of 16 bytes) */
@@ -74,10 +75,20 @@ struct f8b_kplan {
 #define NO_OVERLAP_COST 1.125
 
 /* The modes tile t is compiled for with output dtype out: e4m3 has its
- * own, fewer, variants (gemm.h). */
+ * own, fewer, variants (gemm.h); with F8B_KGEMM_OUT_T (a D^T written too)
+ * those whose epilogue has the transposed write: the cooperative tiles',
+ * but for BLOCK_1X128 in halves (its column scales in shared memory),
+ * whose registers have no room for it (sm90_fp8_gemm_consumer.cuh). */
 static unsigned tile_modes(const struct f8b_kgemm_tile *t, int out)
 {
-	return out == F8B_E4M3 ? t->e4m3_modes : t->modes;
+	const bool out_t = (out & F8B_KGEMM_OUT_T) != 0;
+	out &= ~F8B_KGEMM_OUT_T;
+	unsigned m = out == F8B_E4M3 ? t->e4m3_modes : t->modes;
+	if (out_t && t->sched != F8B_KGEMM_SCHED_COOP)
+		return 0;
+	if (out_t && F8B_KGEMM_SMEM_SCALES(t->bn, F8B_KGEMM_BLOCK_1X128))
+		m &= ~(1u << F8B_KGEMM_BLOCK_1X128);
+	return m;
 }
 
 int f8b_kgemm_pick_tile(int64_t m, int64_t n, int sms, int mode, int out)
@@ -153,6 +164,27 @@ static int check_e4m3_out(const struct f8b_gemm_desc *d, const char *cfg, int mo
 	return F8B_OK;
 }
 
+/* A D^T written beside D (out_t; doc/gemm-kernels.md "Transposed
+ * write"): bf16 or e4m3 (the f32 variants have no transposed epilogue),
+ * through a tensor map whose rows, M elements each, must be a multiple of
+ * 16 bytes. */
+static int check_out_t(const struct f8b_gemm_desc *d, const char *cfg)
+{
+	if (d->out_dtype != F8B_BF16 && d->out_dtype != F8B_E4M3)
+		return F8B_ERR(F8B_EUNSUPPORTED,
+		               "gemm %s, impl f8b: a transposed D is written in bf16 or e4m3 (this "
+		               "output is %s)",
+		               cfg, f8b_dtype_name(d->out_dtype));
+	const int64_t row = d->m * (int64_t)f8b_dtype_size(d->out_dtype);
+	if (row % 16)
+		return F8B_ERR(F8B_EINVAL,
+		               "gemm %s, impl f8b: a transposed D needs M a multiple of %d (D^T's "
+		               "rows, M=%lld elements of %s, are stored by TMA: 16-byte aligned)",
+		               cfg, (int)(16 / f8b_dtype_size(d->out_dtype)), (long long)d->m,
+		               f8b_dtype_name(d->out_dtype));
+	return F8B_OK;
+}
+
 /* The kernel mode of a problem (enum f8b_kgemm_mode), or a refusal naming
  * what is not taken. */
 int f8b_kgemm_mode_of(const struct f8b_gemm_desc *d, const char *cfg, int *mode)
@@ -182,6 +214,8 @@ int f8b_kgemm_mode_of(const struct f8b_gemm_desc *d, const char *cfg, int *mode)
 		    cfg, f8b_granularity_name(ga), f8b_granularity_name(gb));
 	if (d->out_dtype == F8B_E4M3)
 		F8B_TRY(check_e4m3_out(d, cfg, m));
+	if (d->out_t)
+		F8B_TRY(check_out_t(d, cfg));
 	*mode = m;
 	return F8B_OK;
 }
@@ -249,7 +283,7 @@ int f8b_cuda_kgemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, i
 	F8B_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, be->device));
 	if (sms < 1)
 		return F8B_ERR(F8B_EDEVICE, "gemm impl f8b: the device reports %d SMs", sms);
-	const int odt = d->out_dtype;
+	const int odt = d->out_dtype | (d->out_t ? F8B_KGEMM_OUT_T : 0);
 	int ncand = f8b_kgemm_candidates(mode, odt);
 	if (info)
 		info->candidates = ncand;
@@ -342,10 +376,10 @@ int f8b_cuda_kgemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, i
 		 * ("/pp"); every grid is persistent (doc/gemm-kernels.md).  At
 		 * most 80 characters of the 96 the row keeps. */
 		snprintf(info->desc, sizeof info->desc,
-		         "f8b sm90 %s tile=%s stages=%d grid=%d store=%s%s%s", mode_name(mode),
+		         "f8b sm90 %s tile=%s stages=%d grid=%d store=%s%s%s%s", mode_name(mode),
 		         t->name, t->stages, p->grid, p->tma_store ? "tma" : "direct",
 		         d->epilogue == F8B_GEMM_EPI_SIGMOID ? "+sigmoid" : "",
-		         d->out_dtype == F8B_E4M3 ? "+amax" : "");
+		         d->out_dtype == F8B_E4M3 ? "+amax" : "", d->out_t ? "+dT" : "");
 	}
 	*out = p;
 	return F8B_OK;
@@ -409,6 +443,33 @@ static int encode_d(struct f8b_kplan *p, void *ptr)
 	return F8B_OK;
 }
 
+/* D^T [N, M] row-major (bf16 or e4m3) for the transposed write: dims {M,
+ * N}, row stride M x the element size (a multiple of 16 bytes:
+ * check_out_t), box {64, 64}, swizzled over the box's row (128 bytes of
+ * bf16: 128-byte swizzle; 64 of e4m3: 64-byte), as
+ * sm90_fp8_gemm_epilogue.cuh's tma_t() writes it; a store clips at the
+ * bounds. */
+static int encode_t(struct f8b_kplan *p, void *ptr)
+{
+	const size_t es = f8b_dtype_size(p->d.out_dtype);
+	const bool e4m3 = p->d.out_dtype == F8B_E4M3;
+	cuuint64_t dims[2] = {(cuuint64_t)p->d.m, (cuuint64_t)p->d.n};
+	cuuint64_t strides[1] = {(cuuint64_t)p->d.m * es};
+	cuuint32_t box[2] = {64, 64};
+	cuuint32_t estr[2] = {1, 1};
+	CUresult r = p->encode(
+	    &p->tmap_t, e4m3 ? CU_TENSOR_MAP_DATA_TYPE_UINT8 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2,
+	    ptr, dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
+	    e4m3 ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_128B,
+	    CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+	if (r != CUDA_SUCCESS)
+		return F8B_ERR(F8B_EDEVICE,
+		               "gemm impl f8b: cuTensorMapEncodeTiled for D^T [%lld, %lld] failed "
+		               "(CUresult %d)",
+		               (long long)p->d.n, (long long)p->d.m, (int)r);
+	return F8B_OK;
+}
+
 int f8b_cuda_kgemm_encode(const void *ptr, int64_t rows, int64_t k, int box_rows, void *map)
 {
 	PFN_cuTensorMapEncodeTiled_v12000 fn = NULL;
@@ -422,9 +483,10 @@ int f8b_cuda_kgemm(struct f8b_backend *be, struct f8b_kplan *p, const struct f8b
 
 	F8B_TRY(f8b_check_gemm_args(&p->d, a));
 	/* TMA's global address must be 16-byte aligned (alloc() gives 256). */
-	if ((uintptr_t)a->a % 16 || (uintptr_t)a->b % 16 || (uintptr_t)a->d % 16)
+	if ((uintptr_t)a->a % 16 || (uintptr_t)a->b % 16 || (uintptr_t)a->d % 16 ||
+	    (uintptr_t)a->d_t % 16)
 		return F8B_ERR(F8B_EINVAL,
-		               "gemm impl f8b: A, B and D must be 16-byte aligned (TMA)");
+		               "gemm impl f8b: A, B, D and D^T must be 16-byte aligned (TMA)");
 	if (a->a != p->bound_a) {
 		F8B_TRY(encode(p, &p->tmap_a, a->a, p->d.m, t->bm, "A"));
 		p->bound_a = a->a;
@@ -436,6 +498,10 @@ int f8b_cuda_kgemm(struct f8b_backend *be, struct f8b_kplan *p, const struct f8b
 	if (p->tma_store && a->d != p->bound_d) {
 		F8B_TRY(encode_d(p, a->d));
 		p->bound_d = a->d;
+	}
+	if (p->d.out_t && a->d_t != p->bound_t) {
+		F8B_TRY(encode_t(p, a->d_t));
+		p->bound_t = a->d_t;
 	}
 	struct f8b_kgemm_args ka = {
 	    .a_scale_inv = a->a_scale_inv,
@@ -452,6 +518,7 @@ int f8b_cuda_kgemm(struct f8b_backend *be, struct f8b_kplan *p, const struct f8b
 	    .sigmoid = p->d.epilogue == F8B_GEMM_EPI_SIGMOID,
 	    .d_scale = a->d_scale,
 	    .amax_d = a->amax_d,
+	    .d_t = p->d.out_t ? a->d_t : NULL,
 	};
 	/* An e4m3 D: the kernel's warps atomically max |v| into amax_d, which
 	 * starts from +0.0 (bits 0), zeroed here on the same stream: part of
@@ -459,7 +526,7 @@ int f8b_cuda_kgemm(struct f8b_backend *be, struct f8b_kplan *p, const struct f8b
 	if (p->d.out_dtype == F8B_E4M3)
 		F8B_CUDA_TRY(cudaMemsetAsync(a->amax_d, 0, sizeof(float), be->stream));
 	F8B_KERNEL_TRY(f8b_kgemm_run(p->tile, p->mode, p->d.a_dtype, p->d.b_dtype, p->d.out_dtype,
-	                             &p->tmap_a, &p->tmap_b, p->tma_store ? &p->tmap_d : NULL, &ka,
-	                             p->grid, be->stream));
+	                             &p->tmap_a, &p->tmap_b, p->tma_store ? &p->tmap_d : NULL,
+	                             p->d.out_t ? &p->tmap_t : NULL, &ka, p->grid, be->stream));
 	return F8B_OK;
 }

@@ -21,6 +21,11 @@ extern "C" {
  * e4m3 in a mode with e4m3-output variants, without the fused sigmoid. */
 int f8b_kgemm_mode_of(const struct f8b_gemm_desc *d, const char *cfg, int *mode);
 
+/* OR'd into the `out` of the three functions below: D^T is written too
+ * (f8b_gemm_desc.out_t), which only the cooperative tiles' epilogue does
+ * (the ping-pong tile is no candidate then). */
+#define F8B_KGEMM_OUT_T 0x100
+
 /* The tile index the plan picks for an M x N output on `sms` SMs in mode
  * with output dtype out (the fewest waves, weighted by tile area; the
  * wider tile on ties; cluster and ping-pong tiles never), -1 when no tile

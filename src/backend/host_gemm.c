@@ -83,6 +83,10 @@ int f8b_host_gemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, in
 		return F8B_ERR(F8B_EUNSUPPORTED,
 		               "gemm: a fused sigmoid epilogue is f8bench's own GEMM's (impl f8b); "
 		               "the host backend, like cuBLASLt, runs the GEMM alone");
+	if (d->out_t)
+		return F8B_ERR(F8B_EUNSUPPORTED,
+		               "gemm: a transposed write of D (out_t) is f8bench's own GEMM's "
+		               "(impl f8b); the host backend, like cuBLASLt, writes D alone");
 	if (candidate != 0)
 		return F8B_ERR(F8B_EUNSUPPORTED,
 		               "gemm: algorithm candidate %d (the host backend has one: 0)",

@@ -59,6 +59,9 @@ void f8b_cost_gemm(const struct f8b_gemm_desc *d, struct f8b_cost *c)
 		c->bytes_read += SCALE_BYTES;
 		c->bytes_written += SCALE_BYTES;
 	}
+	/* out_t: D^T written too, as many bytes again */
+	if (d->out_t)
+		c->bytes_written += elems(d->m, d->n) * dsize(d->out_dtype);
 }
 
 void f8b_cost_amax(enum f8b_dtype in, enum f8b_granularity g, int64_t rows, int64_t cols,

@@ -58,6 +58,7 @@
 	X(S, out_dtype, STR, "")                                                                   \
 	X(S, backend, STR, "")                                                                     \
 	X(S, impl, STR, "")                                                                        \
+	X(S, out_t, I32, "")                                                                       \
 	X(S, status, STR, "")                                                                      \
 	X(S, time_median_s, F64, "s")                                                              \
 	X(S, time_min_s, F64, "s")                                                                 \
@@ -112,8 +113,9 @@ _Static_assert(sizeof(struct f8b_gemm_row_mirror) == sizeof(struct f8b_gemm_row)
 
 static const struct f8b_field gemm_fields[] = {F8B_GEMM_COLUMNS(F8B_FIELD, struct f8b_gemm_row)};
 /* impl: "" in files from before --impl, which all ran cuBLASLt (or the
- * host reference): doc/results.md. */
-static const char *const gemm_late[] = {"impl", NULL};
+ * host reference); out_t: 0 in files from before --out-t, which wrote D
+ * alone: doc/results.md. */
+static const char *const gemm_late[] = {"impl", "out_t", NULL};
 
 const struct f8b_table_schema f8b_gemm_schema = {
     .name = "gemm",

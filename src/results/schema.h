@@ -24,6 +24,7 @@ struct f8b_gemm_row {
 	char a_dtype[F8B_STR], b_dtype[F8B_STR], out_dtype[F8B_STR];
 	char backend[F8B_STR];
 	char impl[F8B_STR]; /* GEMM implementation: cublaslt|f8b ("" in files before it) */
+	int32_t out_t;      /* 1: D^T written too (--out-t on; 0 in files before it) */
 	char status[F8B_STR];
 	double time_median_s, time_min_s, time_max_s;
 	double time_noise; /* relative noise of the median */

@@ -5,18 +5,42 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Poisons D and amax_d, runs, synchronises, checks. */
+/* Adds to *off the elements of D^T (n x m bytes, device) that are not
+ * D's (m x n, device) transposed. */
+static int count_t(const struct f8b_backend_ops *ops, struct f8b_backend *be, const void *d,
+                   const void *dt, int64_t m, int64_t n, int64_t *off)
+{
+	size_t bytes = (size_t)(m * n);
+	uint8_t *hd = malloc(bytes), *ht = malloc(bytes);
+	int rc = hd && ht ? F8B_OK : F8B_ENOMEM;
+	if (rc == F8B_OK)
+		rc = ops->download(be, hd, d, bytes);
+	if (rc == F8B_OK)
+		rc = ops->download(be, ht, dt, bytes);
+	for (int64_t i = 0; rc == F8B_OK && i < m; i++)
+		for (int64_t j = 0; j < n; j++)
+			*off += hd[i * n + j] != ht[j * m + i];
+	free(hd);
+	free(ht);
+	return rc;
+}
+
+/* Poisons D (and D^T), and amax_d, runs, synchronises, checks. */
 static int run_check(const struct f8b_backend_ops *ops, struct f8b_backend *be,
                      struct f8b_gemm_plan *plan, const struct f8b_gemm_args *args,
                      const struct f8b_gemm_data *g, int64_t max_rows, float *amax,
-                     struct f8b_gemm_verdict *v)
+                     struct f8b_gemm_verdict *v, int64_t *t_off)
 {
 	const float poison = OUT8_POISON;
 	F8B_TRY(ops->memset(be, args->d, 0xFF, f8b_tensor_bytes(g->d)));
+	if (args->d_t)
+		F8B_TRY(ops->memset(be, args->d_t, 0xFF, f8b_tensor_bytes(g->d)));
 	F8B_TRY(ops->upload(be, args->amax_d, &poison, sizeof poison));
 	F8B_TRY(ops->gemm(be, plan, args));
 	F8B_TRY(ops->sync(be));
 	F8B_TRY(ops->download(be, amax, args->amax_d, sizeof *amax));
+	if (args->d_t)
+		F8B_TRY(count_t(ops, be, args->d, args->d_t, g->desc->m, g->desc->n, t_off));
 	return f8b_gemm_check(ops, be, g, max_rows, g->desc->n, 1, v);
 }
 
@@ -27,12 +51,13 @@ void out8_run(const struct f8b_backend_ops *ops, struct f8b_backend *be,
               struct out8_result *r)
 {
 	struct f8b_gemm_plan *plan = NULL;
-	struct f8b_tensor dt = {0};
+	struct f8b_tensor dt = {0}, dtt = {0};
 	float *ds = NULL, *am = NULL;
 	uint8_t *codes = NULL;
 	size_t n = (size_t)(d->m * d->n);
 
 	memset(r, 0, sizeof *r);
+	r->t_off = d->out_t ? 0 : -1;
 	r->step = "plan";
 	r->rc = ops->gemm_plan(be, d, candidate, &plan, &r->info);
 	r->unsupported = r->rc == F8B_EUNSUPPORTED;
@@ -40,6 +65,8 @@ void out8_run(const struct f8b_backend_ops *ops, struct f8b_backend *be,
 		return;
 	r->step = "allocate";
 	r->rc = f8b_tensor_alloc(ops, be, &dt, F8B_E4M3, d->m, d->n);
+	if (r->rc == F8B_OK && d->out_t)
+		r->rc = f8b_tensor_alloc(ops, be, &dtt, F8B_E4M3, d->n, d->m);
 	if (r->rc == F8B_OK)
 		r->rc = ops->alloc(be, sizeof(float), (void **)&ds);
 	if (r->rc == F8B_OK)
@@ -60,7 +87,8 @@ void out8_run(const struct f8b_backend_ops *ops, struct f8b_backend *be,
 	                             .b_scale_inv = b_scale_inv,
 	                             .d = dt.data,
 	                             .d_scale = ds,
-	                             .amax_d = am};
+	                             .amax_d = am,
+	                             .d_t = dtt.data};
 	/* d_scale as f8bench gemm chooses it (gemm.c, choose_d_scale) */
 	double amax_ref = 0;
 	bool sampled = false;
@@ -73,7 +101,7 @@ void out8_run(const struct f8b_backend_ops *ops, struct f8b_backend *be,
 		r->rc = ops->upload(be, ds, &r->d_scale, sizeof r->d_scale);
 	if (r->rc == F8B_OK) {
 		r->step = "run and check at d_scale";
-		r->rc = run_check(ops, be, plan, &args, &g, max_rows, &r->amax_d, &r->v);
+		r->rc = run_check(ops, be, plan, &args, &g, max_rows, &r->amax_d, &r->v, &r->t_off);
 	}
 	/* 4 x d_scale: at least the elements above 1/4 of the amax saturate */
 	const float ds4 = 4.0f * r->d_scale;
@@ -81,7 +109,8 @@ void out8_run(const struct f8b_backend_ops *ops, struct f8b_backend *be,
 		r->rc = ops->upload(be, ds, &ds4, sizeof ds4);
 	if (r->rc == F8B_OK) {
 		r->step = "run and check at 4 x d_scale";
-		r->rc = run_check(ops, be, plan, &args, &g, max_rows, &r->amax_sat, &r->vsat);
+		r->rc = run_check(ops, be, plan, &args, &g, max_rows, &r->amax_sat, &r->vsat,
+		                  &r->t_off);
 	}
 	if (r->rc == F8B_OK) {
 		r->step = "download D";
@@ -97,6 +126,7 @@ void out8_run(const struct f8b_backend_ops *ops, struct f8b_backend *be,
 	free(codes);
 	ops->free(be, ds);
 	ops->free(be, am);
+	f8b_tensor_free(ops, be, &dtt);
 	f8b_tensor_free(ops, be, &dt);
 	ops->gemm_plan_free(be, plan);
 }

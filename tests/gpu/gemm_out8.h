@@ -6,7 +6,8 @@
  * (1e30, above any amax: a GEMM that maxed into amax_d instead of setting
  * it keeps it), runs and checks it with the benchmarks' check
  * (bench/gemm/gemm_check.h), then again at 4 x d_scale, where elements
- * must saturate to +-448 and never become NaN.  It asserts nothing: the
+ * must saturate to +-448 and never become NaN; with d->out_t, D^T is
+ * compared with D, byte for byte, after each run.  It asserts nothing: the
  * test reads the result and says what failed (tap.h's counters are per
  * file). */
 #ifndef F8B_GEMM_OUT8_H
@@ -31,6 +32,9 @@ struct out8_result {
 	struct f8b_gemm_verdict vsat; /* at 4 x d_scale */
 	float amax_sat;
 	int64_t nan_codes, sat_codes; /* codes of D at 4 x d_scale: NaN, +-448 */
+	/* d->out_t: elements of D^T (poisoned before each run) that are not
+	 * D's byte transposed, over both runs; -1 when no D^T was asked */
+	int64_t t_off;
 };
 
 /* d: out_dtype e4m3; a, b the quantised operands (device) with their

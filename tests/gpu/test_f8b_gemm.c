@@ -30,6 +30,13 @@
  * d_scale saturation to +-448, never NaN; the other dtype pairs, the block
  * modes and the fused sigmoid with an e4m3 D are refused.
  *
+ * The transposed write (out_t, doc/gemm-kernels.md "Transposed write"):
+ * every bf16 case of the main, cluster and direct passes runs again with
+ * D^T, every tile that writes it, the fused sigmoid's too, and the e4m3
+ * pass runs each case with D^T as well; D^T (poisoned first) must be D's
+ * bytes transposed, every element; f32, a D^T whose rows are not 16-byte
+ * multiples, and cuBLASLt are refused.
+ *
  * F8B_TEST_SMALL=1 runs three small shapes only, e4m3 x e4m3 with bf16
  * output, every mode and tile (for compute-sanitizer).  F8B_TEST_E4M3=1
  * runs the e4m3-output pass alone (every shape), e.g. after a change to
@@ -266,6 +273,7 @@ struct gemm_case {
 	int64_t nrows;
 	const double *ref;
 	bool sigmoid;     /* the fused sigmoid epilogue (F8B_GEMM_EPI_SIGMOID) */
+	bool trans;       /* D^T written too (out_t): D's bytes transposed, every one */
 	float *keep;      /* where to copy the checked rows of D (a plain f32 run) */
 	const float *v32; /* sigmoid: the same GEMM's own f32 sum on those rows */
 };
@@ -337,6 +345,26 @@ static void check_d(const struct gemm_case *c, const char *label, const float *f
 	free(sub);
 }
 
+/* D^T (device, poisoned before the run) against D's bytes (host, raw, m x
+ * n elements of es bytes): every element, bit for bit. */
+static void check_t(const char *label, const void *raw, const struct f8b_tensor *dtt, int64_t m,
+                    int64_t n, size_t es)
+{
+	size_t bytes = (size_t)(m * n) * es, off = 0;
+	uint8_t *t = tap_xcalloc(bytes, 1);
+	const uint8_t *d = raw;
+	int rc = ops->download(be, t, dtt->data, bytes);
+	if (tap_ok(rc == F8B_OK, "%s: download D^T", label)) {
+		for (int64_t i = 0; i < m; i++)
+			for (int64_t j = 0; j < n; j++)
+				off += memcmp(d + (size_t)(i * n + j) * es,
+				              t + (size_t)(j * m + i) * es, es) != 0;
+		tap_ok(off == 0, "%s: D^T is D transposed, bit for bit (%zu of %lld differ)", label,
+		       off, (long long)(m * n));
+	}
+	free(t);
+}
+
 /* Plans candidate `cand` of impl f8b, runs it on poisoned D and checks it;
  * *ncand: the candidates the plan reports. */
 static void f8b_case(const struct gemm_case *c, int cand, int *ncand)
@@ -352,21 +380,21 @@ static void f8b_case(const struct gemm_case *c, int cand, int *ncand)
 	                          .b_gran = c->sc->b,
 	                          .fast_accum = c->fast,
 	                          .impl = F8B_GEMM_IMPL_F8B,
-	                          .epilogue =
-	                              c->sigmoid ? F8B_GEMM_EPI_SIGMOID : F8B_GEMM_EPI_NONE};
+	                          .epilogue = c->sigmoid ? F8B_GEMM_EPI_SIGMOID : F8B_GEMM_EPI_NONE,
+	                          .out_t = c->trans};
 	struct f8b_gemm_plan *plan = NULL;
 	struct f8b_algo_info info = {.candidates = 1};
-	struct f8b_tensor dt = {0};
+	struct f8b_tensor dt = {0}, dtt = {0};
 	char label[240];
 	int rc;
 
 	snprintf(label, sizeof label,
-	         "f8b M=%lld K=%lld N=%lld %s x %s, %s x %s -> %s fast_accum %s candidate %d%s%s",
+	         "f8b M=%lld K=%lld N=%lld %s x %s, %s x %s -> %s fast_accum %s candidate %d%s%s%s",
 	         (long long)s->m, (long long)s->k, (long long)s->n, f8b_dtype_name(c->at),
 	         f8b_dtype_name(c->bt), f8b_granularity_name(c->sc->a),
 	         f8b_granularity_name(c->sc->b), f8b_dtype_name(c->out), c->fast ? "on" : "off",
 	         cand, c->pass == PASS_DIRECT ? ", direct stores" : "",
-	         c->sigmoid ? ", sigmoid epilogue" : "");
+	         c->sigmoid ? ", sigmoid epilogue" : "", c->trans ? ", D^T too" : "");
 	rc = ops->gemm_plan(be, &d, cand, &plan, &info);
 	/* Every tile of the mode in turn (at most 8, should the table grow). */
 	*ncand = info.candidates >= 1 && info.candidates <= 8 ? info.candidates : 1;
@@ -389,7 +417,8 @@ static void f8b_case(const struct gemm_case *c, int cand, int *ncand)
 	           (info.tile == 20 || info.tile == 23 || info.tile == 32),
 	       "%s: algo info: %s (%d candidates)", label, info.desc, info.candidates);
 	tap_ok(strstr(info.desc, c->pass == PASS_DIRECT ? "store=direct" : "store=tma") != NULL &&
-	           (strstr(info.desc, "+sigmoid") != NULL) == c->sigmoid,
+	           (strstr(info.desc, "+sigmoid") != NULL) == c->sigmoid &&
+	           (strstr(info.desc, "+dT") != NULL) == c->trans,
 	       "%s: the epilogue's stores and activation as the case asks (%s)", label, info.desc);
 	size_t n = (size_t)(s->m * s->n);
 	rc = f8b_tensor_alloc(ops, be, &dt, c->out, s->m, s->n);
@@ -397,11 +426,16 @@ static void f8b_case(const struct gemm_case *c, int cand, int *ncand)
 	 * never wrote fails the comparison. */
 	if (rc == F8B_OK)
 		rc = ops->memset(be, dt.data, 0xFF, f8b_tensor_bytes(&dt));
+	if (rc == F8B_OK && c->trans)
+		rc = f8b_tensor_alloc(ops, be, &dtt, c->out, s->n, s->m);
+	if (rc == F8B_OK && c->trans)
+		rc = ops->memset(be, dtt.data, 0xFF, f8b_tensor_bytes(&dtt));
 	struct f8b_gemm_args args = {.a = c->a->q.data,
 	                             .b = c->b->q.data,
 	                             .a_scale_inv = c->a->scale_inv,
 	                             .b_scale_inv = c->b->scale_inv,
-	                             .d = dt.data};
+	                             .d = dt.data,
+	                             .d_t = dtt.data};
 	if (rc == F8B_OK)
 		rc = ops->gemm(be, plan, &args);
 	if (rc == F8B_OK)
@@ -414,10 +448,13 @@ static void f8b_case(const struct gemm_case *c, int cand, int *ncand)
 		if (tap_ok(rc == F8B_OK, "%s: download D", label)) {
 			f8b_to_f32(raw, c->out, full, n);
 			check_d(c, label, full, &info);
+			if (c->trans)
+				check_t(label, raw, &dtt, s->m, s->n, f8b_dtype_size(c->out));
 		}
 		free(full);
 		free(raw);
 	}
+	f8b_tensor_free(ops, be, &dtt);
 	f8b_tensor_free(ops, be, &dt);
 	ops->gemm_plan_free(be, plan);
 }
@@ -436,6 +473,15 @@ static void run_outputs(struct gemm_case *c)
 			int ncand = 1;
 			for (int cand = 0; cand < ncand; cand++)
 				f8b_case(c, cand, &ncand);
+			/* D^T beside D (bf16): every tile that writes it (the
+			 * cooperative ones: the candidates of an out_t plan) */
+			if (c->out == F8B_BF16 && c->pass != PASS_PINGPONG) {
+				c->trans = true;
+				ncand = 1;
+				for (int cand = 0; cand < ncand; cand++)
+					f8b_case(c, cand, &ncand);
+				c->trans = false;
+			}
 			/* The fused sigmoid (lls's forward GEMM): the host's pick of
 			 * each mode, both ways to D. */
 			if (c->pass == PASS_MAIN || c->pass == PASS_DIRECT) {
@@ -450,6 +496,11 @@ static void run_outputs(struct gemm_case *c)
 				c->sigmoid = true;
 				c->v32 = v32;
 				f8b_case(c, 0, &ncand);
+				if (out == F8B_BF16) { /* the sigmoid's y transposed too */
+					c->trans = true;
+					f8b_case(c, 0, &ncand);
+					c->trans = false;
+				}
 				c->sigmoid = false;
 				c->v32 = NULL;
 				free(v32);
@@ -462,7 +513,10 @@ static void run_outputs(struct gemm_case *c)
 static void run_out8(const struct gemm_case *c)
 {
 	const struct shape *s = c->s;
-	for (int fast = 1; fast >= 0; fast--) {
+	for (int run = 0; run < 4; run++) {
+		/* fast_accum on, off; then each with D^T written too */
+		const int fast = !(run & 1);
+		const bool trans = run >= 2;
 		struct f8b_gemm_desc d = {.m = s->m,
 		                          .n = s->n,
 		                          .k = s->k,
@@ -472,14 +526,16 @@ static void run_out8(const struct gemm_case *c)
 		                          .a_gran = c->sc->a,
 		                          .b_gran = c->sc->b,
 		                          .fast_accum = fast != 0,
-		                          .impl = F8B_GEMM_IMPL_F8B};
+		                          .impl = F8B_GEMM_IMPL_F8B,
+		                          .out_t = trans};
 		char label[240];
 		struct out8_result r;
 		snprintf(label, sizeof label,
-		         "f8b M=%lld K=%lld N=%lld %s x %s, %s x %s -> e4m3 fast_accum %s",
+		         "f8b M=%lld K=%lld N=%lld %s x %s, %s x %s -> e4m3%s fast_accum %s",
 		         (long long)s->m, (long long)s->k, (long long)s->n, f8b_dtype_name(c->at),
 		         f8b_dtype_name(c->bt), f8b_granularity_name(c->sc->a),
-		         f8b_granularity_name(c->sc->b), fast ? "on" : "off");
+		         f8b_granularity_name(c->sc->b), trans ? " and D^T" : "",
+		         fast ? "on" : "off");
 		out8_run(ops, be, &d, 0, &c->a->q, &c->b->q, c->a->scale_inv, c->b->scale_inv,
 		         &c->a->hp, &c->b->hp, c->nrows, &r);
 		if (r.unsupported && !sm90) {
@@ -494,8 +550,15 @@ static void run_out8(const struct gemm_case *c)
 		         "(reference %.7g%s), max |D| %d steps from e4m3(amax_d * d_scale) [%s]",
 		         label, r.d_scale, v->rel_error, v->tolerance, v->sqnr_db, v->amax_d,
 		         v->amax_ref, v->sampled ? ", sampled" : "", v->max_steps, r.info.desc);
-		tap_ok(r.info.tile == 20 && strstr(r.info.desc, "store=direct+amax"),
-		       "%s: the 128x128 tile, direct stores and the amax (%s)", label, r.info.desc);
+		tap_ok(r.info.tile == 20 && strstr(r.info.desc, "store=direct+amax") &&
+		           (strstr(r.info.desc, "+dT") != NULL) == trans,
+		       "%s: the 128x128 tile, direct stores and the amax%s (%s)", label,
+		       trans ? ", D^T through TMA" : "", r.info.desc);
+		if (trans)
+			tap_ok(r.t_off == 0,
+			       "%s: D^T is D transposed, byte for byte, at d_scale and 4 x d_scale "
+			       "(%lld differ)",
+			       label, (long long)r.t_off);
 		tap_ok(v->ok && v->off == 0 && v->amax_ok,
 		       "%s: D within one e4m3 step of the quantised reference (%lld of %lldx%lld "
 		       "off), rel_error %.3e <= %.3e, amax_d %.7g vs %.7g",
@@ -647,6 +710,63 @@ static void test_refusals(void)
 	}
 }
 
+/* The transposed write (out_t): bf16 or e4m3 only, D^T's rows (M elements)
+ * a multiple of 16 bytes, impl f8b only; BLOCK_1X128 takes the 128x128
+ * tile for it (its 128x256 halves have no room for it). */
+static void test_refusals_t(void)
+{
+	static const struct {
+		int64_t m;
+		enum f8b_dtype out;
+		enum f8b_gemm_impl impl;
+		int want;
+		const char *what, *why;
+	} cases[] = {
+	    {256, F8B_F32, F8B_GEMM_IMPL_F8B, F8B_EUNSUPPORTED, "f32 D^T", "bf16 or e4m3"},
+	    {24, F8B_E4M3, F8B_GEMM_IMPL_F8B, F8B_EINVAL, "e4m3 D^T at M=24", "multiple of 16"},
+	    {20, F8B_BF16, F8B_GEMM_IMPL_F8B, F8B_EINVAL, "bf16 D^T at M=20", "multiple of 8"},
+	    {256, F8B_BF16, F8B_GEMM_IMPL_CUBLASLT, F8B_EUNSUPPORTED, "D^T on cuBLASLt",
+	     "needs impl f8b"},
+	};
+	for (size_t i = 0; i < COUNT(cases); i++) {
+		struct f8b_gemm_desc d = {.m = cases[i].m,
+		                          .n = 256,
+		                          .k = 256,
+		                          .a_dtype = F8B_E4M3,
+		                          .b_dtype = F8B_E4M3,
+		                          .out_dtype = cases[i].out,
+		                          .a_gran = F8B_GRAN_TENSORWISE,
+		                          .b_gran = F8B_GRAN_TENSORWISE,
+		                          .fast_accum = true,
+		                          .impl = cases[i].impl,
+		                          .out_t = true};
+		struct f8b_gemm_plan *plan = NULL;
+		int rc = ops->gemm_plan(be, &d, 0, &plan, NULL);
+		tap_ok(rc == cases[i].want && !plan && strstr(f8b_last_error(), cases[i].why),
+		       "refuses %s: %s", cases[i].what, rc ? f8b_last_error() : "accepted");
+		if (plan)
+			ops->gemm_plan_free(be, plan);
+	}
+	struct f8b_gemm_desc d = {.m = 8192,
+	                          .n = 8192,
+	                          .k = 8192,
+	                          .a_dtype = F8B_E4M3,
+	                          .b_dtype = F8B_E4M3,
+	                          .out_dtype = F8B_BF16,
+	                          .a_gran = F8B_GRAN_BLOCK1X128,
+	                          .b_gran = F8B_GRAN_BLOCK1X128,
+	                          .impl = F8B_GEMM_IMPL_F8B,
+	                          .out_t = true};
+	struct f8b_gemm_plan *plan = NULL;
+	struct f8b_algo_info info = {0};
+	int rc = ops->gemm_plan(be, &d, 0, &plan, &info);
+	tap_ok(rc == F8B_OK && info.tile == 20 && info.candidates == 1,
+	       "blockwise-1x128 with D^T at 8192^3: the 128x128 tile, the only candidate (%s)",
+	       rc ? f8b_last_error() : info.desc);
+	if (plan)
+		ops->gemm_plan_free(be, plan);
+}
+
 static const char *const pass_names[NPASSES] = {"main", "pingpong", "cluster", "direct", "e4m3"};
 
 /* Whether pass p is named in the comma-separated list (NULL or empty: every
@@ -716,8 +836,10 @@ int main(void)
 	tap_diag("device 0: %s, sm_%d%d, %d SMs", info.name, info.cc_major, info.cc_minor,
 	         info.sm_count);
 	sm90 = info.cc_major == 9 && info.cc_minor == 0;
-	if (sm90)
+	if (sm90) {
 		test_refusals();
+		test_refusals_t();
+	}
 	for (int pass = only_e4m3 ? PASS_E4M3 : 0; pass < NPASSES; pass++) {
 		if (!pass_listed(pass, passes, NULL))
 			continue;

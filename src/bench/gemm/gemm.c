@@ -43,6 +43,7 @@ struct gemm_state {
 	struct gemm_case gc;
 	int64_t m, k, n;
 	struct f8b_tensor a_hp, b_hp, a_q, b_q, d;
+	struct f8b_tensor d_t; /* --out-t on: D^T [N,M] */
 	float *amax_a, *amax_b, *scale_a, *scale_b, *sinv_a, *sinv_b;
 	float *d_scale, *amax_d; /* e4m3 output: D's scale (given) and amax (written) */
 	int64_t nsa, nsb;
@@ -74,6 +75,7 @@ static void teardown(void *vs)
 	f8b_tensor_free(ops, be, &s->a_q);
 	f8b_tensor_free(ops, be, &s->b_q);
 	f8b_tensor_free(ops, be, &s->d);
+	f8b_tensor_free(ops, be, &s->d_t);
 	float *bufs[] = {s->amax_a, s->amax_b, s->scale_a, s->scale_b,
 	                 s->sinv_a, s->sinv_b, s->d_scale, s->amax_d};
 	for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
@@ -263,11 +265,14 @@ static int make_inputs(struct gemm_state *s, bool fp8, enum f8b_granularity ga,
 		    quantise(s, &s->a_hp, ga, &s->a_q, s->amax_a, s->scale_a, s->sinv_a, s->nsa));
 		F8B_TRY(
 		    quantise(s, &s->b_hp, gb, &s->b_q, s->amax_b, s->scale_b, s->sinv_b, s->nsb));
+		if (s->desc.out_t)
+			F8B_TRY(f8b_tensor_alloc(ops, be, &s->d_t, s->desc.out_dtype, s->n, s->m));
 		s->args = (struct f8b_gemm_args){.a = s->a_q.data,
 		                                 .b = s->b_q.data,
 		                                 .a_scale_inv = s->sinv_a,
 		                                 .b_scale_inv = s->sinv_b,
-		                                 .d = s->d.data};
+		                                 .d = s->d.data,
+		                                 .d_t = s->d_t.data};
 	} else {
 		s->args =
 		    (struct f8b_gemm_args){.a = s->a_hp.data, .b = s->b_hp.data, .d = s->d.data};
@@ -382,7 +387,8 @@ static int setup(struct f8b_run *run, size_t i, void *vrow, void **state)
 	                                 .a_gran = ga,
 	                                 .b_gran = gb,
 	                                 .fast_accum = s->gc.fast_accum,
-	                                 .impl = s->gc.impl};
+	                                 .impl = s->gc.impl,
+	                                 .out_t = fp8 && s->gc.out_t};
 
 	F8B_TRY(make_inputs(s, fp8, ga, gb));
 	if (s->desc.out_dtype == F8B_E4M3)
@@ -435,6 +441,48 @@ static void gemm_data(struct gemm_state *s, struct f8b_gemm_data *g)
 	};
 }
 
+/* --out-t: D^T against D, byte for byte (the same values transposed:
+ * backend.h).  Every element when D has at most 2^22; else D's first and
+ * last T_ROWS rows (the ragged edge among them) at T_COLS columns spread
+ * over N, the first and last included, each a row of D^T downloaded
+ * whole.  *off: elements that differ, *checked: elements compared. */
+#define T_ROWS 64
+#define T_COLS 64
+static int check_out_t(struct gemm_state *s, int64_t *off, int64_t *checked)
+{
+	const struct f8b_backend_ops *ops = s->run->ops;
+	struct f8b_backend *be = s->run->be;
+	const size_t es = f8b_dtype_size(s->desc.out_dtype);
+	const int64_t m = s->m, n = s->n;
+	const bool all = m * n <= ((int64_t)1 << 22);
+	const int64_t band = all || m <= 2 * T_ROWS ? m : T_ROWS; /* rows per band */
+	const int64_t ncols = all || n <= T_COLS ? n : T_COLS;
+	const int nbands = band == m ? 1 : 2;
+	uint8_t *d = malloc((size_t)(nbands * band * n) * es);
+	uint8_t *t = malloc((size_t)m * es);
+	int rc = d && t ? F8B_OK : F8B_ERR(F8B_ENOMEM, "gemm --out-t check");
+	*off = *checked = 0;
+	for (int b = 0; rc == F8B_OK && b < nbands; b++)
+		rc = ops->download(be, d + (size_t)(b * band * n) * es,
+		                   (uint8_t *)s->d.data + (size_t)((b ? m - band : 0) * n) * es,
+		                   (size_t)(band * n) * es);
+	for (int64_t c = 0; rc == F8B_OK && c < ncols; c++) {
+		const int64_t j = ncols == n ? c : c * (n - 1) / (ncols - 1);
+		rc = ops->download(be, t, (uint8_t *)s->d_t.data + (size_t)(j * m) * es,
+		                   (size_t)m * es);
+		for (int b = 0; rc == F8B_OK && b < nbands; b++)
+			for (int64_t r = 0; r < band; r++) {
+				const int64_t row = b ? m - band + r : r;
+				*off += memcmp(d + (size_t)((b * band + r) * n + j) * es,
+				               t + (size_t)row * es, es) != 0;
+				(*checked)++;
+			}
+	}
+	free(d);
+	free(t);
+	return rc;
+}
+
 static int check(void *vs, void *vrow, bool *ok)
 {
 	struct gemm_state *s = vs;
@@ -448,8 +496,17 @@ static int check(void *vs, void *vrow, bool *ok)
 	row->tolerance = v.tolerance;
 	row->sqnr_db = v.sqnr_db;
 	*ok = v.ok;
+	int64_t t_off = 0, t_checked = 0;
+	if (s->desc.out_t) {
+		F8B_TRY(check_out_t(s, &t_off, &t_checked));
+		*ok = *ok && t_off == 0;
+	}
 	memset(row->message, 0, sizeof row->message);
-	if (v.off > 0)
+	if (t_off > 0)
+		snprintf(row->message, sizeof row->message,
+		         "D^T: %lld of %lld checked elements differ from D transposed",
+		         (long long)t_off, (long long)t_checked);
+	else if (v.off > 0)
 		snprintf(row->message, sizeof row->message,
 		         "e4m3 D: %lld of %lldx%lld checked elements off the quantised reference",
 		         (long long)v.off, (long long)v.rows, (long long)v.cols);
@@ -542,6 +599,8 @@ static int64_t case_bytes(const void *cfg, size_t i)
 	const struct f8b_shape *s = &c->shapes.v[c->cases[i].shape];
 	double mk = (double)s->m * (double)s->k, nk = (double)s->n * (double)s->k;
 	double need = 2 * (mk + nk) + 4 * (double)s->m * (double)s->n;
+	if (c->cases[i].out_t) /* D^T */
+		need += 4 * (double)s->m * (double)s->n;
 	if (c->cases[i].sc != SC_NONE)
 		need += (mk + nk) * (1 + 3 * 4.0 / 128);
 	return need < 9e18 ? (int64_t)need : INT64_MAX;
@@ -550,7 +609,7 @@ static int64_t case_bytes(const void *cfg, size_t i)
 /* What case_key fills and same_case / describe read. */
 static const char *const gemm_key_columns[] = {
     "m",          "k",       "n",       "label",     "scaling", "a_gran", "b_gran",
-    "fast_accum", "a_dtype", "b_dtype", "out_dtype", "impl",    NULL,
+    "fast_accum", "a_dtype", "b_dtype", "out_dtype", "impl",    "out_t",  NULL,
 };
 /* The accuracy compare gates: SQNR against the high-precision inputs (the
  * recipe), and the relative error against the dequantized reference (the

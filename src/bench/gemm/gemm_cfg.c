@@ -39,6 +39,7 @@ enum {
 	OPT_AUTOTUNE,
 	OPT_CEILINGS,
 	OPT_IMPL,
+	OPT_OUT_T,
 };
 
 const struct f8b_option f8b_gemm_options[] = {
@@ -62,6 +63,10 @@ const struct f8b_option f8b_gemm_options[] = {
      "f8b (f8bench's own sm_90a kernel: tensorwise, axiswise, blockwise\n"
      "and blockwise-1x128, fast_accum on and off (promotion every 128 of\n"
      "K); the host backend refuses it) (default cublaslt)"},
+    {"out-t", OPT_OUT_T, 0, "LIST",
+     "off,on: whether the fp8 GEMM also writes D^T [N,M], D's values\n"
+     "transposed (impl f8b only: bf16 or e4m3 output, M a multiple of\n"
+     "16 bytes of it; cuBLASLt and the host refuse it) (default off)"},
     {"outliers", OPT_OUTLIERS, 0, "FRAC[:SCALE]",
      "multiply a fraction of inputs by SCALE (default 100) to\nstress scaling (default none)"},
     {"ceilings", OPT_CEILINGS, 0, "FILE",
@@ -83,6 +88,7 @@ int f8b_gemm_cfg_new(void **cfg)
 	c->fa_spec = "on,off";
 	c->dtypes_spec = "e4m3:e4m3";
 	c->impl_spec = "cublaslt";
+	c->out_t_spec = "off";
 	c->out_dtype = F8B_BF16;
 	c->outlier_scale = 100.0f;
 	c->autotune = 1;
@@ -109,6 +115,7 @@ int f8b_gemm_cfg_option(void *cfg, int key, const char *arg)
 	case OPT_FAST_ACCUM: c->fa_spec = arg; return F8B_OK;
 	case OPT_DTYPES: c->dtypes_spec = arg; return F8B_OK;
 	case OPT_IMPL: c->impl_spec = arg; return F8B_OK;
+	case OPT_OUT_T: c->out_t_spec = arg; return F8B_OK;
 	case OPT_OUT_DTYPE:
 		if (f8b_dtype_parse(arg, &c->out_dtype) != F8B_OK ||
 		    (c->out_dtype != F8B_BF16 && c->out_dtype != F8B_F32 &&
@@ -172,6 +179,13 @@ static int parse_onoff(const char *s, void *out)
 	return F8B_ERR(F8B_EINVAL, "fast_accum value '%s' (accepted: on, off)", s);
 }
 
+static int parse_out_t(const char *s, void *out)
+{
+	if (parse_onoff(s, out) == F8B_OK)
+		return F8B_OK;
+	return F8B_ERR(F8B_EINVAL, "'%s' (accepted: on, off)", s);
+}
+
 static int parse_impl(const char *s, void *out)
 {
 	return f8b_gemm_impl_parse(s, out);
@@ -207,7 +221,8 @@ int f8b_gemm_cfg_finalize(void *cfg, size_t *ncases)
 	bool *fa = NULL;
 	struct dtype_pair *dt = NULL;
 	enum f8b_gemm_impl *im = NULL;
-	size_t nsc = 0, nfa = 0, ndt = 0, nim = 0;
+	bool *ot = NULL;
+	size_t nsc = 0, nfa = 0, ndt = 0, nim = 0, not = 0;
 	int rc = f8b_shapes_parse(c->shapes_spec, &c->shapes);
 	if (rc == F8B_OK)
 		rc = f8b_parse_list(c->scaling_spec, "--scaling", sizeof *sc, parse_scaling,
@@ -221,6 +236,9 @@ int f8b_gemm_cfg_finalize(void *cfg, size_t *ncases)
 	if (rc == F8B_OK)
 		rc = f8b_parse_list(c->impl_spec, "--impl", sizeof *im, parse_impl, (void **)&im,
 		                    &nim);
+	if (rc == F8B_OK)
+		rc = f8b_parse_list(c->out_t_spec, "--out-t", sizeof *ot, parse_out_t, (void **)&ot,
+		                    &not );
 	/* A ceilings file is bad input if it cannot be read: say so now,
 	 * before any results file exists. */
 	if (rc == F8B_OK && c->ceilings_path) {
@@ -231,8 +249,10 @@ int f8b_gemm_cfg_finalize(void *cfg, size_t *ncases)
 			             f8b_last_error());
 	}
 	/* Per shape: the bf16 baseline case, then every fp8 combination, each
-	 * with every implementation in turn (side by side in one process). */
-	size_t per = 1 + nsc * nfa * ndt * nim;
+	 * with every implementation in turn and, within it, D alone then with
+	 * D^T (side by side in one process). */
+	size_t nfp8 = nsc * nfa * ndt * nim * not ;
+	size_t per = 1 + nfp8;
 	if (rc == F8B_OK && !(c->cases = calloc(c->shapes.n * per, sizeof *c->cases)))
 		rc = F8B_ERR(F8B_ENOMEM, "%zu cases", c->shapes.n * per);
 	if (rc == F8B_OK && !(c->base = calloc(c->shapes.n, sizeof *c->base)))
@@ -240,20 +260,22 @@ int f8b_gemm_cfg_finalize(void *cfg, size_t *ncases)
 	for (size_t s = 0; rc == F8B_OK && s < c->shapes.n; s++) {
 		c->cases[c->ncases++] =
 		    (struct gemm_case){.shape = s, .sc = SC_NONE, .dt = {F8B_BF16, F8B_BF16}};
-		size_t dims[4] = {nsc, nfa, ndt, nim}, idx[4];
-		for (size_t j = 0; j < nsc * nfa * ndt * nim; j++) {
-			f8b_cross_index(j, dims, 4, idx);
+		size_t dims[5] = {nsc, nfa, ndt, nim, not }, idx[5];
+		for (size_t j = 0; j < nfp8; j++) {
+			f8b_cross_index(j, dims, 5, idx);
 			c->cases[c->ncases++] = (struct gemm_case){.shape = s,
 			                                           .sc = sc[idx[0]],
 			                                           .fast_accum = fa[idx[1]],
 			                                           .dt = dt[idx[2]],
-			                                           .impl = im[idx[3]]};
+			                                           .impl = im[idx[3]],
+			                                           .out_t = ot[idx[4]]};
 		}
 	}
 	free(sc);
 	free(fa);
 	free(dt);
 	free(im);
+	free(ot);
 	*ncases = c->ncases;
 	return rc;
 }
@@ -303,6 +325,7 @@ void f8b_gemm_case_key(const void *cfg, size_t i, void *vrow)
 	f8b_gemm_setstr(row->out_dtype, sizeof row->out_dtype,
 	                f8b_dtype_name(gc->sc == SC_NONE ? F8B_BF16 : c->out_dtype));
 	f8b_gemm_setstr(row->impl, sizeof row->impl, f8b_gemm_impl_name(gc->impl));
+	row->out_t = gc->out_t;
 }
 
 /* A row's implementation; files written before the column existed read
@@ -318,7 +341,7 @@ bool f8b_gemm_same_case(const void *va, const void *vb)
 	return a->m == b->m && a->k == b->k && a->n == b->n && a->fast_accum == b->fast_accum &&
 	       !strcmp(a->scaling, b->scaling) && !strcmp(a->a_dtype, b->a_dtype) &&
 	       !strcmp(a->b_dtype, b->b_dtype) && !strcmp(a->out_dtype, b->out_dtype) &&
-	       !strncmp(row_impl(a), row_impl(b), sizeof a->impl);
+	       !strncmp(row_impl(a), row_impl(b), sizeof a->impl) && a->out_t == b->out_t;
 }
 
 void f8b_gemm_describe(const void *vrow, char *buf, size_t n)
@@ -328,10 +351,11 @@ void f8b_gemm_describe(const void *vrow, char *buf, size_t n)
 		snprintf(buf, n, "%lldx%lldx%lld bf16", (long long)r->m, (long long)r->k,
 		         (long long)r->n);
 	else
-		snprintf(buf, n, "%lldx%lldx%lld %s fast_accum=%s %s:%s%s%.16s", (long long)r->m,
+		snprintf(buf, n, "%lldx%lldx%lld %s fast_accum=%s %s:%s%s%.16s%s", (long long)r->m,
 		         (long long)r->k, (long long)r->n, r->scaling, r->fast_accum ? "on" : "off",
 		         r->a_dtype, r->b_dtype, strcmp(row_impl(r), "cublaslt") ? " impl=" : "",
-		         strcmp(row_impl(r), "cublaslt") ? row_impl(r) : "");
+		         strcmp(row_impl(r), "cublaslt") ? row_impl(r) : "",
+		         r->out_t ? " +D^T" : "");
 }
 
 void f8b_gemm_summarize(const void *vrow, char *buf, size_t n)

@@ -37,6 +37,7 @@ struct gemm_case {
 	bool fast_accum;
 	struct dtype_pair dt;
 	enum f8b_gemm_impl impl; /* the bf16 baseline: always cuBLASLt */
+	bool out_t;              /* D^T written too (--out-t; the baseline: never) */
 };
 
 /* bf16 baseline times measured by this process, one per shape. */
@@ -46,7 +47,7 @@ struct baseline {
 };
 
 struct gemm_cfg {
-	const char *shapes_spec, *scaling_spec, *fa_spec, *dtypes_spec, *impl_spec;
+	const char *shapes_spec, *scaling_spec, *fa_spec, *dtypes_spec, *impl_spec, *out_t_spec;
 	enum f8b_dtype out_dtype;
 	float outlier_frac, outlier_scale;
 	int autotune;
