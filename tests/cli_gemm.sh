@@ -14,7 +14,7 @@ ok $? "--help lists gemm"
 ok $? "--version"
 "$F8BENCH" gemm --help >ghelp.txt
 ok $? "gemm --help exits 0"
-for opt in --shapes --scaling --fast-accum --dtypes --out-dtype --backend --output --append --resume --seed --autotune --outliers --impl; do
+for opt in --shapes --scaling --fast-accum --dtypes --out-dtype --backend --output --append --resume --seed --autotune --outliers --impl --out-t; do
 	grep -q -- "$opt" ghelp.txt
 	ok $? "gemm --help documents $opt"
 done
@@ -155,6 +155,28 @@ ok $? "256^3 tensorwise: arithmetic intensity with e4m3 D is 4/3 of bf16 D's (A,
 rc=$?
 [ $rc = 2 ] && grep -q "accepted: bf16, f32, e4m3" b8err.txt && [ ! -e bad8.h5 ]
 ok $? "--out-dtype e5m2 is bad input (exit $rc), naming the accepted ones, no file"
+
+# --out-t off,on: each fp8 case as it is, then writing D^T too (impl f8b
+# only, doc/gemm.md "D^T beside D"): the host backend refuses the second
+# like cuBLASLt, the row says why, out_t keys it apart from the first.
+"$F8BENCH" gemm $Q --shapes 256x256x256 --scaling tensorwise --fast-accum on --out-t off,on \
+	-o t.h5 >/dev/null 2>terr.txt
+rc=$?
+ok $rc "--out-t off,on sweep exits 0 on the host backend (a refused case is a row)"
+"$F8BENCH" export t.h5 --table gemm >t.csv
+got=$(tail -n +2 t.csv | awk -F, -v o="$(col out_t t.csv)" -v s="$(col status t.csv)" '{printf "%s:%s ", $o, $s}' | tr -d '"')
+ok "$([ "$got" = "0:ok 0:ok 1:unsupported " ] && echo 0 || echo 1)" \
+	"out_t: the baseline and the plain fp8 row 0 and ok, the D^T row 1 and unsupported (got: $got)"
+grep -q "+D^T: unsupported: .*transposed write of D (out_t) is f8bench's own GEMM's" terr.txt
+ok $? "the D^T row names the case (+D^T) and why the host refuses it"
+"$F8BENCH" gemm $Q --shapes 256x256x256 --scaling tensorwise --fast-accum on --out-t off,on \
+	-o t.h5 --resume 2>tres.txt >/dev/null
+grep -q "already in" tres.txt && [ "$("$F8BENCH" export t.h5 --table gemm | wc -l)" = 4 ]
+ok $? "--resume finds all three rows, none added (out_t is a key)"
+"$F8BENCH" gemm $Q --shapes 256x256x256 --out-t sometimes -o badt.h5 >/dev/null 2>bterr.txt
+rc=$?
+[ $rc = 2 ] && grep -q -- "--out-t: 'sometimes' (accepted: on, off)" bterr.txt && [ ! -e badt.h5 ]
+ok $? "--out-t with a bad value is bad input (exit $rc), naming the accepted ones, no file"
 
 # --scaling blockwise-1x128 (any case): the blockwise recipe's grad_weight
 # GEMM, A and B both scaled per 1x128 block along K, rows of their own

@@ -167,7 +167,9 @@ static int check_e4m3_out(const struct f8b_gemm_desc *d, const char *cfg, int mo
 /* A D^T written beside D (out_t; doc/gemm-kernels.md "Transposed
  * write"): bf16 or e4m3 (the f32 variants have no transposed epilogue),
  * through a tensor map whose rows, M elements each, must be a multiple of
- * 16 bytes. */
+ * 16 bytes (so they are whenever f8b_check_gemm_desc took the problem:
+ * every fp8 GEMM dimension is a multiple of 16; checked here for the
+ * kernel's own sake). */
 static int check_out_t(const struct f8b_gemm_desc *d, const char *cfg)
 {
 	if (d->out_dtype != F8B_BF16 && d->out_dtype != F8B_E4M3)
