@@ -229,6 +229,7 @@ static const struct {
     MEMBER(out_dtype),
     MEMBER(backend),
     MEMBER(impl),
+    MEMBER(out_t),
     MEMBER(status),
     MEMBER(time_median_s),
     MEMBER(time_min_s),
@@ -465,7 +466,7 @@ static void test_layout(const char *path)
 	herr_t e = H5LTget_attribute_int(f, "/", "schema_version", &v);
 	tap_ok(e >= 0 && v == F8B_SCHEMA_VERSION, "layout: root attribute schema_version = %d", v);
 	e = H5TBget_table_info(f, "gemm", &nfields, &nrec);
-	tap_ok(e >= 0 && nfields == 53 && nrec == 3,
+	tap_ok(e >= 0 && nfields == 54 && nrec == 3,
 	       "layout: H5TB sees table gemm: %llu fields, %llu records",
 	       (unsigned long long)nfields, (unsigned long long)nrec);
 	d = H5Dopen2(f, "gemm", H5P_DEFAULT);
@@ -478,8 +479,8 @@ static void test_layout(const char *path)
 	tap_ok(H5Sget_simple_extent_dims(sp, dims, maxdims) == 1 && maxdims[0] == H5S_UNLIMITED,
 	       "layout: extendible (unlimited max rows)");
 	t = H5Dget_type(d);
-	tap_ok(H5Tget_class(t) == H5T_COMPOUND && H5Tget_nmembers(t) == 53,
-	       "layout: compound of 53 members");
+	tap_ok(H5Tget_class(t) == H5T_COMPOUND && H5Tget_nmembers(t) == 54,
+	       "layout: compound of 54 members");
 	st = H5Tget_member_type(t, 3); /* label */
 	tap_ok(H5Tget_class(st) == H5T_STRING && H5Tget_size(st) == 48 &&
 	           H5Tget_strpad(st) == H5T_STR_NULLTERM && H5Tis_variable_str(st) == 0,
@@ -895,12 +896,12 @@ static void test_csv(const char *path)
 	while (out && fgets(line, sizeof line, out)) {
 		nf = csv_split(line, fields, 64);
 		if (lines == 0) {
-			header_ok = nf == 53;
-			for (int i = 0; i < nf && i < 53; i++)
+			header_ok = nf == 54;
+			for (int i = 0; i < nf && i < 54; i++)
 				header_ok = header_ok &&
 				            strcmp(fields[i], f8b_gemm_schema.fields[i].name) == 0;
 		} else {
-			rows_ok = rows_ok && nf == 53;
+			rows_ok = rows_ok && nf == 54;
 		}
 		if (lines == 1) {
 			tap_ok(strcmp(fields[0], "1024") == 0 &&
@@ -926,8 +927,8 @@ static void test_csv(const char *path)
 	}
 	if (out)
 		fclose(out);
-	tap_ok(header_ok, "csv: header lists the 53 column names in order");
-	tap_ok(lines == 6 && rows_ok, "csv: header + 5 rows of 53 fields (%d lines)", lines);
+	tap_ok(header_ok, "csv: header lists the 54 column names in order");
+	tap_ok(lines == 6 && rows_ok, "csv: header + 5 rows of 54 fields (%d lines)", lines);
 
 	out = fopen(csv, "w");
 	rc = f8b_results_export_csv(path, NULL, out);
