@@ -43,7 +43,8 @@
  * its check; F8B_TEST_SHAPE=MxKxN runs that one shape of the list;
  * F8B_TEST_PASSES=main,direct (any of main pingpong cluster direct e4m3,
  * comma-separated) runs those passes only, e.g. main for a new tile;
- * make check sets main,pingpong,cluster,direct and runs the e4m3 pass as
+ * make check sets main,pingpong and runs the cluster and direct passes as
+ * tests/gpu/f8b_gemm_direct.sh and the e4m3 pass as
  * tests/gpu/f8b_gemm_e4m3.sh, in parallel.
  * Without a GPU: "1..0 # SKIP no CUDA GPU: why" and exit 77; on a GPU that
  * is not sm_90 every case is a TAP skip naming why.
