@@ -262,4 +262,20 @@ if [ -x "$fake" ]; then
 else
 	for i in 1 2 3 4; do skip "no tests/fake_results"; done
 fi
+# A sweep with --out-t off,on (results/h100/experiments/f8b-gemm-outt/):
+# the GEMMs that also wrote D^T form series of their own ("+D^T"), never
+# averaged with D alone, and the roofline counts D^T's bytes (4096^3 bf16
+# D: intensity 2048 without, 1365 with).
+ot="$top/results/h100/experiments/f8b-gemm-outt/outt-bf16-1.h5"
+if [ -f "$ot" ]; then
+	"$F8BENCH" report "$ot" -o rot >/dev/null 2>&1
+	[ -f rot/report.md ]
+	ok $? "report of a --out-t off,on sweep (report.md written, with or without gnuplot)"
+	grep -q "tensorwise, fast_accum on, e4m3 x e4m3 \[f8b\] +D^T | 1365 " rot/report.md &&
+		grep -q "tensorwise, fast_accum on, e4m3 x e4m3 \[f8b\] | 2048 " rot/report.md
+	ok $? "D^T rows: a series of their own, intensity 1365 against 2048 without"
+else
+	skip "no $ot"
+	skip "no $ot"
+fi
 done_testing

@@ -31,12 +31,16 @@ bool f8b_grpt_row_is_fp8(const struct f8b_gemm_row *r)
 }
 
 /* The series of a row: its dtypes, and its implementation when that is
- * not cuBLASLt's (--impl f8b rows plot as series of their own). */
+ * not cuBLASLt's (--impl f8b rows plot as series of their own), and
+ * "+D^T" for a GEMM that also wrote D^T (--out-t on: a series of its own,
+ * never averaged with D alone). */
 static void row_pair(const struct f8b_gemm_row *r, bool with_out, char *buf, size_t n)
 {
-	char impl[F8B_STR + 4] = "";
+	char impl[F8B_STR + 12] = "";
 	if (r->impl[0] && strncmp(r->impl, "cublaslt", sizeof r->impl))
 		snprintf(impl, sizeof impl, " [%.*s]", (int)sizeof r->impl, r->impl);
+	if (r->out_t)
+		snprintf(impl + strlen(impl), sizeof impl - strlen(impl), " +D^T");
 	if (with_out)
 		snprintf(buf, n, "%s x %s -> %s%s", r->a_dtype, r->b_dtype, r->out_dtype, impl);
 	else
@@ -118,6 +122,7 @@ bool f8b_grpt_row_cost(const struct f8b_gemm_row *r, struct f8b_cost *c)
 		return false;
 	if (f8b_dtype_parse(r->out_dtype, &d.out_dtype) != F8B_OK)
 		d.out_dtype = F8B_BF16; /* what every f8bench GEMM writes unless told */
+	d.out_t = r->out_t != 0;        /* D^T's bytes too */
 	/* bf16 operands have no scales: their granularity is ignored. */
 	if (f8b_granularity_parse(r->a_gran, &d.a_gran) != F8B_OK)
 		d.a_gran = F8B_GRAN_TENSORWISE;

@@ -184,14 +184,15 @@ static const char *impl_of(const struct f8b_gemm_row *r)
 	return r->impl[0] ? r->impl : "cublaslt";
 }
 
-/* The same case (shape, recipe, dtypes) as `a`, run by another implementation. */
+/* The same case (shape, recipe, dtypes, D^T or not) as `a`, run by another
+ * implementation. */
 static bool same_case_other_impl(const struct f8b_gemm_row *a, const struct f8b_gemm_row *b)
 {
 	return a->m == b->m && a->k == b->k && a->n == b->n && !strcmp(a->scaling, b->scaling) &&
 	       !strcmp(a->a_gran, b->a_gran) && !strcmp(a->b_gran, b->b_gran) &&
 	       a->fast_accum == b->fast_accum && !strcmp(a->a_dtype, b->a_dtype) &&
 	       !strcmp(a->b_dtype, b->b_dtype) && !strcmp(a->out_dtype, b->out_dtype) &&
-	       strncmp(impl_of(a), impl_of(b), sizeof a->impl) != 0;
+	       a->out_t == b->out_t && strncmp(impl_of(a), impl_of(b), sizeof a->impl) != 0;
 }
 
 /* f8bench's own kernel (--impl f8b) beside cuBLASLt: one line per f8b
@@ -251,7 +252,8 @@ static bool same_kind(const struct f8b_gemm_row *a, const struct f8b_gemm_row *b
 	return !strcmp(a->status, b->status) && !strcmp(a->scaling, b->scaling) &&
 	       !strcmp(a->a_gran, b->a_gran) && !strcmp(a->b_gran, b->b_gran) &&
 	       a->fast_accum == b->fast_accum && !strcmp(a->a_dtype, b->a_dtype) &&
-	       !strcmp(a->b_dtype, b->b_dtype) && !strncmp(a->impl, b->impl, sizeof a->impl);
+	       !strcmp(a->b_dtype, b->b_dtype) && !strncmp(a->impl, b->impl, sizeof a->impl) &&
+	       a->out_t == b->out_t;
 }
 
 /* One line per kind of row that is not ok (status, recipe, dtypes) with
