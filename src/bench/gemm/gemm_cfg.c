@@ -65,8 +65,8 @@ const struct f8b_option f8b_gemm_options[] = {
      "K); the host backend refuses it) (default cublaslt)"},
     {"out-t", OPT_OUT_T, 0, "LIST",
      "off,on: whether the fp8 GEMM also writes D^T [N,M], D's values\n"
-     "transposed (impl f8b only: bf16 or e4m3 output, M a multiple of\n"
-     "16 bytes of it; cuBLASLt and the host refuse it) (default off)"},
+     "transposed (impl f8b only, bf16 or e4m3 output; cuBLASLt and the\n"
+     "host refuse it, a row that says so) (default off)"},
     {"outliers", OPT_OUTLIERS, 0, "FRAC[:SCALE]",
      "multiply a fraction of inputs by SCALE (default 100) to\nstress scaling (default none)"},
     {"ceilings", OPT_CEILINGS, 0, "FILE",
