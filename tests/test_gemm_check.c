@@ -7,7 +7,7 @@
  * 1x128 as A is (the blockwise recipe's grad_weight GEMM, f8bench gemm
  * --scaling blockwise-1x128): the check reads B's N x ceil(K/128) scales
  * where f8b_scale_index() puts them, so a right D passes and a D from
- * other scales fails. */
+ * other scales fails.  And the D^T check (f8b_gemm_check_t). */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -353,6 +353,73 @@ static void test_block_1x128(void)
 	free(sinv_b);
 }
 
+/* f8b_gemm_check_t, the D^T check of f8bench gemm --out-t and the GPU
+ * tests: a right D^T passes, whole and sampled (the count the comment
+ * promises: every element, or 2 x 64 rows at 64 columns); one wrong
+ * element is found where the check looks (the last row, the last column:
+ * the ragged edges) and, sampled, missed only where it does not look. */
+static void test_check_t(void)
+{
+	static const struct {
+		int64_t m, n;
+		size_t es;
+	} shapes[] = {{48, 80, 2}, {2064, 2048, 1}};
+	for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+		const int64_t m = shapes[i].m, n = shapes[i].n;
+		const size_t es = shapes[i].es, bytes = (size_t)(m * n) * es;
+		const bool big = m * n > ((int64_t)1 << 22);
+		uint8_t *hd = malloc(bytes), *ht = malloc(bytes);
+		void *d = NULL, *dt = NULL;
+		int rc = hd && ht ? ops->alloc(be, bytes, &d) : F8B_ENOMEM;
+		if (rc == F8B_OK)
+			rc = ops->alloc(be, bytes, &dt);
+		for (int64_t r = 0; rc == F8B_OK && r < m; r++)
+			for (int64_t c = 0; c < n; c++)
+				for (size_t e = 0; e < es; e++) {
+					uint8_t v = (uint8_t)(r * 31 + c * 7 + e * 3);
+					hd[(size_t)(r * n + c) * es + e] = v;
+					ht[(size_t)(c * m + r) * es + e] = v;
+				}
+		if (rc == F8B_OK)
+			rc = ops->upload(be, d, hd, bytes);
+		/* the element of D at (row, col), changed in D^T only */
+		struct {
+			int64_t row, col;
+			bool seen_sampled;
+		} flips[] = {{-1, -1, false}, {m - 1, n - 1, true}, {m / 2, 1, false}};
+		for (size_t f = 0; rc == F8B_OK && f < sizeof flips / sizeof flips[0]; f++) {
+			const int64_t row = flips[f].row, col = flips[f].col;
+			if (row >= 0)
+				ht[(size_t)(col * m + row) * es] ^= 0x40;
+			rc = ops->upload(be, dt, ht, bytes);
+			for (int whole = 1; rc == F8B_OK && whole >= 0; whole--) {
+				int64_t off = -1, checked = -1;
+				rc = f8b_gemm_check_t(ops, be, d, dt, m, n, es, whole != 0, &off,
+				                      &checked);
+				const int64_t want_checked = whole || !big ? m * n : 2 * 64 * 64;
+				const int64_t want_off =
+				    row < 0 ? 0 : (whole || !big || flips[f].seen_sampled ? 1 : 0);
+				tap_ok(
+				    rc == F8B_OK && off == want_off && checked == want_checked,
+				    "D^T check %lldx%lld, %zu-byte elements, %s, %s: %lld of %lld "
+				    "differ (want %lld of %lld)",
+				    (long long)m, (long long)n, es,
+				    whole ? "whole" : "as the bench",
+				    row < 0 ? "right" : "one element wrong", (long long)off,
+				    (long long)checked, (long long)want_off,
+				    (long long)want_checked);
+			}
+			if (row >= 0)
+				ht[(size_t)(col * m + row) * es] ^= 0x40;
+		}
+		tap_ok(rc == F8B_OK, "D^T check %lldx%lld: buffers", (long long)m, (long long)n);
+		ops->free(be, d);
+		ops->free(be, dt);
+		free(hd);
+		free(ht);
+	}
+}
+
 int main(void)
 {
 	struct f8b_device_info info;
@@ -361,6 +428,7 @@ int main(void)
 		return tap_done();
 	test_check();
 	test_block_1x128();
+	test_check_t();
 	ops->close(be);
 	return tap_done();
 }

@@ -5,26 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Adds to *off the elements of D^T (n x m bytes, device) that are not
- * D's (m x n, device) transposed. */
-static int count_t(const struct f8b_backend_ops *ops, struct f8b_backend *be, const void *d,
-                   const void *dt, int64_t m, int64_t n, int64_t *off)
-{
-	size_t bytes = (size_t)(m * n);
-	uint8_t *hd = malloc(bytes), *ht = malloc(bytes);
-	int rc = hd && ht ? F8B_OK : F8B_ENOMEM;
-	if (rc == F8B_OK)
-		rc = ops->download(be, hd, d, bytes);
-	if (rc == F8B_OK)
-		rc = ops->download(be, ht, dt, bytes);
-	for (int64_t i = 0; rc == F8B_OK && i < m; i++)
-		for (int64_t j = 0; j < n; j++)
-			*off += hd[i * n + j] != ht[j * m + i];
-	free(hd);
-	free(ht);
-	return rc;
-}
-
 /* Poisons D (and D^T), and amax_d, runs, synchronises, checks. */
 static int run_check(const struct f8b_backend_ops *ops, struct f8b_backend *be,
                      struct f8b_gemm_plan *plan, const struct f8b_gemm_args *args,
@@ -39,8 +19,12 @@ static int run_check(const struct f8b_backend_ops *ops, struct f8b_backend *be,
 	F8B_TRY(ops->gemm(be, plan, args));
 	F8B_TRY(ops->sync(be));
 	F8B_TRY(ops->download(be, amax, args->amax_d, sizeof *amax));
-	if (args->d_t)
-		F8B_TRY(count_t(ops, be, args->d, args->d_t, g->desc->m, g->desc->n, t_off));
+	if (args->d_t) {
+		int64_t off = 0, checked = 0;
+		F8B_TRY(f8b_gemm_check_t(ops, be, args->d, args->d_t, g->desc->m, g->desc->n, 1,
+		                         true, &off, &checked));
+		*t_off += off;
+	}
 	return f8b_gemm_check(ops, be, g, max_rows, g->desc->n, 1, v);
 }
 

@@ -347,24 +347,17 @@ static void check_d(const struct gemm_case *c, const char *label, const float *f
 	free(sub);
 }
 
-/* D^T (device, poisoned before the run) against D's bytes (host, raw, m x
- * n elements of es bytes): every element, bit for bit. */
-static void check_t(const char *label, const void *raw, const struct f8b_tensor *dtt, int64_t m,
-                    int64_t n, size_t es)
+/* D^T (device, poisoned before the run) against D (device), m x n
+ * elements of es bytes: every element, bit for bit (f8b_gemm_check_t). */
+static void check_t(const char *label, const struct f8b_tensor *dt, const struct f8b_tensor *dtt,
+                    int64_t m, int64_t n, size_t es)
 {
-	size_t bytes = (size_t)(m * n) * es, off = 0;
-	uint8_t *t = tap_xcalloc(bytes, 1);
-	const uint8_t *d = raw;
-	int rc = ops->download(be, t, dtt->data, bytes);
-	if (tap_ok(rc == F8B_OK, "%s: download D^T", label)) {
-		for (int64_t i = 0; i < m; i++)
-			for (int64_t j = 0; j < n; j++)
-				off += memcmp(d + (size_t)(i * n + j) * es,
-				              t + (size_t)(j * m + i) * es, es) != 0;
-		tap_ok(off == 0, "%s: D^T is D transposed, bit for bit (%zu of %lld differ)", label,
-		       off, (long long)(m * n));
-	}
-	free(t);
+	int64_t off = 0, checked = 0;
+	int rc = f8b_gemm_check_t(ops, be, dt->data, dtt->data, m, n, es, true, &off, &checked);
+	if (tap_ok(rc == F8B_OK, "%s: download D^T", label))
+		tap_ok(off == 0 && checked == m * n,
+		       "%s: D^T is D transposed, bit for bit (%lld of %lld differ)", label,
+		       (long long)off, (long long)checked);
 }
 
 /* Plans candidate `cand` of impl f8b, runs it on poisoned D and checks it;
@@ -451,7 +444,7 @@ static void f8b_case(const struct gemm_case *c, int cand, int *ncand)
 			f8b_to_f32(raw, c->out, full, n);
 			check_d(c, label, full, &info);
 			if (c->trans)
-				check_t(label, raw, &dtt, s->m, s->n, f8b_dtype_size(c->out));
+				check_t(label, &dt, &dtt, s->m, s->n, f8b_dtype_size(c->out));
 		}
 		free(full);
 		free(raw);

@@ -441,48 +441,6 @@ static void gemm_data(struct gemm_state *s, struct f8b_gemm_data *g)
 	};
 }
 
-/* --out-t: D^T against D, byte for byte (the same values transposed:
- * backend.h).  Every element when D has at most 2^22; else D's first and
- * last T_ROWS rows (the ragged edge among them) at T_COLS columns spread
- * over N, the first and last included, each a row of D^T downloaded
- * whole.  *off: elements that differ, *checked: elements compared. */
-#define T_ROWS 64
-#define T_COLS 64
-static int check_out_t(struct gemm_state *s, int64_t *off, int64_t *checked)
-{
-	const struct f8b_backend_ops *ops = s->run->ops;
-	struct f8b_backend *be = s->run->be;
-	const size_t es = f8b_dtype_size(s->desc.out_dtype);
-	const int64_t m = s->m, n = s->n;
-	const bool all = m * n <= ((int64_t)1 << 22);
-	const int64_t band = all || m <= 2 * T_ROWS ? m : T_ROWS; /* rows per band */
-	const int64_t ncols = all || n <= T_COLS ? n : T_COLS;
-	const int nbands = band == m ? 1 : 2;
-	uint8_t *d = malloc((size_t)(nbands * band * n) * es);
-	uint8_t *t = malloc((size_t)m * es);
-	int rc = d && t ? F8B_OK : F8B_ERR(F8B_ENOMEM, "gemm --out-t check");
-	*off = *checked = 0;
-	for (int b = 0; rc == F8B_OK && b < nbands; b++)
-		rc = ops->download(be, d + (size_t)(b * band * n) * es,
-		                   (uint8_t *)s->d.data + (size_t)((b ? m - band : 0) * n) * es,
-		                   (size_t)(band * n) * es);
-	for (int64_t c = 0; rc == F8B_OK && c < ncols; c++) {
-		const int64_t j = ncols == n ? c : c * (n - 1) / (ncols - 1);
-		rc = ops->download(be, t, (uint8_t *)s->d_t.data + (size_t)(j * m) * es,
-		                   (size_t)m * es);
-		for (int b = 0; rc == F8B_OK && b < nbands; b++)
-			for (int64_t r = 0; r < band; r++) {
-				const int64_t row = b ? m - band + r : r;
-				*off += memcmp(d + (size_t)((b * band + r) * n + j) * es,
-				               t + (size_t)row * es, es) != 0;
-				(*checked)++;
-			}
-	}
-	free(d);
-	free(t);
-	return rc;
-}
-
 static int check(void *vs, void *vrow, bool *ok)
 {
 	struct gemm_state *s = vs;
@@ -498,7 +456,9 @@ static int check(void *vs, void *vrow, bool *ok)
 	*ok = v.ok;
 	int64_t t_off = 0, t_checked = 0;
 	if (s->desc.out_t) {
-		F8B_TRY(check_out_t(s, &t_off, &t_checked));
+		F8B_TRY(f8b_gemm_check_t(s->run->ops, s->run->be, s->d.data, s->d_t.data, s->m,
+		                         s->n, f8b_dtype_size(s->desc.out_dtype), false, &t_off,
+		                         &t_checked));
 		*ok = *ok && t_off == 0;
 	}
 	memset(row->message, 0, sizeof row->message);

@@ -176,13 +176,6 @@ static int parse_onoff(const char *s, void *out)
 		*(bool *)out = false;
 		return F8B_OK;
 	}
-	return F8B_ERR(F8B_EINVAL, "fast_accum value '%s' (accepted: on, off)", s);
-}
-
-static int parse_out_t(const char *s, void *out)
-{
-	if (parse_onoff(s, out) == F8B_OK)
-		return F8B_OK;
 	return F8B_ERR(F8B_EINVAL, "'%s' (accepted: on, off)", s);
 }
 
@@ -237,7 +230,7 @@ int f8b_gemm_cfg_finalize(void *cfg, size_t *ncases)
 		rc = f8b_parse_list(c->impl_spec, "--impl", sizeof *im, parse_impl, (void **)&im,
 		                    &nim);
 	if (rc == F8B_OK)
-		rc = f8b_parse_list(c->out_t_spec, "--out-t", sizeof *ot, parse_out_t, (void **)&ot,
+		rc = f8b_parse_list(c->out_t_spec, "--out-t", sizeof *ot, parse_onoff, (void **)&ot,
 		                    &not );
 	/* A ceilings file is bad input if it cannot be read: say so now,
 	 * before any results file exists. */

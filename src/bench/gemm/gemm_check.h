@@ -63,6 +63,17 @@ int f8b_gemm_ref_amax(const struct f8b_backend_ops *ops, struct f8b_backend *be,
                       const struct f8b_gemm_data *g, int64_t max_rows, int64_t max_cols,
                       uint64_t seed, double *amax, bool *sampled);
 
+/* A D^T written beside D (f8b_gemm_desc.out_t) against D, byte for byte
+ * (the same values transposed: backend.h): D [m, n] and D^T [n, m], es
+ * bytes an element, backend memory.  Every element when `whole` or when D
+ * has at most 2^22 of them; else D's first and last 64 rows (the ragged
+ * edge among them) at 64 columns spread over n, the first and last
+ * included, each a row of D^T downloaded whole.  *off: elements that
+ * differ, *checked: elements compared. */
+int f8b_gemm_check_t(const struct f8b_backend_ops *ops, struct f8b_backend *be, const void *d,
+                     const void *d_t, int64_t m, int64_t n, size_t es, bool whole, int64_t *off,
+                     int64_t *checked);
+
 /* The steps between two e4m3 codes along the number line (+0 and -0 are
  * one point; NaN codes: INT_MAX unless both are NaN, then 0). */
 int f8b_e4m3_steps(uint8_t a, uint8_t b);
