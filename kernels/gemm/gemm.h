@@ -154,12 +154,21 @@ int f8b_kgemm_run(int tile, int mode, int a_dtype, int b_dtype, int out_dtype, c
  * m64nNk32 e4m3 x e4m3 (n = 128 or 256) at K step kstep (0..3) of the
  * boxes at (0, 0) of tmap_a (128 rows) and tmap_b (n rows), D (64 x n,
  * row-major f32) to out.  ring: `uses` passes through a 4-stage ring of
- * full/empty mbarriers, errors[0] += words a consumer found wrong. */
+ * full/empty mbarriers, errors[0] += words a consumer found wrong.
+ * tma_store: a box of 64 rows x row_bytes (128 or 64) written into shared
+ * memory in the epilogue's swizzle (128- or 64-byte), byte b of box row r
+ * holding F8B_KGEMM_SELFTEST_BYTE(r, b), and stored with TMA at (c0, c1)
+ * of tmap (f8b_cuda_kgemm_encode_out's map; c0 in elements). */
 int f8b_kgemm_selftest_tma(const void *tmap, void *out, int box_rows, int c0, int c1,
                            cudaStream_t stream);
 int f8b_kgemm_selftest_wgmma(const void *tmap_a, const void *tmap_b, float *out, int n, int kstep,
                              cudaStream_t stream);
 int f8b_kgemm_selftest_ring(int uses, unsigned *errors, cudaStream_t stream);
+int f8b_kgemm_selftest_tma_store(const void *tmap, int row_bytes, int c0, int c1,
+                                 cudaStream_t stream);
+/* The byte at row r, byte b of a tma_store box: never 0 and always odd, so
+ * neither zeros nor an even fill byte pass for it. */
+#define F8B_KGEMM_SELFTEST_BYTE(r, b) ((uint8_t)(((r)*29 + (b)*7 + 3) | 1))
 
 #ifdef __cplusplus
 }

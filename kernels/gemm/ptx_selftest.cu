@@ -10,6 +10,11 @@
  *          that way, its K step `kstep` of four, the accumulators written
  *          out by the fragment layout ptx/wgmma.cuh states: the smem
  *          descriptors, the K advance inside a swizzled row, the fragment;
+ *   tma store: one box of an output written in the epilogue's swizzle
+ *          (128-byte, or 64-byte for an e4m3 D^T), published to the async
+ *          proxy and stored with TMA, clipped at the tensor's edges: the
+ *          output tensor maps, the store, and the swizzles
+ *          sm90_fp8_gemm_epilogue.cuh writes its boxes in;
  *   ring:  the producer / consumer parity protocol of the GEMM's ring over
  *          many wraps, with no TMA: the producer writes a stage's word and
  *          arrives, the consumers check it and release it (every consumer
@@ -177,6 +182,40 @@ template <int STAGES> __global__ void ring_kernel(int uses, unsigned *errors)
 #endif
 }
 
+/* One box of an output, as the epilogue stores it (sm90_fp8_gemm_epilogue.cuh):
+ * 64 rows of row_bytes, written by the threads with plain shared stores in
+ * the swizzle the tensor map names (row_bytes 128: 16-byte chunk c of row r
+ * at c ^ (r % 8), D's boxes and bf16 D^T's; 64: at c ^ ((r / 2) % 4), e4m3
+ * D^T's), published to the async proxy (fence.proxy.async), and stored by
+ * one thread with a TMA copy, which clips at the tensor's bounds. */
+__global__ void tma_store_kernel(const __grid_constant__ CUtensorMap tmap, int row_bytes, int c0,
+                                 int c1)
+{
+#ifdef F8B_SELFTEST_SM90A
+	extern __shared__ uint8_t smem_raw[];
+	const uint32_t base = (f8b_smem_u32(smem_raw) + (ALIGN - 1)) & ~(uint32_t)(ALIGN - 1);
+	uint8_t *box = smem_raw + (base - f8b_smem_u32(smem_raw));
+	for (int i = threadIdx.x; i < 64 * row_bytes; i += blockDim.x) {
+		const int r = i / row_bytes, b = i % row_bytes;
+		const int sw = row_bytes == 128 ? (r & 7) : ((r >> 1) & 3);
+		box[r * row_bytes + (((b >> 4) ^ sw) << 4) + (b & 15)] =
+		    F8B_KGEMM_SELFTEST_BYTE(r, b);
+	}
+	f8b_fence_proxy_async_smem();
+	__syncthreads();
+	if (threadIdx.x == 0) {
+		f8b_tma_store_2d(&tmap, base, c0, c1);
+		f8b_bulk_commit_group();
+		f8b_bulk_wait_group_read<0>();
+	}
+#else
+	(void)tmap;
+	(void)row_bytes;
+	(void)c0;
+	(void)c1;
+#endif
+}
+
 } // namespace
 
 extern "C" int f8b_kgemm_selftest_tma(const void *tmap, void *out, int box_rows, int c0, int c1,
@@ -218,4 +257,21 @@ extern "C" int f8b_kgemm_selftest_ring(int uses, unsigned *errors, cudaStream_t 
 	void *args[] = {&uses, &errors};
 	return (int)cudaLaunchKernel((const void *)ring_kernel<4>, dim3(1), dim3(384), args, 0,
 	                             stream);
+}
+
+extern "C" int f8b_kgemm_selftest_tma_store(const void *tmap, int row_bytes, int c0, int c1,
+                                            cudaStream_t stream)
+{
+	if (row_bytes != 128 && row_bytes != 64)
+		return (int)cudaErrorInvalidValue;
+	CUtensorMap m;
+	memcpy(&m, tmap, sizeof m);
+	int smem = 64 * row_bytes + ALIGN;
+	cudaError_t e = cudaFuncSetAttribute((const void *)tma_store_kernel,
+	                                     cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+	if (e != cudaSuccess)
+		return (int)e;
+	void *args[] = {&m, &row_bytes, &c0, &c1};
+	return (int)cudaLaunchKernel((const void *)tma_store_kernel, dim3(1), dim3(128), args,
+	                             (size_t)smem, stream);
 }

@@ -241,6 +241,90 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 			                         tw_scale);
 	}
 
+	/* The scales of a TMA epilogue's boxes (tma_as, tma_t_as): vec, the
+	 * axiswise path (SCALED and either operand axiswise: one scale per row
+	 * of A, per row of B), else tw_scale for every element (1 in the
+	 * block modes, which store acc as it is).  row_scales: this thread's
+	 * two rows of fragment f, from D's row row_d of the warpgroup's first;
+	 * col_scales: this thread's pairs of the OCT octets from D's column
+	 * col0 (its lane's offset included). */
+	static __device__ __forceinline__ void row_scales(const f8b_kgemm_args &p, bool vec,
+	                                                  float tw_scale, int row_d, int f,
+	                                                  int warp, int lane, float sa[2])
+	{
+		sa[0] = sa[1] = tw_scale;
+		if (vec)
+#pragma unroll
+			for (int h = 0; h < 2; h++)
+				sa[h] = __ldg(p.a_scale_inv +
+				              (p.a_vec ? f8b_kg_clamp(row_d + 64 * f + warp * 16 +
+				                                          lane / 4 + 8 * h,
+				                                      p.m)
+				                       : 0));
+	}
+
+	template <int OCT>
+	static __device__ __forceinline__ void col_scales(const f8b_kgemm_args &p, bool vec,
+	                                                  int col0, float sb[2 * OCT])
+	{
+#pragma unroll
+		for (int i = 0; i < 2 * OCT; i++)
+			sb[i] = 1.0f;
+		if (vec)
+#pragma unroll
+			for (int jj = 0; jj < OCT; jj++)
+#pragma unroll
+				for (int e = 0; e < 2; e++)
+					sb[2 * jj + e] = __ldg(
+					    p.b_scale_inv +
+					    (p.b_vec ? f8b_kg_clamp(col0 + 8 * jj + e, p.n) : 0));
+	}
+
+	/* One pair of a box, as store2() computes it: scaled (SCALED: by sa x
+	 * sb), then the sigmoid (SIG), in fp32. */
+	template <bool SIG>
+	static __device__ __forceinline__ float2 pair(const float *a, float sa, float sb0,
+	                                              float sb1)
+	{
+		float v0 = a[0], v1 = a[1];
+		if constexpr (SCALED) {
+			v0 *= sa * sb0;
+			v1 *= sa * sb1;
+		}
+		if constexpr (SIG) {
+			v0 = f8b_kg_sigmoid(v0);
+			v1 = f8b_kg_sigmoid(v1);
+		}
+		return make_float2(v0, v1);
+	}
+
+	/* The box protocol of both TMA ways: box n % BUFS of the warpgroup's
+	 * staging memory epi is taken once its last store has read it (the
+	 * leader waits, the named barrier passes it on); given back by
+	 * box_store(), which publishes the warpgroup's writes to the async
+	 * proxy and has the leader store the box at (c0, c1) of tmap. */
+	template <int BUFS, int BAR>
+	static __device__ __forceinline__ uint32_t box_take(uint32_t epi, uint32_t n, bool leader)
+	{
+		const uint32_t box = epi + (n % BUFS) * (uint32_t)F8B_KG_EPI_BOX_BYTES;
+		if (leader)
+			f8b_bulk_wait_group_read<BUFS - 1>();
+		f8b_named_bar_sync<BAR, 128>();
+		return box;
+	}
+
+	template <int BAR>
+	static __device__ __forceinline__ void box_store(const void *tmap, uint32_t box, int c0,
+	                                                 int c1, bool leader)
+	{
+		f8b_fence_proxy_async_smem();
+		f8b_named_bar_sync<BAR, 128>();
+		if (leader) {
+			f8b_tma_store_2d(tmap, box, c0, c1);
+			f8b_bulk_commit_group();
+		}
+	}
+
 	template <int BUFS, int BAR, bool SIG>
 	static __device__ __forceinline__ void
 	tma_as(const f8b_kgemm_args &p, const float *acc, const void *tmap_d, uint32_t epi,
@@ -255,65 +339,32 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 		const int colb = col_d + 2 * (lane % 4);
 #pragma unroll
 		for (int f = 0; f < HALVES; f++) {
-			float sa[2] = {tw_scale, tw_scale};
-			if (vec)
-#pragma unroll
-				for (int h = 0; h < 2; h++)
-					sa[h] = __ldg(
-					    p.a_scale_inv +
-					    (p.a_vec ? f8b_kg_clamp(row_d + 64 * f + warp * 16 +
-					                                lane / 4 + 8 * h,
-					                            p.m)
-					             : 0));
+			float sa[2];
+			row_scales(p, vec, tw_scale, row_d, f, warp, lane, sa);
 #pragma unroll
 			for (int cb = 0; cb < BN / BOXC; cb++, n++) {
 				float sb[2 * OCT];
-#pragma unroll
-				for (int i = 0; i < 2 * OCT; i++)
-					sb[i] = 1.0f;
-				if (vec)
-#pragma unroll
-					for (int jj = 0; jj < OCT; jj++)
-#pragma unroll
-						for (int e = 0; e < 2; e++)
-							sb[2 * jj + e] = __ldg(
-							    p.b_scale_inv +
-							    (p.b_vec
-							         ? f8b_kg_clamp(colb + BOXC * cb +
-							                            8 * jj + e,
-							                        p.n)
-							         : 0));
-				const uint32_t box =
-				    epi + (n % BUFS) * (uint32_t)F8B_KG_EPI_BOX_BYTES;
-				if (leader)
-					f8b_bulk_wait_group_read<BUFS - 1>();
-				f8b_named_bar_sync<BAR, 128>();
+				col_scales<OCT>(p, vec, colb + BOXC * cb, sb);
+				const uint32_t box = box_take<BUFS, BAR>(epi, n, leader);
 #pragma unroll
 				for (int jj = 0; jj < OCT; jj++)
 #pragma unroll
 					for (int h = 0; h < 2; h++) {
 						const int r = warp * 16 + lane / 4 + 8 * h;
-						const float *a = acc + f * (BN / 2) +
-						                 4 * (cb * OCT + jj) + 2 * h;
-						float v0 = a[0], v1 = a[1];
-						if constexpr (SCALED) {
-							v0 *= sa[h] * sb[2 * jj];
-							v1 *= sa[h] * sb[2 * jj + 1];
-						}
-						if constexpr (SIG) {
-							v0 = f8b_kg_sigmoid(v0);
-							v1 = f8b_kg_sigmoid(v1);
-						}
+						const float2 v =
+						    pair<SIG>(acc + f * (BN / 2) +
+						                  4 * (cb * OCT + jj) + 2 * h,
+						              sa[h], sb[2 * jj], sb[2 * jj + 1]);
 						if constexpr (sizeof(OutT) == 2) {
 							const uint32_t at =
 							    box + r * 128 +
 							    (((uint32_t)jj ^ (r & 7)) << 4) +
 							    4 * (lane % 4);
-							__nv_bfloat162 v =
-							    __floats2bfloat162_rn(v0, v1);
+							__nv_bfloat162 b =
+							    __floats2bfloat162_rn(v.x, v.y);
 							asm volatile(
 							    "st.shared.b32 [%0], %1;\n" ::"r"(at),
-							    "r"(*reinterpret_cast<uint32_t *>(&v))
+							    "r"(*reinterpret_cast<uint32_t *>(&b))
 							    : "memory");
 						} else {
 							const uint32_t at =
@@ -325,17 +376,12 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 							asm volatile(
 							    "st.shared.v2.f32 [%0], {%1, %2};\n" ::
 							        "r"(at),
-							    "f"(v0), "f"(v1)
+							    "f"(v.x), "f"(v.y)
 							    : "memory");
 						}
 					}
-				f8b_fence_proxy_async_smem();
-				f8b_named_bar_sync<BAR, 128>();
-				if (leader) {
-					f8b_tma_store_2d(tmap_d, box, col_d + BOXC * cb,
-					                 row_d + 64 * f);
-					f8b_bulk_commit_group();
-				}
+				box_store<BAR>(tmap_d, box, col_d + BOXC * cb, row_d + 64 * f,
+				               leader);
 			}
 		}
 	}
@@ -382,38 +428,13 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 		const int colb = col_d + 2 * (lane % 4);
 #pragma unroll
 		for (int f = 0; f < HALVES; f++) {
-			float sa[2] = {tw_scale, tw_scale};
-			if (vec)
-#pragma unroll
-				for (int h = 0; h < 2; h++)
-					sa[h] = __ldg(
-					    p.a_scale_inv +
-					    (p.a_vec ? f8b_kg_clamp(row_d + 64 * f + warp * 16 +
-					                                lane / 4 + 8 * h,
-					                            p.m)
-					             : 0));
+			float sa[2];
+			row_scales(p, vec, tw_scale, row_d, f, warp, lane, sa);
 #pragma unroll
 			for (int cb = 0; cb < BN / 64; cb++, n++) {
 				float sb[2 * OCT];
-#pragma unroll
-				for (int i = 0; i < 2 * OCT; i++)
-					sb[i] = 1.0f;
-				if (vec)
-#pragma unroll
-					for (int jj = 0; jj < OCT; jj++)
-#pragma unroll
-						for (int e = 0; e < 2; e++)
-							sb[2 * jj + e] = __ldg(
-							    p.b_scale_inv +
-							    (p.b_vec ? f8b_kg_clamp(colb + 64 * cb +
-							                                8 * jj + e,
-							                            p.n)
-							             : 0));
-				const uint32_t box =
-				    epi + (n % BUFS) * (uint32_t)F8B_KG_EPI_BOX_BYTES;
-				if (leader)
-					f8b_bulk_wait_group_read<BUFS - 1>();
-				f8b_named_bar_sync<BAR, 128>();
+				col_scales<OCT>(p, vec, colb + 64 * cb, sb);
+				const uint32_t box = box_take<BUFS, BAR>(epi, n, leader);
 #pragma unroll
 				for (int jj = 0; jj < OCT; jj++)
 #pragma unroll
@@ -422,20 +443,13 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 						 * columns c, c + 1 of the box (D^T's rows) */
 						const uint32_t r = warp * 16 + lane / 4 + 8 * h;
 						const uint32_t c = 8 * jj + 2 * (lane % 4);
-						const float *a = acc + f * (BN / 2) +
-						                 4 * (cb * OCT + jj) + 2 * h;
-						float v0 = a[0], v1 = a[1];
-						if constexpr (SCALED) {
-							v0 *= sa[h] * sb[2 * jj];
-							v1 *= sa[h] * sb[2 * jj + 1];
-						}
-						if constexpr (SIG) {
-							v0 = f8b_kg_sigmoid(v0);
-							v1 = f8b_kg_sigmoid(v1);
-						}
+						const float2 v =
+						    pair<SIG>(acc + f * (BN / 2) +
+						                  4 * (cb * OCT + jj) + 2 * h,
+						              sa[h], sb[2 * jj], sb[2 * jj + 1]);
 						if constexpr (OUT8) {
 							const uint32_t q = f8b_d_cvt_fp8x2<false>(
-							    v0 * d_scale, v1 * d_scale);
+							    v.x * d_scale, v.y * d_scale);
 #pragma unroll
 							for (uint32_t e = 0; e < 2; e++) {
 								const uint32_t at =
@@ -451,10 +465,10 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 								    : "memory");
 							}
 						} else {
-							__nv_bfloat162 v =
-							    __floats2bfloat162_rn(v0, v1);
+							__nv_bfloat162 b =
+							    __floats2bfloat162_rn(v.x, v.y);
 							const uint32_t w =
-							    *reinterpret_cast<uint32_t *>(&v);
+							    *reinterpret_cast<uint32_t *>(&b);
 #pragma unroll
 							for (uint32_t e = 0; e < 2; e++) {
 								const uint32_t at =
@@ -472,13 +486,8 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 							}
 						}
 					}
-				f8b_fence_proxy_async_smem();
-				f8b_named_bar_sync<BAR, 128>();
-				if (leader) {
-					f8b_tma_store_2d(tmap_t, box, row_d + 64 * f,
-					                 col_d + 64 * cb);
-					f8b_bulk_commit_group();
-				}
+				box_store<BAR>(tmap_t, box, row_d + 64 * f, col_d + 64 * cb,
+				               leader);
 			}
 		}
 	}

@@ -419,56 +419,39 @@ static int encode(struct f8b_kplan *p, CUtensorMap *map, const void *ptr, int64_
 	return encode_with(p->encode, map, ptr, rows, p->d.k, box_rows, what);
 }
 
-/* D [M, N] row-major (bf16 or f32) as a 2-D TMA tensor for the epilogue's
- * stores: dims {N, M}, row stride N x the element size (a multiple of 16
- * bytes: the plan's tma_store), box {128 bytes of columns, 64 rows},
- * 128-byte swizzle (sm90_fp8_gemm_epilogue.cuh); a store clips at the
- * bounds. */
-static int encode_d(struct f8b_kplan *p, void *ptr)
+/* An output [rows, cols] row-major, elements of `dtype` (e4m3: bytes;
+ * bf16; f32), as a 2-D TMA tensor for the epilogue's stores: dims {cols,
+ * rows}, row stride cols x the element size (a multiple of 16 bytes: the
+ * plan's tma_store, check_out_t), box {box_cols, 64 rows}, swizzled over
+ * the box's row (128 bytes: 128-byte swizzle; 64: 64-byte), as
+ * sm90_fp8_gemm_epilogue.cuh writes its boxes; a store clips at the
+ * bounds.  D is [M, N] in boxes of 128 bytes of columns; D^T is [N, M]
+ * in boxes of 64 columns (128 bytes of bf16, 64 of e4m3). */
+static int encode_out_with(PFN_cuTensorMapEncodeTiled_v12000 fn, CUtensorMap *map, void *ptr,
+                           int64_t rows, int64_t cols, int dtype, int box_cols, const char *what)
 {
-	const size_t es = f8b_dtype_size(p->d.out_dtype);
-	cuuint64_t dims[2] = {(cuuint64_t)p->d.n, (cuuint64_t)p->d.m};
-	cuuint64_t strides[1] = {(cuuint64_t)p->d.n * es};
-	cuuint32_t box[2] = {(cuuint32_t)(128 / es), 64};
+	const size_t es = f8b_dtype_size(dtype);
+	cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows};
+	cuuint64_t strides[1] = {(cuuint64_t)cols * es};
+	cuuint32_t box[2] = {(cuuint32_t)box_cols, 64};
 	cuuint32_t estr[2] = {1, 1};
-	CUresult r = p->encode(&p->tmap_d,
-	                       p->d.out_dtype == F8B_F32 ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
-	                                                 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
-	                       2, ptr, dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
-	                       CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_NONE,
-	                       CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+	const size_t row_bytes = (size_t)box_cols * es;
+	if (row_bytes != 128 && row_bytes != 64)
+		return F8B_ERR(F8B_EINVAL,
+		               "gemm impl f8b: an output box row of %zu bytes (128 or 64 only)",
+		               row_bytes);
+	CUresult r = fn(map,
+	                dtype == F8B_F32    ? CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+	                : dtype == F8B_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+	                                    : CU_TENSOR_MAP_DATA_TYPE_UINT8,
+	                2, ptr, dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
+	                row_bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B,
+	                CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
 	if (r != CUDA_SUCCESS)
 		return F8B_ERR(F8B_EDEVICE,
-		               "gemm impl f8b: cuTensorMapEncodeTiled for D [%lld, %lld] failed "
+		               "gemm impl f8b: cuTensorMapEncodeTiled for %s [%lld, %lld] failed "
 		               "(CUresult %d)",
-		               (long long)p->d.m, (long long)p->d.n, (int)r);
-	return F8B_OK;
-}
-
-/* D^T [N, M] row-major (bf16 or e4m3) for the transposed write: dims {M,
- * N}, row stride M x the element size (a multiple of 16 bytes:
- * check_out_t), box {64, 64}, swizzled over the box's row (128 bytes of
- * bf16: 128-byte swizzle; 64 of e4m3: 64-byte), as
- * sm90_fp8_gemm_epilogue.cuh's tma_t() writes it; a store clips at the
- * bounds. */
-static int encode_t(struct f8b_kplan *p, void *ptr)
-{
-	const size_t es = f8b_dtype_size(p->d.out_dtype);
-	const bool e4m3 = p->d.out_dtype == F8B_E4M3;
-	cuuint64_t dims[2] = {(cuuint64_t)p->d.m, (cuuint64_t)p->d.n};
-	cuuint64_t strides[1] = {(cuuint64_t)p->d.m * es};
-	cuuint32_t box[2] = {64, 64};
-	cuuint32_t estr[2] = {1, 1};
-	CUresult r = p->encode(
-	    &p->tmap_t, e4m3 ? CU_TENSOR_MAP_DATA_TYPE_UINT8 : CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, 2,
-	    ptr, dims, strides, box, estr, CU_TENSOR_MAP_INTERLEAVE_NONE,
-	    e4m3 ? CU_TENSOR_MAP_SWIZZLE_64B : CU_TENSOR_MAP_SWIZZLE_128B,
-	    CU_TENSOR_MAP_L2_PROMOTION_NONE, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-	if (r != CUDA_SUCCESS)
-		return F8B_ERR(F8B_EDEVICE,
-		               "gemm impl f8b: cuTensorMapEncodeTiled for D^T [%lld, %lld] failed "
-		               "(CUresult %d)",
-		               (long long)p->d.n, (long long)p->d.m, (int)r);
+		               what, (long long)rows, (long long)cols, (int)r);
 	return F8B_OK;
 }
 
@@ -479,6 +462,15 @@ int f8b_cuda_kgemm_encode(const void *ptr, int64_t rows, int64_t k, int box_rows
 	return encode_with(fn, (CUtensorMap *)map, ptr, rows, k, box_rows, "a test operand");
 }
 
+int f8b_cuda_kgemm_encode_out(void *ptr, int64_t rows, int64_t cols, int dtype, int box_cols,
+                              void *map)
+{
+	PFN_cuTensorMapEncodeTiled_v12000 fn = NULL;
+	F8B_TRY(get_encoder(&fn));
+	return encode_out_with(fn, (CUtensorMap *)map, ptr, rows, cols, dtype, box_cols,
+	                       "a test output");
+}
+
 int f8b_cuda_kgemm(struct f8b_backend *be, struct f8b_kplan *p, const struct f8b_gemm_args *a)
 {
 	const struct f8b_kgemm_tile *t = &f8b_kgemm_tiles[p->tile];
@@ -486,7 +478,7 @@ int f8b_cuda_kgemm(struct f8b_backend *be, struct f8b_kplan *p, const struct f8b
 	F8B_TRY(f8b_check_gemm_args(&p->d, a));
 	/* TMA's global address must be 16-byte aligned (alloc() gives 256). */
 	if ((uintptr_t)a->a % 16 || (uintptr_t)a->b % 16 || (uintptr_t)a->d % 16 ||
-	    (uintptr_t)a->d_t % 16)
+	    (p->d.out_t && (uintptr_t)a->d_t % 16))
 		return F8B_ERR(F8B_EINVAL,
 		               "gemm impl f8b: A, B, D and D^T must be 16-byte aligned (TMA)");
 	if (a->a != p->bound_a) {
@@ -498,11 +490,13 @@ int f8b_cuda_kgemm(struct f8b_backend *be, struct f8b_kplan *p, const struct f8b
 		p->bound_b = a->b;
 	}
 	if (p->tma_store && a->d != p->bound_d) {
-		F8B_TRY(encode_d(p, a->d));
+		F8B_TRY(encode_out_with(p->encode, &p->tmap_d, a->d, p->d.m, p->d.n, p->d.out_dtype,
+		                        128 / (int)f8b_dtype_size(p->d.out_dtype), "D"));
 		p->bound_d = a->d;
 	}
 	if (p->d.out_t && a->d_t != p->bound_t) {
-		F8B_TRY(encode_t(p, a->d_t));
+		F8B_TRY(encode_out_with(p->encode, &p->tmap_t, a->d_t, p->d.n, p->d.m,
+		                        p->d.out_dtype, 64, "D^T"));
 		p->bound_t = a->d_t;
 	}
 	struct f8b_kgemm_args ka = {

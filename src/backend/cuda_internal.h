@@ -98,6 +98,12 @@ void f8b_cuda_kgemm_free(struct f8b_kplan *p);
  * with, box {128, box_rows}, into map (a CUtensorMap: 128 bytes, 128-byte
  * aligned), for the layer tests of tests/gpu/test_f8b_gemm.c. */
 int f8b_cuda_kgemm_encode(const void *ptr, int64_t rows, int64_t k, int box_rows, void *map);
+/* The tensor map the epilogue stores an output [rows, cols] of `dtype`
+ * (backend memory) with, box {box_cols, 64}, box_cols x the element size
+ * 128 or 64 bytes (the swizzle's span), for the layer test of the TMA
+ * store (tests/gpu/test_f8b_gemm_layers.c). */
+int f8b_cuda_kgemm_encode_out(void *ptr, int64_t rows, int64_t cols, int dtype, int box_cols,
+                              void *map);
 
 /* cuda_stream.c: the stream ops and transpose_fp8; streams_free ends the
  * second queues at close (after syncing them), streams_sync waits for

@@ -1,8 +1,9 @@
 /* test_f8b_gemm_layers.c - the layers of f8bench's own sm_90a fp8 GEMM
  * (kernels/gemm/ptx_selftest.cu, one CTA each), so that a wrong GEMM
  * (tests/gpu/test_f8b_gemm) can be traced to the layer that is wrong: a TMA
- * box and its swizzle, one wgmma per K step and N, the mbarrier ring over
- * many wraps.  doc/gemm-kernels.md, "Checks".
+ * box and its swizzle, an output box stored with TMA in the epilogue's
+ * swizzles, one wgmma per K step and N, the mbarrier ring over many wraps.  doc/gemm-kernels.md,
+ * "Checks".
  *
  * Without a GPU: "1..0 # SKIP no CUDA GPU: why" and exit 77; on a GPU that
  * is not sm_90 a TAP skip naming why.
@@ -14,7 +15,7 @@
 
 #include "../tap.h"
 #include "backend/backend.h"
-#include "backend/cuda_internal.h" /* f8b_cuda_kgemm_encode */
+#include "backend/cuda_internal.h" /* f8b_cuda_kgemm_encode, _encode_out */
 #include "kernels/gemm/gemm.h"
 #include "core/fp8.h"
 
@@ -86,6 +87,85 @@ out:
 	ops->free(be, dout);
 	free(h);
 	free(got);
+}
+
+/* One output box stored with TMA (ptx_selftest.cu's tma_store) into a
+ * tensor filled with 0xEE, at the tensor's origin and past both of its
+ * edges: D's boxes (bf16 and f32, 128 bytes a row, 128-byte swizzle) and
+ * an e4m3 D^T's (64 bytes, 64-byte swizzle).  Every byte inside both the
+ * box and the tensor must hold the box's byte, every other one 0xEE. */
+static void test_tma_store(void)
+{
+	static const struct {
+		const char *what;
+		int dtype, rows, cols, box_cols, at[2][2]; /* at: {col, row} */
+	} cases[] = {
+	    {"bf16, 128-byte swizzle", F8B_BF16, 100, 200, 64, {{0, 0}, {160, 64}}},
+	    {"f32, 128-byte swizzle", F8B_F32, 100, 200, 32, {{0, 0}, {192, 64}}},
+	    {"e4m3, 64-byte swizzle", F8B_E4M3, 100, 208, 64, {{0, 0}, {176, 64}}},
+	};
+	for (size_t c = 0; c < COUNT(cases); c++) {
+		const int es = (int)f8b_dtype_size(cases[c].dtype);
+		const int rows = cases[c].rows, row_bytes = cases[c].box_cols * es;
+		const size_t ld = (size_t)cases[c].cols * (size_t)es, bytes = (size_t)rows * ld;
+		uint8_t *fill = tap_xcalloc(bytes, 1), *got = tap_xcalloc(bytes, 1);
+		void *dx = NULL;
+		_Alignas(128) unsigned char map[128];
+		memset(fill, 0xEE, bytes);
+		int rc = ops->alloc(be, bytes, &dx);
+		if (rc == F8B_OK)
+			rc = f8b_cuda_kgemm_encode_out(dx, rows, cases[c].cols, cases[c].dtype,
+			                               cases[c].box_cols, map);
+		if (!tap_ok(rc == F8B_OK,
+		            "layer tma store, %s: allocate, encode the tensor map%s%s",
+		            cases[c].what, rc ? ": " : "", rc ? f8b_last_error() : "")) {
+			ops->free(be, dx);
+			free(fill);
+			free(got);
+			continue;
+		}
+		for (int t = 0; t < 2; t++) {
+			const int c0 = cases[c].at[t][0], c1 = cases[c].at[t][1];
+			rc = ops->upload(be, dx, fill, bytes);
+			if (rc == F8B_OK)
+				rc = f8b_cuda_status(
+				    (cudaError_t)f8b_kgemm_selftest_tma_store(
+				        map, row_bytes, c0, c1, (cudaStream_t)f8b_cuda_stream(be)),
+				    "f8b_kgemm_selftest_tma_store", __FILE__, __LINE__);
+			if (rc == F8B_OK)
+				rc = ops->sync(be);
+			if (rc == F8B_OK)
+				rc = ops->download(be, got, dx, bytes);
+			if (!tap_ok(rc == F8B_OK,
+			            "layer tma store, %s: box at row %d, column %d ran%s%s",
+			            cases[c].what, c1, c0, rc ? ": " : "",
+			            rc ? f8b_last_error() : ""))
+				continue;
+			/* bad: bytes wrong (a swizzle other than the map's shows
+			 * here); inside: bytes the box covers in the tensor */
+			long bad = 0, inside = 0;
+			for (int r = 0; r < rows; r++)
+				for (size_t b = 0; b < ld; b++) {
+					const int br = r - c1, bb = (int)b - c0 * es;
+					const bool in =
+					    br >= 0 && br < 64 && bb >= 0 && bb < row_bytes;
+					const uint8_t want =
+					    in ? F8B_KGEMM_SELFTEST_BYTE(br, bb) : 0xEE;
+					inside += in;
+					bad += got[(size_t)r * ld + b] != want;
+				}
+			tap_ok(bad == 0 && inside > 0,
+			       "layer tma store, %s: box of 64 x %d bytes at row %d, column %d "
+			       "lies in "
+			       "the tensor [%d, %d] unswizzled, clipped at its edges, nothing else "
+			       "written: %ld of %zu bytes wrong (%ld inside the box)",
+			       cases[c].what, row_bytes, c1, c0, rows, cases[c].cols, bad, bytes,
+			       inside);
+		}
+		ops->free(be, dx);
+		free(fill);
+		free(got);
+	}
 }
 
 /* One wgmma m64nNk32 per K step, on e4m3 values in {0, +-0.5, +-1, +-1.5,
@@ -210,6 +290,7 @@ int main(void)
 	         info.sm_count);
 	if (info.cc_major == 9 && info.cc_minor == 0) {
 		test_tma();
+		test_tma_store();
 		test_wgmma();
 		test_ring();
 	} else {
