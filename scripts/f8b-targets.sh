@@ -1,0 +1,171 @@
+#!/bin/sh
+# f8b-targets.sh - issue 23's targets for f8bench's own GEMM (--impl f8b),
+# checked on side-by-side results files (f8bench export + awk, nothing
+# else), as Markdown on standard output:
+#   scripts/f8b-targets.sh GEMM.h5 [LLS.h5]...
+# GEMM.h5: an `f8bench gemm --impl cublaslt,f8b` file (impl-sweep.sh's
+# gemm-impl-sweep.h5); LLS.h5: `f8bench lls --gemm-impl cublaslt,f8b`
+# files (lls-impl-sweep.h5, experiments/f8b-lls-16384/...).  Each ratio
+# is of two rows of one file, so of one process.
+#   1. tensorwise, fast_accum on: f8b / cuBLASLt TFLOP/s >= 0.97 (stretch
+#      1.03) at every square shape from 4096 and every llama3-8b /
+#      llama2-70b layer;
+#   2. fast_accum off (promotion every 128 of K), tensorwise, axiswise and
+#      blockwise 1x128 x 128x128: f8b over cuBLASLt's tensorwise
+#      fast_accum-on TFLOP/s >= 0.95 at the same shapes;
+#   3. accuracy, every f8b row beside cuBLASLt's row of the same case:
+#      SQNR within 0.1 dB (not below cuBLASLt's by more), relative error
+#      no worse (f8b's <= cuBLASLt's; the ratio is printed);
+#   4. the lls step, cuBLASLt's step time over f8b's: tensorwise >= 1.02,
+#      axiswise >= 1.04 (8192^3) / 1.12 (16384^3), blockwise >= 1.08 /
+#      1.10, lw-axiswise-gw-hp >= 1 (no slower), at 8192^3 and 16384^3.
+# Rows: e4m3 x e4m3 with a bf16 D and no D^T (the issue's targets), status
+# ok.  Exit status: 0 when the tables were made (whatever they say), 2 on
+# bad usage or an unreadable file.
+set -eu
+usage="usage: f8b-targets.sh GEMM.h5 [LLS.h5]..."
+[ $# -ge 1 ] || { echo "f8b-targets.sh: $usage" >&2; exit 2; }
+gemm=$1
+shift
+f8b=${F8BENCH:-f8bench}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$f8b" export "$gemm" --table gemm -o "$tmp/gemm.csv" 2>"$tmp/err" ||
+	{ echo "f8b-targets.sh: $gemm: $(cat "$tmp/err")" >&2; exit 2; }
+# Columns by name, fields split as RFC 4180 writes them (scripts/csv.awk).
+AWKLIB="$(cat "$(dirname "$0")/csv.awk" "$(dirname "$0")/csv-cols.awk")"'
+function v(name,   x) { x = F[c[name]]; return x ~ /^[-+]?[0-9.]+([eE][-+]?[0-9]+)?$/ ? x + 0 : x }
+function shape() { return v("m") "x" v("k") "x" v("n") }
+function impl() { return v("impl") == "" ? "cublaslt" : v("impl") }
+# a row of the targets: ok, e4m3 x e4m3 -> bf16, no D^T, an fp8 scaling
+function mine() {
+	return v("status") == "ok" && v("a_dtype") == "e4m3" && v("b_dtype") == "e4m3" &&
+	       v("out_dtype") == "bf16" && v("out_t") != 1 &&
+	       (v("scaling") == "tensorwise" || v("scaling") == "axiswise" || v("scaling") == "blockwise")
+}
+# a shape the speed targets name: square from 4096, or a layer of the two models
+function target() {
+	return (v("m") == v("k") && v("k") == v("n") && v("m") >= 4096) ||
+	       v("label") ~ /^(llama3-8b|llama2-70b)\./
+}
+'
+
+echo "## f8b against issue 23's targets"
+echo
+echo "From \`$(basename "$gemm")\` (\`$gemm\`); each ratio is of two rows of that file."
+echo
+echo "### 1. Tensorwise, fast_accum on: f8b / cuBLASLt >= 0.97 (stretch >= 1.03)"
+echo
+echo "| shape | label | cuBLASLt TFLOP/s | f8b TFLOP/s | f8b / cuBLASLt | verdict |"
+echo "| --- | --- | ---: | ---: | ---: | --- |"
+awk "$AWKLIB"'
+mine() && target() && v("scaling") == "tensorwise" && v("fast_accum") == 1 {
+	k = shape() " | " v("label"); if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+	t[k, impl()] = v("tflops")
+}
+END {
+	for (i = 1; i <= n; i++) {
+		k = order[i]
+		if (!((k, "cublaslt") in t) || !((k, "f8b") in t)) { printf "| %s | | | | a row missing |\n", k; miss++; continue }
+		r = t[k, "f8b"] / t[k, "cublaslt"]
+		verdict = r >= 1.03 ? "met, stretch" : r >= 0.97 ? "met" : "not met"
+		met += r >= 0.97; str += r >= 1.03; all++
+		printf "| %s | %.1f | %.1f | %.3f | %s |\n", k, t[k, "cublaslt"], t[k, "f8b"], r, verdict
+	}
+	printf "\nMet at %d of %d shapes (the stretch at %d)%s.\n", met, all, str, miss ? sprintf("; %d without both rows", miss) : ""
+}' "$tmp/gemm.csv"
+
+echo
+echo "### 2. fast_accum off (promotion every 128 of K): f8b over cuBLASLt's tensorwise fast_accum-on TFLOP/s >= 0.95"
+echo
+echo "| shape | label | cuBLASLt tensorwise fast TFLOP/s | tensorwise | axiswise | blockwise |"
+echo "| --- | --- | ---: | ---: | ---: | ---: |"
+awk "$AWKLIB"'
+mine() && target() {
+	k = shape() " | " v("label"); if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+	if (impl() == "cublaslt" && v("scaling") == "tensorwise" && v("fast_accum") == 1) base[k] = v("tflops")
+	if (impl() == "f8b" && v("fast_accum") == 0) t[k, v("scaling")] = v("tflops")
+}
+END {
+	ns = split("tensorwise axiswise blockwise", sc, " ")
+	for (i = 1; i <= n; i++) {
+		k = order[i]; line = sprintf("| %s | %s |", k, (k in base) ? sprintf("%.1f", base[k]) : "-")
+		for (j = 1; j <= ns; j++) {
+			if ((k in base) && ((k, sc[j]) in t)) {
+				r = t[k, sc[j]] / base[k]; all[j]++; met[j] += r >= 0.95
+				if (!(j in lo) || r < lo[j]) lo[j] = r
+				if (!(j in hi) || r > hi[j]) hi[j] = r
+				line = line sprintf(" %.3f%s |", r, r >= 0.95 ? " (met)" : "")
+			} else line = line " - |"
+		}
+		print line
+	}
+	printf "\n"
+	for (j = 1; j <= ns; j++)
+		if (all[j]) printf "- %s: met at %d of %d shapes (%.3f-%.3f)\n", sc[j], met[j], all[j], lo[j], hi[j]
+		else printf "- %s: no rows\n", sc[j]
+}' "$tmp/gemm.csv"
+
+echo
+echo "### 3. Accuracy: f8b beside cuBLASLt's row of the same case (SQNR within 0.1 dB, relative error no worse)"
+echo
+awk "$AWKLIB"'
+mine() {
+	k = shape() " " v("label") " " v("scaling") " fast_accum=" v("fast_accum")
+	if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+	s[k, impl()] = v("sqnr_db"); e[k, impl()] = v("rel_error")
+}
+END {
+	for (i = 1; i <= n; i++) {
+		k = order[i]
+		if (!((k, "f8b") in s)) continue
+		if (!((k, "cublaslt") in s)) { alone++; continue }
+		pairs++
+		d = s[k, "f8b"] - s[k, "cublaslt"]; q = e[k, "cublaslt"] > 0 ? e[k, "f8b"] / e[k, "cublaslt"] : 1
+		if (pairs == 1 || d < dmin) { dmin = d; kd = k }
+		if (pairs == 1 || q > qmax) { qmax = q; kq = k }
+		if (d < -0.1) { bads++; bad = bad sprintf("\n  - %s: SQNR %.2f against %.2f dB", k, s[k, "f8b"], s[k, "cublaslt"]) }
+		if (e[k, "f8b"] > e[k, "cublaslt"]) { bade++; worse = worse sprintf("\n  - %s: rel_error %.6g against %.6g (x%.6f)", k, e[k, "f8b"], e[k, "cublaslt"], q) }
+	}
+	printf "- %d cases with both rows; %d f8b rows without a cuBLASLt row of their mode (cuBLASLt has no blockwise fast_accum on).\n", pairs, alone
+	if (pairs) {
+		printf "- SQNR, f8b minus cuBLASLt: at least %+.2g dB (%s). Within 0.1 dB: %s.%s\n", dmin, kd, bads ? sprintf("not met at %d", bads) : "met at every case", bad
+		printf "- Relative error, f8b over cuBLASLt: at most x%.6f (%s). No worse: %s.%s\n", qmax, kq, bade ? sprintf("not met at %d", bade) : "met at every case", worse
+	}
+}' "$tmp/gemm.csv"
+
+echo
+echo "### 4. The lls step: cuBLASLt's step time over f8b's (> 1: f8b faster)"
+echo
+if [ $# -eq 0 ]; then
+	echo "No lls file given."
+	exit 0
+fi
+echo "| file | shape | recipe | cuBLASLt ms | f8b ms | cuBLASLt / f8b | target | verdict |"
+echo "| --- | --- | --- | ---: | ---: | ---: | ---: | --- |"
+for f in "$@"; do
+	"$f8b" export "$f" --table lls -o "$tmp/lls.csv" 2>"$tmp/err" ||
+		{ echo "f8b-targets.sh: $f: $(cat "$tmp/err")" >&2; exit 2; }
+	awk -v file="$(basename "$f")" "$AWKLIB"'
+	function gi() { return v("gemm_impl") == "" ? "cublaslt" : v("gemm_impl") }
+	function goal(sh, r) {
+		if (r == "tensorwise") return (sh == "8192x8192x8192" || sh == "16384x16384x16384") ? 1.02 : 0
+		if (r == "axiswise") return sh == "8192x8192x8192" ? 1.04 : sh == "16384x16384x16384" ? 1.12 : 0
+		if (r == "blockwise") return sh == "8192x8192x8192" ? 1.08 : sh == "16384x16384x16384" ? 1.10 : 0
+		if (r == "lw-axiswise-gw-hp") return (sh == "8192x8192x8192" || sh == "16384x16384x16384") ? 1.0 : 0
+		return 0
+	}
+	v("status") == "ok" && v("recipe") != "bf16" {
+		k = shape() " | " v("recipe"); if (!(k in seen)) { seen[k] = 1; order[++n] = k; sh[k] = shape(); rc[k] = v("recipe") }
+		t[k, gi()] = v("time_median_s")
+	}
+	END {
+		for (i = 1; i <= n; i++) {
+			k = order[i]
+			if (!((k, "cublaslt") in t) || !((k, "f8b") in t)) continue
+			r = t[k, "cublaslt"] / t[k, "f8b"]; g = goal(sh[k], rc[k])
+			printf "| %s | %s | %.4f | %.4f | %.3f | %s | %s |\n", file, k, 1e3 * t[k, "cublaslt"], 1e3 * t[k, "f8b"], r,
+				g ? sprintf(">= %.2f", g) : "-", g ? (r >= g ? "met" : "not met") : ""
+		}
+	}' "$tmp/lls.csv"
+done

@@ -1,0 +1,63 @@
+#!/bin/sh
+# scripts/f8b-targets.sh (issue 23's targets for --impl f8b) on the
+# committed H100 files: it runs, its tables have a row per target shape
+# (two shapes may share M x K x N under different labels), its summary
+# lines count what its rows say, a ratio it prints is the ratio of the two
+# rows (read here with csv_get), and it refuses bad usage.
+. "${srcdir:-.}/tests/tap.sh"
+top=$(cd "${srcdir:-.}" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+d=$top/results/h100
+[ -f "$d/gemm-impl-sweep.h5" ] && [ -f "$d/lls-impl-sweep.h5" ] || skip_all "no results/h100 impl sweeps"
+F8BENCH="$F8BENCH" sh "$top/scripts/f8b-targets.sh" "$d/gemm-impl-sweep.h5" "$d/lls-impl-sweep.h5" >t.md 2>t.err
+ok $? "f8b-targets.sh runs on the committed sweeps ($(head -c 200 t.err))"
+
+# 1. a row per target shape: the squares from 4096 and the 16 layers
+sec() { awk -v s="### $1." '/^### / { on = index($0, s) == 1 } on' t.md; }
+sec 1 | grep '^| [0-9]*x' >s1.txt
+n=$(wc -l <s1.txt)
+ok "$([ "$n" = 19 ] && echo 0 || echo 1)" "section 1 has the 19 target shapes ($n), 8192^3 twice (pow2 and llama2-70b wo)"
+n=$(grep -c '| 8192x8192x8192 |' s1.txt)
+ok "$([ "$n" = 2 ] && echo 0 || echo 1)" "8192^3 is there under both its labels ($n)"
+met=$(grep -c '| met' s1.txt)
+line=$(sec 1 | grep '^Met at')
+ok "$(echo "$line" | grep -q "^Met at $met of 19 " && echo 0 || echo 1)" "the summary counts the rows' verdicts ($line; $met rows met)"
+bad=$(awk -F'|' '{ r = $6 + 0; v = $7; gsub(/ /, "", v)
+	if ((r >= 0.97) != (v ~ /^met/)) n++ } END { print n + 0 }' s1.txt)
+ok "$([ "$bad" = 0 ] && echo 0 || echo 1)" "every verdict follows its ratio and 0.97 ($bad do not)"
+
+# the 4096^3 ratio, recomputed from the file's two rows
+"$F8BENCH" export "$d/gemm-impl-sweep.h5" --table gemm -o g.csv 2>/dev/null
+lt=$(csv_get g.csv tflops m=4096 k=4096 n=4096 scaling=tensorwise fast_accum=1 impl=cublaslt out_t=0 | head -1)
+f8=$(csv_get g.csv tflops m=4096 k=4096 n=4096 scaling=tensorwise fast_accum=1 impl=f8b out_t=0 | head -1)
+want=$(awk -v a="$f8" -v b="$lt" 'BEGIN { printf "%.3f", a / b }')
+got=$(grep '^| 4096x4096x4096 ' s1.txt | awk -F'|' '{ gsub(/ /, "", $6); print $6 }')
+ok "$([ -n "$lt" ] && [ "$got" = "$want" ] && echo 0 || echo 1)" "4096^3: f8b / cuBLASLt is $want from the rows ($f8 / $lt), the table says $got"
+
+# 2. three ratios a shape, the summary's range from them
+sec 2 | grep '^| [0-9]*x' >s2.txt
+n=$(awk -F'|' 'NF == 8' s2.txt | wc -l)
+ok "$([ "$n" = 19 ] && echo 0 || echo 1)" "section 2 has a row of three ratios for each of the 19 shapes ($n)"
+lo=$(awk -F'|' '{ x = $5 + 0; if (NR == 1 || x < m) m = x } END { printf "%.3f", m }' s2.txt)
+ok "$(sec 2 | grep -q "^- tensorwise: met at [0-9]* of 19 shapes ($lo-" && echo 0 || echo 1)" "the tensorwise range starts at the rows' least ratio ($lo)"
+
+# 3. accuracy over every pair
+line=$(sec 3 | grep 'cases with both rows')
+n=$(echo "$line" | sed -n 's/^- \([0-9]*\) cases.*/\1/p')
+ok "$([ -n "$n" ] && [ "$n" -gt 0 ] && echo 0 || echo 1)" "section 3 pairs f8b's rows with cuBLASLt's ($line)"
+ok "$(sec 3 | grep -q '^- SQNR, f8b minus cuBLASLt: at least' && echo 0 || echo 1)" "section 3 states the SQNR difference"
+
+# 4. the lls step: targets at 8192^3, none at 4096^3
+n=$(sec 4 | grep -c '| 8192x8192x8192 | .* | >= ')
+ok "$([ "$n" = 4 ] && echo 0 || echo 1)" "section 4 holds the four 8192^3 targets ($n)"
+n=$(sec 4 | grep '| 4096x4096x4096 |' | grep -c '>= ')
+ok "$([ "$n" = 0 ] && echo 0 || echo 1)" "no target at 4096^3 ($n)"
+
+# bad usage
+F8BENCH="$F8BENCH" sh "$top/scripts/f8b-targets.sh" >/dev/null 2>e.txt
+ok "$([ $? = 2 ] && grep -q usage e.txt && echo 0 || echo 1)" "no file: exit 2 and the usage ($(cat e.txt))"
+F8BENCH="$F8BENCH" sh "$top/scripts/f8b-targets.sh" "$tmp/no-such.h5" >/dev/null 2>e.txt
+ok "$([ $? = 2 ] && grep -q 'no-such.h5' e.txt && echo 0 || echo 1)" "a missing file: exit 2, named ($(head -c 160 e.txt))"
+done_testing
