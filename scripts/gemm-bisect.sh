@@ -35,6 +35,10 @@
 #          cluster, t144s5 with five stages, t144notma without loads.
 #          Their N is a multiple of 144: 8064, 4032, 1008 where the
 #          others take 8192, 4096, 1024.
+#   epiov  (with BISECT_EXTRA_PATCH=.../epi-overlap.patch) PROMOTE in
+#          halves with its epilogue overlapped with the next tile's first
+#          group (half 0 of K-block 0 issued between D's columns 0-127 and
+#          128-255); FAST and BLOCK as in base.
 # BISECT_VARIANTS picks them (default: base notma bare noepi c2).
 # Then, each round (ROUNDS, default 2), the parts of BISECT_PARTS
 # (default "probe shapes onesm power"): probe, the probe on one SM and on
@@ -97,6 +101,7 @@ flags() { # the build flags of a variant
 	t144c2) echo -DGT_BN=144 -DGT_STAGES=6 -DGT_CL=2 ;;
 	t144s5) echo -DGT_BN=144 -DGT_STAGES=5 ;;
 	t144notma) echo -DGT_BN=144 -DGT_STAGES=6 -DGT_NOTMA ;;
+	epiov) echo -DGT_EPIOV ;;
 	*) echo "gemm-bisect.sh: no variant '$1'" >&2; return 1 ;;
 	esac
 }
