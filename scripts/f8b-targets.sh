@@ -78,13 +78,17 @@ END {
 echo
 echo "### 2. fast_accum off (promotion every 128 of K): f8b over cuBLASLt's tensorwise fast_accum-on TFLOP/s >= 0.95"
 echo
-echo "| shape | label | cuBLASLt tensorwise fast TFLOP/s | tensorwise | axiswise | blockwise |"
-echo "| --- | --- | ---: | ---: | ---: | ---: |"
+echo "f8b's rows, and beside them cuBLASLt's own fast_accum-off rows over the same tensorwise fast row"
+echo "(blockwise: cuBLASLt has no fast mode for it), for reference."
+echo
+echo "| shape | label | cuBLASLt tensorwise fast TFLOP/s | f8b tensorwise | f8b axiswise | f8b blockwise | cuBLASLt tensorwise | cuBLASLt axiswise | cuBLASLt blockwise |"
+echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 awk "$AWKLIB"'
 mine() && target() {
 	k = shape() " | " v("label"); if (!(k in seen)) { seen[k] = 1; order[++n] = k }
 	if (impl() == "cublaslt" && v("scaling") == "tensorwise" && v("fast_accum") == 1) base[k] = v("tflops")
 	if (impl() == "f8b" && v("fast_accum") == 0) t[k, v("scaling")] = v("tflops")
+	if (impl() == "cublaslt" && v("fast_accum") == 0) lt[k, v("scaling")] = v("tflops")
 }
 END {
 	ns = split("tensorwise axiswise blockwise", sc, " ")
@@ -98,12 +102,22 @@ END {
 				line = line sprintf(" %.3f%s |", r, r >= 0.95 ? " (met)" : "")
 			} else line = line " - |"
 		}
+		for (j = 1; j <= ns; j++) {
+			if ((k in base) && ((k, sc[j]) in lt)) {
+				r = lt[k, sc[j]] / base[k]; lall[j]++; lmet[j] += r >= 0.95
+				if (!(j in llo) || r < llo[j]) llo[j] = r
+				if (!(j in lhi) || r > lhi[j]) lhi[j] = r
+				line = line sprintf(" %.3f |", r)
+			} else line = line " - |"
+		}
 		print line
 	}
 	printf "\n"
 	for (j = 1; j <= ns; j++)
-		if (all[j]) printf "- %s: met at %d of %d shapes (%.3f-%.3f)\n", sc[j], met[j], all[j], lo[j], hi[j]
-		else printf "- %s: no rows\n", sc[j]
+		if (all[j]) printf "- f8b %s: met at %d of %d shapes (%.3f-%.3f)\n", sc[j], met[j], all[j], lo[j], hi[j]
+		else printf "- f8b %s: no rows\n", sc[j]
+	for (j = 1; j <= ns; j++)
+		if (lall[j]) printf "- cuBLASLt\047s own %s: at or above 0.95 at %d of %d shapes (%.3f-%.3f)\n", sc[j], lmet[j], lall[j], llo[j], lhi[j]
 }' "$tmp/gemm.csv"
 
 echo
