@@ -215,7 +215,7 @@ int f8b_gemm_cfg_finalize(void *cfg, size_t *ncases)
 	struct dtype_pair *dt = NULL;
 	enum f8b_gemm_impl *im = NULL;
 	bool *ot = NULL;
-	size_t nsc = 0, nfa = 0, ndt = 0, nim = 0, not = 0;
+	size_t nsc = 0, nfa = 0, ndt = 0, nim = 0, nout_t = 0;
 	int rc = f8b_shapes_parse(c->shapes_spec, &c->shapes);
 	if (rc == F8B_OK)
 		rc = f8b_parse_list(c->scaling_spec, "--scaling", sizeof *sc, parse_scaling,
@@ -231,7 +231,7 @@ int f8b_gemm_cfg_finalize(void *cfg, size_t *ncases)
 		                    &nim);
 	if (rc == F8B_OK)
 		rc = f8b_parse_list(c->out_t_spec, "--out-t", sizeof *ot, parse_onoff, (void **)&ot,
-		                    &not );
+		                    &nout_t);
 	/* A ceilings file is bad input if it cannot be read: say so now,
 	 * before any results file exists. */
 	if (rc == F8B_OK && c->ceilings_path) {
@@ -244,7 +244,7 @@ int f8b_gemm_cfg_finalize(void *cfg, size_t *ncases)
 	/* Per shape: the bf16 baseline case, then every fp8 combination, each
 	 * with every implementation in turn and, within it, D alone then with
 	 * D^T (side by side in one process). */
-	size_t nfp8 = nsc * nfa * ndt * nim * not ;
+	size_t nfp8 = nsc * nfa * ndt * nim * nout_t;
 	size_t per = 1 + nfp8;
 	if (rc == F8B_OK && !(c->cases = calloc(c->shapes.n * per, sizeof *c->cases)))
 		rc = F8B_ERR(F8B_ENOMEM, "%zu cases", c->shapes.n * per);
@@ -253,7 +253,7 @@ int f8b_gemm_cfg_finalize(void *cfg, size_t *ncases)
 	for (size_t s = 0; rc == F8B_OK && s < c->shapes.n; s++) {
 		c->cases[c->ncases++] =
 		    (struct gemm_case){.shape = s, .sc = SC_NONE, .dt = {F8B_BF16, F8B_BF16}};
-		size_t dims[5] = {nsc, nfa, ndt, nim, not }, idx[5];
+		size_t dims[5] = {nsc, nfa, ndt, nim, nout_t}, idx[5];
 		for (size_t j = 0; j < nfp8; j++) {
 			f8b_cross_index(j, dims, 5, idx);
 			c->cases[c->ncases++] = (struct gemm_case){.shape = s,

@@ -332,23 +332,31 @@ int f8b_gemm_check_t(const struct f8b_backend_ops *ops, struct f8b_backend *be, 
 	const int64_t band = all || m <= 2 * T_ROWS ? m : T_ROWS; /* rows per band */
 	const int64_t ncols = all || n <= T_COLS ? n : T_COLS;
 	const int nbands = band == m ? 1 : 2;
+	/* D^T in one download when every element is compared (not one per
+	 * row of D^T: a short, wide D has many), else each sampled row of it
+	 * in turn */
+	const int64_t trows = all ? n : 1;
 	uint8_t *hd = malloc((size_t)(nbands * band * n) * es);
-	uint8_t *ht = malloc((size_t)m * es);
+	uint8_t *ht = malloc((size_t)(trows * m) * es);
 	int rc = hd && ht ? F8B_OK : F8B_ERR(F8B_ENOMEM, "gemm: the D^T check's buffers");
 	*off = *checked = 0;
 	for (int b = 0; rc == F8B_OK && b < nbands; b++)
 		rc = ops->download(be, hd + (size_t)(b * band * n) * es,
 		                   (const uint8_t *)d + (size_t)((b ? m - band : 0) * n) * es,
 		                   (size_t)(band * n) * es);
+	if (rc == F8B_OK && all)
+		rc = ops->download(be, ht, d_t, (size_t)(n * m) * es);
 	for (int64_t c = 0; rc == F8B_OK && c < ncols; c++) {
 		const int64_t j = ncols == n ? c : c * (n - 1) / (ncols - 1);
-		rc = ops->download(be, ht, (const uint8_t *)d_t + (size_t)(j * m) * es,
-		                   (size_t)m * es);
+		const uint8_t *tr = ht + (all ? (size_t)(j * m) * es : 0); /* D^T's row j */
+		if (!all)
+			rc = ops->download(be, ht, (const uint8_t *)d_t + (size_t)(j * m) * es,
+			                   (size_t)m * es);
 		for (int b = 0; rc == F8B_OK && b < nbands; b++)
 			for (int64_t r = 0; r < band; r++) {
 				const int64_t row = b ? m - band + r : r;
 				*off += memcmp(hd + (size_t)((b * band + r) * n + j) * es,
-				               ht + (size_t)row * es, es) != 0;
+				               tr + (size_t)row * es, es) != 0;
 				(*checked)++;
 			}
 	}
