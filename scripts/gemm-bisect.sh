@@ -38,8 +38,16 @@
 #   epiov  (with BISECT_EXTRA_PATCH=.../epi-overlap.patch) PROMOTE in
 #          halves with its epilogue overlapped with the next tile's first
 #          group (half 0 of K-block 0 issued between D's columns 0-127 and
-#          128-255); FAST and BLOCK as in base.
-# BISECT_VARIANTS picks them (default: base notma bare noepi c2).
+#          128-255); FAST and BLOCK as in base.  (The kernels now
+#          overlap their epilogue themselves: F8B_KG_EPIOV.)
+#   noov   the kernels built without their overlapped epilogue
+#          (-DF8B_KG_EPIOV=0): each tile's epilogue, then the next tile;
+#   q1, q2, q3  the overlapped epilogue issuing the next tile's first
+#          group after 1, 2 or 3 quarters of D's boxes (the kernels: 2 in
+#          PROMOTE, 3 in BLOCK).
+# BISECT_VARIANTS picks them (default: base notma bare noepi c2);
+# BISECT_MODES the modes the shapes and onesm parts time (default "fast
+# promote"; also block, the 128x128 block scales).
 # Then, each round (ROUNDS, default 2), the parts of BISECT_PARTS
 # (default "probe shapes onesm power"): probe, the probe on one SM and on
 # every SM; shapes, each variant's fast and promote at 8192^3 and 4096^3
@@ -102,6 +110,8 @@ flags() { # the build flags of a variant
 	t144s5) echo -DGT_BN=144 -DGT_STAGES=5 ;;
 	t144notma) echo -DGT_BN=144 -DGT_STAGES=6 -DGT_NOTMA ;;
 	epiov) echo -DGT_EPIOV ;;
+	noov) echo -DF8B_KG_EPIOV=0 ;;
+	q1 | q2 | q3) echo "-DF8B_KG_EPIOV_QUARTERS=${1#q}" ;;
 	*) echo "gemm-bisect.sh: no variant '$1'" >&2; return 1 ;;
 	esac
 }
@@ -135,6 +145,10 @@ run() { # ROUND VARIANT MODE M N K (environment from the caller)
 	echo "$r $v $line" | tee -a "$out/bisect.txt"
 }
 parts=${BISECT_PARTS:-probe shapes onesm power}
+modes=${BISECT_MODES:-fast promote}
+for mode in $modes; do
+	case $mode in fast | promote | block) ;; *) echo "gemm-bisect.sh: no mode '$mode'" >&2; exit 2 ;; esac
+done
 has() { case " $parts " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 : >"$out/bisect.txt"
 : >"$out/probe.txt"
@@ -153,7 +167,7 @@ for r in $(seq 1 "$rounds"); do
 	has shapes && shapel=("8192 8192 8192" "4096 4096 4096")
 	for shape in "${shapel[@]}"; do
 		for v in $variants; do
-			for mode in fast promote; do
+			for mode in $modes; do
 				# shellcheck disable=SC2086
 				run "$r" "$v" $mode $shape
 			done
@@ -162,7 +176,7 @@ for r in $(seq 1 "$rounds"); do
 	if has onesm; then
 		for v in $variants; do
 			case $v in *c2) continue ;; esac
-			for mode in fast promote; do
+			for mode in $modes; do
 				GT_GRID=1 run "$r" "$v" $mode 1024 1024 8192
 			done
 		done

@@ -17,7 +17,8 @@
  * then GT_RUNS (10) timed back to back with CUDA events, the median
  * printed.  L2 is not flushed, so its rates are above f8bench's; the
  * results are not checked (ablation patches compute wrong sums on
- * purpose): tests/gpu/test_f8b_gemm.c checks the kernels.  The tile is
+ * purpose): tests/gpu/test_f8b_gemm.c checks the kernels.  A hash of D
+ * is printed, so variants that must agree bit for bit can be compared.  The tile is
  * GT_BN wide (256, 4 stages, unless GT_BN and GT_STAGES are given).
  * Ablations: build it against a patched copy of kernels/ (the patches
  * live with each study under results/h100/experiments/). */
@@ -218,10 +219,18 @@ int main(int argc, char **argv)
 		CHECK(cudaEventElapsedTime(&t[i], ev[i], ev[i + 1]));
 	std::sort(t.begin(), t.end());
 	const float ms = t[RUNS / 2];
+	/* a hash of D's bytes (FNV-1a, 64 bits): not a check, but two variants
+	 * that must compute the same sums in the same order (an overlap that
+	 * only moves when a group is issued) print the same hash */
+	std::vector<uint8_t> hd((size_t)m * n * sizeof(gt_out));
+	CHECK(cudaMemcpy(hd.data(), d, hd.size(), cudaMemcpyDeviceToHost));
+	unsigned long long fnv = 14695981039346656037ull;
+	for (uint8_t v : hd)
+		fnv = (fnv ^ v) * 1099511628211ull;
 	printf("gemm-time %s %dx%dx%d (M N K), %dx%d tile, grid %d, %s: median of %d launches "
-	       "%.4f ms, %.0f TFLOP/s\n",
+	       "%.4f ms, %.0f TFLOP/s, D hash %016llx\n",
 	       argv[1], m, n, k, F8B_KG_BM, BN, grid, prop.name, RUNS, ms,
-	       2.0 * m * n * (double)k / (ms * 1e9));
+	       2.0 * m * n * (double)k / (ms * 1e9), fnv);
 
 	return 0;
 }

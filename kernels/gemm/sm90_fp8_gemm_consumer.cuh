@@ -40,6 +40,21 @@ struct f8b_kg_consumer {
 	static_assert(MODE != F8B_KGEMM_BLOCK || BN % 64 == 0, "BLOCK tiles: BN % 64 == 0");
 	/* An e4m3 D: direct stores, and the amax flushed after the last tile. */
 	static constexpr bool OUT8 = sizeof(OutT) == 1;
+	/* The epilogue overlapped with the next tile (tile_overlapped): the
+	 * halves form of PROMOTE and BLOCK, one CTA a tile (no peer reads the
+	 * ring), a 16-bit or 32-bit D. */
+	static constexpr bool EPIOV = F8B_KG_EPIOV && HALVES && !COLSC && CL == 1 && !OUT8;
+	/* The boxes of D's tile row stored before the next tile's first group
+	 * is issued, of 4 (bf16: 64-column boxes) or 8 (f32): half of them in
+	 * PROMOTE; three quarters in BLOCK, which spilled 20 bytes issuing at
+	 * the half (its bf16 variants).  F8B_KG_EPIOV_QUARTERS overrides it
+	 * (a study's knob: results/h100/experiments/f8b-gemm-bisect/). */
+#ifdef F8B_KG_EPIOV_QUARTERS
+	static constexpr int EPIOV_QUARTERS = F8B_KG_EPIOV_QUARTERS;
+#else
+	static constexpr int EPIOV_QUARTERS = MODE == F8B_KGEMM_BLOCK ? 3 : 2;
+#endif
+	static constexpr int EPIOV_BOXES = EPIOV_QUARTERS * BN * (int)sizeof(OutT) / 128 / 4;
 
 	const f8b_kgemm_args p;
 	const uint32_t base, bars, epi; /* epi: this warpgroup's epilogue boxes */
@@ -478,9 +493,15 @@ struct f8b_kg_consumer {
 	__device__ __forceinline__ void epilogue(int tm, int tn)
 	{
 		epilogue_d(tm, tn);
-		/* bf16 or e4m3 (f32 is refused by the host), 64-column boxes; not
-		 * in BLOCK_1X128's halves (COLSC), where it spilled 76 bytes beside
-		 * the 232 registers that variant has (the host never asks it) */
+		epilogue_t(tm, tn);
+	}
+
+	/* D^T, where asked: bf16 or e4m3 (f32 is refused by the host),
+	 * 64-column boxes; not in BLOCK_1X128's halves (COLSC), where it
+	 * spilled 76 bytes beside the 232 registers that variant has (the
+	 * host never asks it). */
+	__device__ __forceinline__ void epilogue_t(int tm, int tn)
+	{
 		if constexpr (sizeof(OutT) <= 2 && BN % 64 == 0 && !COLSC)
 			if (p.tma_t) {
 				using store = f8b_kg_store<BN, OutT, !BLOCKS, 1>;
@@ -495,24 +516,136 @@ struct f8b_kg_consumer {
 			}
 	}
 
-	__device__ __forceinline__ void epilogue_d(int tm, int tn)
+	/* D through TMA, boxes CB0 to CB1 - 1 of the tile's row (-1: all). */
+	template <int CB0 = 0, int CB1 = -1>
+	__device__ __forceinline__ void epilogue_tma(int tm, int tn)
 	{
 		using store = f8b_kg_store<BN, OutT, !BLOCKS, 1>;
+		if (cw == 0)
+			store::template tma<EPI_BUFS, F8B_KG_EPI_BAR, CB0, CB1>(
+			    p, acc, tmap_d, epi, boxes, tm * F8B_KG_BM, tn * BN, warp, lane,
+			    tw_scale);
+		else
+			store::template tma<EPI_BUFS, F8B_KG_EPI_BAR + 1, CB0, CB1>(
+			    p, acc, tmap_d, epi, boxes, tm * F8B_KG_BM + 64, tn * BN, warp, lane,
+			    tw_scale);
+	}
+
+	__device__ __forceinline__ void epilogue_d(int tm, int tn)
+	{
 		if constexpr (!OUT8) {
 			if (p.tma_store) {
-				if (cw == 0)
-					store::template tma<EPI_BUFS, F8B_KG_EPI_BAR>(
-					    p, acc, tmap_d, epi, boxes, tm * F8B_KG_BM, tn * BN,
-					    warp, lane, tw_scale);
-				else
-					store::template tma<EPI_BUFS, F8B_KG_EPI_BAR + 1>(
-					    p, acc, tmap_d, epi, boxes, tm * F8B_KG_BM + 64,
-					    tn * BN, warp, lane, tw_scale);
+				epilogue_tma(tm, tn);
 				return;
 			}
 		}
+		using store = f8b_kg_store<BN, OutT, !BLOCKS, 1>;
 		store::run(p, acc, tm * F8B_KG_BM + cw * 64 + warp * 16 + lane / 4,
 		           tn * BN + 2 * (lane % 4), tw_scale, OUT8 ? &out8 : nullptr);
+	}
+
+	/* EPIOV: the epilogue overlapped with the next tile's first wgmma
+	 * group (doc/gemm-kernels.md, "The overlapped epilogue").  In the
+	 * halves form a warpgroup's tensor work stops for the whole epilogue:
+	 * nothing of its own is queued while it converts and stores the tile.
+	 * Here the epilogue stores D's columns 0-127, issues half 0 of the
+	 * next tile's first K-block into `part`, stores columns 128-255 (and
+	 * D^T) while that group runs, then waits for it, so that the next
+	 * tile's main loop starts with its first half in `part`.  No group is
+	 * in flight across the tile loop, and the group is issued on every
+	 * path (after the CTA's last tile too, where it reads a stage that no
+	 * load fills any more, without waiting for it, and its sums are
+	 * dropped): the forms that kept a group in flight across the loop or
+	 * issued it on one path only spilled or had ptxas serialise every
+	 * wgmma (results/h100/experiments/f8b-gemm-bisect/).  The sums are
+	 * those of tile(), bit for bit: the same groups, the same adds in the
+	 * same order. */
+	kscales first; /* BLOCK: the scales of the next tile's first K-block */
+
+	/* Half 0 of K-block `it` (the next tile's first) into part; wait: for
+	 * its stage (false past the CTA's last tile). */
+	__device__ __forceinline__ void first_issue(bool wait)
+	{
+		const uint32_t s = it % STAGES, phase = (it / STAGES) & 1;
+		if (wait && !ahead)
+			f8b_mbarrier_wait(bars + 8 * s, phase);
+		ahead = 0;
+		issue_cols<128, 0, false>(part, s, phase, false);
+	}
+
+	__device__ __forceinline__ void first_wait()
+	{
+		f8b_wgmma_wait_group<0>();
+#pragma unroll
+		for (int i = 0; i < BN / 4; i++)
+			f8b_reg_fence(part[i]);
+	}
+
+	/* Before the CTA's first tile (tm, tn); any: the CTA has a tile (the
+	 * host never launches more CTAs than tiles). */
+	__device__ __forceinline__ void first_prologue(int tm, int tn, bool any)
+	{
+		load_scales(first, scale_pos(tm, tn), 0);
+		first_issue(any);
+		first_wait();
+	}
+
+	/* The tile's K-blocks, half 0 of the first already in part and its
+	 * scales in `first`: as mainloop_promote_halves. */
+	__device__ __forceinline__ void mainloop_first_ready(int tm, int tn, int kblocks)
+	{
+		const spos q = scale_pos(tm, tn);
+		kscales sc0;
+		load_scales(sc0, q, kblocks > 1 ? 1 : 0);
+#pragma unroll
+		for (int i = 0; i < BN / 2; i++)
+			acc[i] = 0.0f;
+		const uint32_t s = it % STAGES, phase = (it / STAGES) & 1;
+		promote_half<0>(part, first, s);
+		issue_half<1>(part, s, phase);
+		test_next();
+		first_wait();
+		release(bars + 8 * (STAGES + s));
+		promote_half<1>(part, first, s);
+		it++;
+		kscales sc1;
+		if constexpr (MODE == F8B_KGEMM_BLOCK) {
+			int kb = 1;
+			for (; kb + 1 < kblocks; kb += 2) {
+				halves_kblock(q, sc0, sc1, kb + 1);
+				halves_kblock(q, sc1, sc0, kb + 2 < kblocks ? kb + 2 : kb + 1);
+			}
+			if (kb < kblocks) /* kblocks even: the last one */
+				halves_kblock(q, sc0, sc1, kb);
+		} else {
+			for (int kb = 1; kb < kblocks; kb++) {
+				halves_kblock(q, sc0, sc1, kb + 1 < kblocks ? kb + 1 : kb);
+				sc0 = sc1;
+			}
+		}
+	}
+
+	/* One tile, EPIOV (see above); (ntm, ntn): the CTA's next tile, any
+	 * tile of D after its last. */
+	__device__ __forceinline__ void tile_overlapped(int tm, int tn, int kblocks, bool last,
+	                                                int ntm, int ntn)
+	{
+		mainloop_first_ready(tm, tn, kblocks);
+		constexpr int HB = EPIOV_BOXES;
+		const bool split = p.tma_store && !p.tma_t;
+		if (split)
+			epilogue_tma<0, HB>(tm, tn);
+		else
+			epilogue(tm, tn);
+		first_issue(!last);
+		if (split)
+			epilogue_tma<HB>(tm, tn);
+		/* BLOCK: read while the group runs, once acc is dead (held
+		 * through the epilogue's second half, they spilled 20 bytes) */
+		load_scales(first, scale_pos(ntm, ntn), 0);
+		first_wait();
+		if (last && (p.tma_store || p.tma_t) && warp == 0 && lane == 0)
+			f8b_bulk_wait_group_read<0>();
 	}
 
 	/* last: the CTA's last tile, after whose TMA stores the warpgroup

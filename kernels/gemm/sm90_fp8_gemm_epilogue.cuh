@@ -226,19 +226,22 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 	 * `epi`, stored to D at (col_d + cb BOXC, row_d + 64 f); n counts the
 	 * warpgroup's boxes.  leader: the warpgroup's first thread, the one
 	 * that issues, commits and waits for the stores.  BAR: the
-	 * warpgroup's named barrier. */
-	template <int BUFS, int BAR>
+	 * warpgroup's named barrier.  Boxes CB0 to CB1 - 1 of each fragment's
+	 * row (CB1 = -1: to its end): the overlapped epilogue stores a tile's
+	 * two 128-column halves with a wgmma group issued between them
+	 * (f8b_kg_consumer::tile_overlapped). */
+	template <int BUFS, int BAR, int CB0 = 0, int CB1 = -1>
 	static __device__ __forceinline__ void
 	tma(const f8b_kgemm_args &p, const float *acc, const void *tmap_d, uint32_t epi,
 	    uint32_t &n, int row_d, int col_d, int warp, int lane, float tw_scale)
 	{
 		/* the sigmoid's branch outside the loops, as in run() */
 		if (p.sigmoid)
-			tma_as<BUFS, BAR, true>(p, acc, tmap_d, epi, n, row_d, col_d, warp, lane,
-			                        tw_scale);
+			tma_as<BUFS, BAR, true, CB0, CB1>(p, acc, tmap_d, epi, n, row_d, col_d,
+			                                  warp, lane, tw_scale);
 		else
-			tma_as<BUFS, BAR, false>(p, acc, tmap_d, epi, n, row_d, col_d, warp, lane,
-			                         tw_scale);
+			tma_as<BUFS, BAR, false, CB0, CB1>(p, acc, tmap_d, epi, n, row_d, col_d,
+			                                   warp, lane, tw_scale);
 	}
 
 	/* The scales of a TMA epilogue's boxes (tma_as, tma_t_as): vec, the
@@ -325,7 +328,7 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 		}
 	}
 
-	template <int BUFS, int BAR, bool SIG>
+	template <int BUFS, int BAR, bool SIG, int CB0 = 0, int CB1 = -1>
 	static __device__ __forceinline__ void
 	tma_as(const f8b_kgemm_args &p, const float *acc, const void *tmap_d, uint32_t epi,
 	       uint32_t &n, int row_d, int col_d, int warp, int lane, float tw_scale)
@@ -334,6 +337,8 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 		constexpr int BOXC = 128 / (int)sizeof(OutT); /* columns of a box */
 		constexpr int OCT = BOXC / 8;                 /* octets of a box */
 		static_assert(BN % BOXC == 0, "whole boxes across the tile");
+		constexpr int CBE = CB1 < 0 ? BN / BOXC : CB1;
+		static_assert(0 <= CB0 && CB0 < CBE && CBE <= BN / BOXC, "boxes of the tile");
 		const bool leader = warp == 0 && lane == 0;
 		const bool vec = SCALED && (p.a_vec || p.b_vec);
 		const int colb = col_d + 2 * (lane % 4);
@@ -342,7 +347,7 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 			float sa[2];
 			row_scales(p, vec, tw_scale, row_d, f, warp, lane, sa);
 #pragma unroll
-			for (int cb = 0; cb < BN / BOXC; cb++, n++) {
+			for (int cb = CB0; cb < CBE; cb++, n++) {
 				float sb[2 * OCT];
 				col_scales<OCT>(p, vec, colb + BOXC * cb, sb);
 				const uint32_t box = box_take<BUFS, BAR>(epi, n, leader);
