@@ -560,7 +560,6 @@ struct f8b_kg_consumer {
 	 * wgmma (results/h100/experiments/f8b-gemm-bisect/).  The sums are
 	 * those of tile(), bit for bit: the same groups, the same adds in the
 	 * same order. */
-	kscales first; /* BLOCK: the scales of the next tile's first K-block */
 
 	/* Half 0 of K-block `it` (the next tile's first) into part; wait: for
 	 * its stage (false past the CTA's last tile). */
@@ -581,21 +580,37 @@ struct f8b_kg_consumer {
 			f8b_reg_fence(part[i]);
 	}
 
-	/* Before the CTA's first tile (tm, tn); any: the CTA has a tile (the
-	 * host never launches more CTAs than tiles). */
-	__device__ __forceinline__ void first_prologue(int tm, int tn, bool any)
+	/* Before the CTA's first tile; any: the CTA has a tile (the host never
+	 * launches more CTAs than tiles). */
+	__device__ __forceinline__ void first_prologue(bool any)
 	{
-		load_scales(first, scale_pos(tm, tn), 0);
 		first_issue(any);
 		first_wait();
 	}
 
-	/* The tile's K-blocks, half 0 of the first already in part and its
-	 * scales in `first`: as mainloop_promote_halves. */
+	/* BLOCK: K-block kb's scales of the tile at q into L1, for the
+	 * load_scales() that follows the epilogue.  Prefetched, not loaded:
+	 * the scales held in registers from one tile's epilogue to the next
+	 * tile's first adds spilled 20 bytes, whatever form they took (a
+	 * member, four floats, a loop-carried local). */
+	__device__ __forceinline__ void prefetch_scales(const spos &q, int kb) const
+	{
+		if constexpr (MODE == F8B_KGEMM_BLOCK) {
+			const float *sa = p.a_scale_inv + (size_t)kb * (size_t)p.m;
+			const float *at[4] = {sa + q.r0, sa + q.r1, q.sb_p0 + kb, q.sb_p1 + kb};
+#pragma unroll
+			for (int i = 0; i < 4; i++)
+				asm volatile("prefetch.global.L1 [%0];\n" ::"l"(at[i]));
+		}
+	}
+
+	/* The tile's K-blocks, half 0 of the first already in part: as
+	 * mainloop_promote_halves. */
 	__device__ __forceinline__ void mainloop_first_ready(int tm, int tn, int kblocks)
 	{
 		const spos q = scale_pos(tm, tn);
-		kscales sc0;
+		kscales first, sc0;
+		load_scales(first, q, 0);
 		load_scales(sc0, q, kblocks > 1 ? 1 : 0);
 #pragma unroll
 		for (int i = 0; i < BN / 2; i++)
@@ -638,11 +653,9 @@ struct f8b_kg_consumer {
 		else
 			epilogue(tm, tn);
 		first_issue(!last);
+		prefetch_scales(scale_pos(ntm, ntn), 0);
 		if (split)
 			epilogue_tma<HB>(tm, tn);
-		/* BLOCK: read while the group runs, once acc is dead (held
-		 * through the epilogue's second half, they spilled 20 bytes) */
-		load_scales(first, scale_pos(ntm, ntn), 0);
 		first_wait();
 		if (last && (p.tma_store || p.tma_t) && warp == 0 && lane == 0)
 			f8b_bulk_wait_group_read<0>();

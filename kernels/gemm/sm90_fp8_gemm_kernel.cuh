@@ -352,7 +352,7 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 			int tm = 0, tn = 0;
 			if (cluster < sched.tiles)
 				sched.tile(cluster, tm, tn);
-			c.first_prologue(tm, tn, cluster < sched.tiles);
+			c.first_prologue(cluster < sched.tiles);
 			for (int t = cluster; t < sched.tiles; t += clusters) {
 				const bool last = t + clusters >= sched.tiles;
 				int ntm = tm, ntn = tn;
