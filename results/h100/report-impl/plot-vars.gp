@@ -2,7 +2,7 @@
 # Data blocks (gnuplot index i-1) of roofline-points.dat, speedup.dat,
 # sqnr.dat and sqnr-summary.dat are series i below.
 gpu = "NVIDIA H100 80GB HBM3"
-date = "2026-11-22 to 2026-11-26"
+date = "2026-11-22 to 2026-11-27"
 rl_xmin = 20
 rl_xmax = 20000
 rl_ymin = 100

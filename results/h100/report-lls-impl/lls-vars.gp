@@ -1,6 +1,6 @@
 # f8bench report: what roofline/lls_*.gp plot.
 l_gpu = "NVIDIA H100 80GB HBM3"
-l_date = "2026-11-26"
+l_date = "2026-11-27"
 l_square = 1
 l_both_graphs = 0
 l_has_pred = 1
