@@ -453,16 +453,25 @@ struct f8b_kg_consumer {
 	{
 		kscales sc0, sc1;
 		load_scales(sc0, q, 0);
+		halves_from(q, sc0, sc1, 0, kblocks);
+	}
+
+	/* K-blocks kb0 to kblocks - 1 in halves, sc0 holding K-block kb0's
+	 * scales (the loop of mainloop_promote_halves, and of
+	 * mainloop_first_ready after its first K-block). */
+	__device__ __forceinline__ void halves_from(const spos &q, kscales &sc0, kscales &sc1,
+	                                            int kb0, int kblocks)
+	{
 		if constexpr (MODE == F8B_KGEMM_BLOCK) {
-			int kb = 0;
+			int kb = kb0;
 			for (; kb + 1 < kblocks; kb += 2) {
 				halves_kblock(q, sc0, sc1, kb + 1);
 				halves_kblock(q, sc1, sc0, kb + 2 < kblocks ? kb + 2 : kb + 1);
 			}
-			if (kb < kblocks) /* kblocks odd: the last one */
+			if (kb < kblocks) /* an odd count: the last one */
 				halves_kblock(q, sc0, sc1, kb);
 		} else {
-			for (int kb = 0; kb < kblocks; kb++) {
+			for (int kb = kb0; kb < kblocks; kb++) {
 				halves_kblock(q, sc0, sc1, kb + 1 < kblocks ? kb + 1 : kb);
 				sc0 = sc1;
 			}
@@ -624,20 +633,7 @@ struct f8b_kg_consumer {
 		promote_half<1>(part, first, s);
 		it++;
 		kscales sc1;
-		if constexpr (MODE == F8B_KGEMM_BLOCK) {
-			int kb = 1;
-			for (; kb + 1 < kblocks; kb += 2) {
-				halves_kblock(q, sc0, sc1, kb + 1);
-				halves_kblock(q, sc1, sc0, kb + 2 < kblocks ? kb + 2 : kb + 1);
-			}
-			if (kb < kblocks) /* kblocks even: the last one */
-				halves_kblock(q, sc0, sc1, kb);
-		} else {
-			for (int kb = 1; kb < kblocks; kb++) {
-				halves_kblock(q, sc0, sc1, kb + 1 < kblocks ? kb + 1 : kb);
-				sc0 = sc1;
-			}
-		}
+		halves_from(q, sc0, sc1, 1, kblocks);
 	}
 
 	/* One tile, EPIOV (see above); (ntm, ntn): the CTA's next tile, any
