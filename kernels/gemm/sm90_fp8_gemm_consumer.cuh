@@ -557,10 +557,11 @@ struct f8b_kg_consumer {
 	 * group (doc/gemm-kernels.md, "The overlapped epilogue").  In the
 	 * halves form a warpgroup's tensor work stops for the whole epilogue:
 	 * nothing of its own is queued while it converts and stores the tile.
-	 * Here the epilogue stores D's columns 0-127, issues half 0 of the
-	 * next tile's first K-block into `part`, stores columns 128-255 (and
-	 * D^T) while that group runs, then waits for it, so that the next
-	 * tile's main loop starts with its first half in `part`.  No group is
+	 * Here the epilogue stores EPIOV_BOXES of D's boxes, issues half 0 of
+	 * the next tile's first K-block into `part`, stores the rest while
+	 * that group runs, then waits for it, so that the next tile's main
+	 * loop starts with its first half in `part` (with D^T or direct
+	 * stores: the whole epilogue, then the issue).  No group is
 	 * in flight across the tile loop, and the group is issued on every
 	 * path (after the CTA's last tile too, where it reads a stage that no
 	 * load fills any more, without waiting for it, and its sums are
