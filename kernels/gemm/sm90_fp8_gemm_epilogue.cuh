@@ -196,14 +196,7 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 #pragma unroll
 		for (int j0 = 0; j0 < BN / 8; j0 += CHUNK) {
 			float sb[2 * CHUNK];
-#pragma unroll
-			for (int j = 0; j < CHUNK; j++)
-#pragma unroll
-				for (int e = 0; e < 2; e++)
-					sb[2 * j + e] = __ldg(
-					    p.b_scale_inv +
-					    (p.b_vec ? f8b_kg_clamp(colb + 8 * (j0 + j) + e, p.n)
-					             : 0));
+			col_scales<CHUNK>(p, true, colb + 8 * j0, sb);
 #pragma unroll
 			for (int f = 0; f < HALVES; f++)
 #pragma unroll
@@ -250,7 +243,7 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 	 * block modes, which store acc as it is).  row_scales: this thread's
 	 * two rows of fragment f, from D's row row_d of the warpgroup's first;
 	 * col_scales: this thread's pairs of the OCT octets from D's column
-	 * col0 (its lane's offset included). */
+	 * col0 (its lane's offset included); also the direct way's axiswise(). */
 	static __device__ __forceinline__ void row_scales(const f8b_kgemm_args &p, bool vec,
 	                                                  float tw_scale, int row_d, int f,
 	                                                  int warp, int lane, float sa[2])
