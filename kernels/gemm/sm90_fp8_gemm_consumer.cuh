@@ -40,21 +40,11 @@ struct f8b_kg_consumer {
 	static_assert(MODE != F8B_KGEMM_BLOCK || BN % 64 == 0, "BLOCK tiles: BN % 64 == 0");
 	/* An e4m3 D: direct stores, and the amax flushed after the last tile. */
 	static constexpr bool OUT8 = sizeof(OutT) == 1;
-	/* The epilogue overlapped with the next tile (tile_overlapped): the
-	 * halves form of PROMOTE and BLOCK, one CTA a tile (no peer reads the
-	 * ring), a 16-bit or 32-bit D. */
+	/* The epilogue overlapped with the next tile (the variants the kernel
+	 * builds as f8b_kg_consumer_ov, sm90_fp8_gemm_overlap.cuh): the halves
+	 * form of PROMOTE and BLOCK, one CTA a tile (no peer reads the ring),
+	 * a 16-bit or 32-bit D. */
 	static constexpr bool EPIOV = F8B_KG_EPIOV && HALVES && !COLSC && CL == 1 && !OUT8;
-	/* The boxes of D's tile row stored before the next tile's first group
-	 * is issued, of 4 (bf16: 64-column boxes) or 8 (f32): half of them in
-	 * PROMOTE; three quarters in BLOCK, which spilled 20 bytes issuing at
-	 * the half (its bf16 variants).  F8B_KG_EPIOV_QUARTERS overrides it
-	 * (a study's knob: results/h100/experiments/f8b-gemm-bisect/). */
-#ifdef F8B_KG_EPIOV_QUARTERS
-	static constexpr int EPIOV_QUARTERS = F8B_KG_EPIOV_QUARTERS;
-#else
-	static constexpr int EPIOV_QUARTERS = MODE == F8B_KGEMM_BLOCK ? 3 : 2;
-#endif
-	static constexpr int EPIOV_BOXES = EPIOV_QUARTERS * BN * (int)sizeof(OutT) / 128 / 4;
 
 	const f8b_kgemm_args p;
 	const uint32_t base, bars, epi; /* epi: this warpgroup's epilogue boxes */
@@ -551,111 +541,6 @@ struct f8b_kg_consumer {
 		using store = f8b_kg_store<BN, OutT, !BLOCKS, 1>;
 		store::run(p, acc, tm * F8B_KG_BM + cw * 64 + warp * 16 + lane / 4,
 		           tn * BN + 2 * (lane % 4), tw_scale, OUT8 ? &out8 : nullptr);
-	}
-
-	/* EPIOV: the epilogue overlapped with the next tile's first wgmma
-	 * group (doc/gemm-kernels.md, "The overlapped epilogue").  In the
-	 * halves form a warpgroup's tensor work stops for the whole epilogue:
-	 * nothing of its own is queued while it converts and stores the tile.
-	 * Here the epilogue stores EPIOV_BOXES of D's boxes, issues half 0 of
-	 * the next tile's first K-block into `part`, stores the rest while
-	 * that group runs, then waits for it, so that the next tile's main
-	 * loop starts with its first half in `part` (with D^T or direct
-	 * stores: the whole epilogue, then the issue).  No group is
-	 * in flight across the tile loop, and the group is issued on every
-	 * path (after the CTA's last tile too, where it reads a stage that no
-	 * load fills any more, without waiting for it, and its sums are
-	 * dropped): the forms that kept a group in flight across the loop or
-	 * issued it on one path only spilled or had ptxas serialise every
-	 * wgmma (results/h100/experiments/f8b-gemm-bisect/).  The sums are
-	 * those of tile(), bit for bit: the same groups, the same adds in the
-	 * same order. */
-
-	/* Half 0 of K-block `it` (the next tile's first) into part; wait: for
-	 * its stage (false past the CTA's last tile). */
-	__device__ __forceinline__ void first_issue(bool wait)
-	{
-		const uint32_t s = it % STAGES, phase = (it / STAGES) & 1;
-		if (wait && !ahead)
-			f8b_mbarrier_wait(bars + 8 * s, phase);
-		ahead = 0;
-		issue_cols<128, 0, false>(part, s, phase, false);
-	}
-
-	__device__ __forceinline__ void first_wait()
-	{
-		f8b_wgmma_wait_group<0>();
-#pragma unroll
-		for (int i = 0; i < BN / 4; i++)
-			f8b_reg_fence(part[i]);
-	}
-
-	/* Before the CTA's first tile; any: the CTA has a tile (the host never
-	 * launches more CTAs than tiles). */
-	__device__ __forceinline__ void first_prologue(bool any)
-	{
-		first_issue(any);
-		first_wait();
-	}
-
-	/* BLOCK: K-block kb's scales of the tile at q into L1, for the
-	 * load_scales() that follows the epilogue.  Prefetched, not loaded:
-	 * the scales held in registers from one tile's epilogue to the next
-	 * tile's first adds spilled 20 bytes, whatever form they took (a
-	 * member, four floats, a loop-carried local). */
-	__device__ __forceinline__ void prefetch_scales(const spos &q, int kb) const
-	{
-		if constexpr (MODE == F8B_KGEMM_BLOCK) {
-			const float *sa = p.a_scale_inv + (size_t)kb * (size_t)p.m;
-			const float *at[4] = {sa + q.r0, sa + q.r1, q.sb_p0 + kb, q.sb_p1 + kb};
-#pragma unroll
-			for (int i = 0; i < 4; i++)
-				asm volatile("prefetch.global.L1 [%0];\n" ::"l"(at[i]));
-		}
-	}
-
-	/* The tile's K-blocks, half 0 of the first already in part: as
-	 * mainloop_promote_halves. */
-	__device__ __forceinline__ void mainloop_first_ready(int tm, int tn, int kblocks)
-	{
-		const spos q = scale_pos(tm, tn);
-		kscales first, sc0;
-		load_scales(first, q, 0);
-		load_scales(sc0, q, kblocks > 1 ? 1 : 0);
-#pragma unroll
-		for (int i = 0; i < BN / 2; i++)
-			acc[i] = 0.0f;
-		const uint32_t s = it % STAGES, phase = (it / STAGES) & 1;
-		promote_half<0>(part, first, s);
-		issue_half<1>(part, s, phase);
-		test_next();
-		first_wait();
-		release(bars + 8 * (STAGES + s));
-		promote_half<1>(part, first, s);
-		it++;
-		kscales sc1;
-		halves_from(q, sc0, sc1, 1, kblocks);
-	}
-
-	/* One tile, EPIOV (see above); (ntm, ntn): the CTA's next tile, any
-	 * tile of D after its last. */
-	__device__ __forceinline__ void tile_overlapped(int tm, int tn, int kblocks, bool last,
-	                                                int ntm, int ntn)
-	{
-		mainloop_first_ready(tm, tn, kblocks);
-		constexpr int HB = EPIOV_BOXES;
-		const bool split = p.tma_store && !p.tma_t;
-		if (split)
-			epilogue_tma<0, HB>(tm, tn);
-		else
-			epilogue(tm, tn);
-		first_issue(!last);
-		prefetch_scales(scale_pos(ntm, ntn), 0);
-		if (split)
-			epilogue_tma<HB>(tm, tn);
-		first_wait();
-		if (last && (p.tma_store || p.tma_t) && warp == 0 && lane == 0)
-			f8b_bulk_wait_group_read<0>();
 	}
 
 	/* last: the CTA's last tile, after whose TMA stores the warpgroup

@@ -222,7 +222,7 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 	 * warpgroup's named barrier.  Boxes CB0 to CB1 - 1 of each fragment's
 	 * row (CB1 = -1: to its end): the overlapped epilogue stores a tile's
 	 * two 128-column halves with a wgmma group issued between them
-	 * (f8b_kg_consumer::tile_overlapped). */
+	 * (f8b_kg_consumer_ov::tile_overlapped). */
 	template <int BUFS, int BAR, int CB0 = 0, int CB1 = -1>
 	static __device__ __forceinline__ void
 	tma(const f8b_kgemm_args &p, const float *acc, const void *tmap_d, uint32_t epi,

@@ -79,7 +79,7 @@ constexpr int F8B_KG_EPI_BAR = 3;       /* 3 for consumer 0, 4 for consumer 1 */
 constexpr int F8B_KG_SMEM_MAX = 232448; /* 227 KiB: an sm_90 CTA's opt-in maximum */
 
 /* 1: the promoting halves form overlaps each tile's epilogue with the next
- * tile's first wgmma group (f8b_kg_consumer::tile_overlapped); 0 builds
+ * tile's first wgmma group (f8b_kg_consumer_ov::tile_overlapped); 0 builds
  * it without, for an A/B (scripts/gemm-bisect.sh's variant noov). */
 #ifndef F8B_KG_EPIOV
 #define F8B_KG_EPIOV 1
@@ -180,6 +180,7 @@ f8b_kgemm_fn f8b_kgemm_pick_blockwise(int tile, int mode, int a, int b, int out)
 
 #include "sm90_fp8_gemm_epilogue.cuh"
 #include "sm90_fp8_gemm_consumer.cuh"
+#include "sm90_fp8_gemm_overlap.cuh"
 #include "sm90_fp8_gemm_pingpong.cuh"
 
 template <int BN, int STAGES, int CL, int SCHED, int MODE, int AT, int BT, typename OutT>
@@ -342,33 +343,34 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 			c.tile(j, tm, tn, kblocks, t + (int)gridDim.x < sched.tiles,
 			       t + 2 * (int)gridDim.x >= sched.tiles);
 		}
+	} else if constexpr (f8b_kg_consumer<BN, STAGES, CL, MODE, EPI_BUFS, AT, BT, OutT>::EPIOV) {
+		/* Each tile's epilogue overlapped with the next tile's first
+		 * group (sm90_fp8_gemm_overlap.cuh; CL == 1: the tile row is
+		 * stm) */
+		f8b_kg_consumer_ov<BN, STAGES, CL, MODE, EPI_BUFS, AT, BT, OutT> c(
+		    p, base, bars, epi + (wg - 1) * EPI_BUFS * F8B_KG_EPI_BOX_BYTES, scl, &tmap_d,
+		    &tmap_t, wg - 1);
+		int tm = 0, tn = 0;
+		if (cluster < sched.tiles)
+			sched.tile(cluster, tm, tn);
+		c.first_prologue(cluster < sched.tiles);
+		for (int t = cluster; t < sched.tiles; t += clusters) {
+			const bool last = t + clusters >= sched.tiles;
+			int ntm = tm, ntn = tn;
+			if (!last)
+				sched.tile(t + clusters, ntm, ntn);
+			c.tile_overlapped(tm, tn, kblocks, last, ntm, ntn);
+			tm = ntm;
+			tn = ntn;
+		}
 	} else {
 		f8b_kg_consumer<BN, STAGES, CL, MODE, EPI_BUFS, AT, BT, OutT> c(
 		    p, base, bars, epi + (wg - 1) * EPI_BUFS * F8B_KG_EPI_BOX_BYTES, scl, &tmap_d,
 		    &tmap_t, wg - 1);
-		if constexpr (decltype(c)::EPIOV) {
-			/* Each tile's epilogue overlapped with the next tile's
-			 * first group (CL == 1: the tile row is stm) */
-			int tm = 0, tn = 0;
-			if (cluster < sched.tiles)
-				sched.tile(cluster, tm, tn);
-			c.first_prologue(cluster < sched.tiles);
-			for (int t = cluster; t < sched.tiles; t += clusters) {
-				const bool last = t + clusters >= sched.tiles;
-				int ntm = tm, ntn = tn;
-				if (!last)
-					sched.tile(t + clusters, ntm, ntn);
-				c.tile_overlapped(tm, tn, kblocks, last, ntm, ntn);
-				tm = ntm;
-				tn = ntn;
-			}
-		} else {
-			for (int t = cluster; t < sched.tiles; t += clusters) {
-				int stm, tn;
-				sched.tile(t, stm, tn);
-				c.tile(stm * CL + (int)rank, tn, kblocks,
-				       t + clusters >= sched.tiles);
-			}
+		for (int t = cluster; t < sched.tiles; t += clusters) {
+			int stm, tn;
+			sched.tile(t, stm, tn);
+			c.tile(stm * CL + (int)rank, tn, kblocks, t + clusters >= sched.tiles);
 		}
 	}
 #else
