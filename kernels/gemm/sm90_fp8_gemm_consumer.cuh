@@ -42,9 +42,9 @@ struct f8b_kg_consumer {
 	static constexpr bool OUT8 = sizeof(OutT) == 1;
 	/* The epilogue overlapped with the next tile (the variants the kernel
 	 * builds as f8b_kg_consumer_ov, sm90_fp8_gemm_overlap.cuh): the halves
-	 * form of PROMOTE and BLOCK, one CTA a tile (no peer reads the ring),
-	 * a 16-bit or 32-bit D. */
-	static constexpr bool EPIOV = F8B_KG_EPIOV && HALVES && !COLSC && CL == 1 && !OUT8;
+	 * form of PROMOTE, BLOCK and BLOCK_1X128 (COLSC), one CTA a tile (no
+	 * peer reads the ring), a 16-bit or 32-bit D. */
+	static constexpr bool EPIOV = F8B_KG_EPIOV && HALVES && CL == 1 && !OUT8;
 
 	const f8b_kgemm_args p;
 	const uint32_t base, bars, epi; /* epi: this warpgroup's epilogue boxes */

@@ -33,13 +33,14 @@ struct f8b_kg_consumer_ov : f8b_kg_consumer<BN, STAGES, CL, MODE, EPI_BUFS, AT, 
 
 	/* The boxes of D's tile row stored before the next tile's first group
 	 * is issued, of 4 (bf16: 64-column boxes) or 8 (f32): half of them in
-	 * PROMOTE; three quarters in BLOCK, which spilled 20 bytes issuing at
-	 * the half (its bf16 variants).  F8B_KG_EPIOV_QUARTERS overrides it
-	 * (a study's knob: results/h100/experiments/f8b-gemm-bisect/). */
+	 * PROMOTE; three quarters in the block modes (BLOCK spilled 20 bytes
+	 * issuing at the half, its bf16 variants; BLOCK_1X128 took BLOCK's
+	 * point untried).  F8B_KG_EPIOV_QUARTERS overrides it (a study's knob:
+	 * results/h100/experiments/f8b-gemm-bisect/). */
 #ifdef F8B_KG_EPIOV_QUARTERS
 	static constexpr int EPIOV_QUARTERS = F8B_KG_EPIOV_QUARTERS;
 #else
-	static constexpr int EPIOV_QUARTERS = MODE == F8B_KGEMM_BLOCK ? 3 : 2;
+	static constexpr int EPIOV_QUARTERS = BLOCKS ? 3 : 2;
 #endif
 	static constexpr int EPIOV_BOXES = EPIOV_QUARTERS * BN * (int)sizeof(OutT) / 128 / 4;
 
@@ -89,7 +90,8 @@ struct f8b_kg_consumer_ov : f8b_kg_consumer<BN, STAGES, CL, MODE, EPI_BUFS, AT, 
 	}
 
 	/* BLOCK: K-block kb's scales of the tile at q into L1, for the
-	 * load_scales() that follows the epilogue.  Prefetched, not loaded:
+	 * load_scales() that follows the epilogue (BLOCK_1X128: A's two row
+	 * scales; B's come through the producer's ring).  Prefetched, not loaded:
 	 * the scales held in registers from one tile's epilogue to the next
 	 * tile's first adds spilled 20 bytes, whatever form they took (a
 	 * member, four floats, a loop-carried local). */
@@ -101,6 +103,10 @@ struct f8b_kg_consumer_ov : f8b_kg_consumer<BN, STAGES, CL, MODE, EPI_BUFS, AT, 
 #pragma unroll
 			for (int i = 0; i < 4; i++)
 				asm volatile("prefetch.global.L1 [%0];\n" ::"l"(at[i]));
+		} else if constexpr (COLSC) {
+			const float *sa = p.a_scale_inv + (size_t)kb * (size_t)p.m;
+			asm volatile("prefetch.global.L1 [%0];\n" ::"l"(sa + q.r0));
+			asm volatile("prefetch.global.L1 [%0];\n" ::"l"(sa + q.r1));
 		}
 	}
 
@@ -120,8 +126,11 @@ struct f8b_kg_consumer_ov : f8b_kg_consumer<BN, STAGES, CL, MODE, EPI_BUFS, AT, 
 		this->template issue_half<1>(part, s, phase);
 		test_next();
 		first_wait();
-		release(bars + 8 * (STAGES + s));
+		if constexpr (!COLSC)
+			release(bars + 8 * (STAGES + s));
 		this->template promote_half<1>(part, first, s);
+		if constexpr (COLSC) /* after its reads of the stage's column scales */
+			release(bars + 8 * (STAGES + s));
 		it++;
 		kscales sc1;
 		halves_from(q, sc0, sc1, 1, kblocks);
