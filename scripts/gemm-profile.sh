@@ -18,11 +18,12 @@
 #   scripts/gemm-profile.sh BUILD OUT
 # BUILD: a configured and built tree (its f8bench); NCU (default: ncu on
 # the PATH, else /usr/local/cuda/bin/ncu); CASES (default: fast promote8k
-# promote4k block8k; colsc8k only when named); SECTIONS (more ncu sections, e.g. SourceCounters: the stall samples by
-# instruction); TAG (a suffix of the files' names); SOURCE=1: also the
-# SourceCounters section and, per case, OUT/ncu-NAME-sass.csv, ncu's source
-# page of the kernel: every SASS instruction with its executions and warp
-# stall samples by reason (where in the loop the warps wait).
+# promote4k block8k; colsc8k only when named); SECTIONS (more ncu
+# sections, e.g. SourceCounters: the stall samples by instruction); TAG
+# (a suffix of the files' names); SOURCE=1: also the SourceCounters
+# section and, per case, OUT/ncu-NAME-sass.csv, ncu's source page of the
+# kernel: every SASS instruction with its executions and warp stall
+# samples by reason (where in the loop the warps wait).
 set -uo pipefail
 build=${1:?usage: gemm-profile.sh BUILD OUT}
 out=${2:?usage: gemm-profile.sh BUILD OUT}

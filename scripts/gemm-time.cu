@@ -18,8 +18,8 @@
  * printed.  L2 is not flushed, so its rates are above f8bench's; the
  * results are not checked (ablation patches compute wrong sums on
  * purpose): tests/gpu/test_f8b_gemm.c checks the kernels.  A hash of D
- * is printed, so variants that must agree bit for bit can be compared.  The tile is
- * GT_BN wide (256, 4 stages, unless GT_BN and GT_STAGES are given).
+ * is printed, so variants that must agree bit for bit can be compared.
+ * The tile is GT_BN wide (256, 4 stages, unless GT_BN and GT_STAGES are given).
  * Ablations: build it against a patched copy of kernels/ (the patches
  * live with each study under results/h100/experiments/). */
 #include <algorithm>

@@ -413,17 +413,28 @@ struct f8b_kg_consumer {
 		const uint32_t s = it % STAGES, phase = (it / STAGES) & 1;
 		issue_half<0>(part, s, phase);
 		load_scales(next, q, kn);
+		wait_part();
+		promote_half<0>(part, use, s);
+		second_half(use, s, phase);
+	}
+
+	/* The group in `part` done, its registers fenced. */
+	__device__ __forceinline__ void wait_part()
+	{
 		f8b_wgmma_wait_group<0>();
 #pragma unroll
 		for (int i = 0; i < BN / 4; i++)
 			f8b_reg_fence(part[i]);
-		promote_half<0>(part, use, s);
+	}
+
+	/* Half 1 of K-block `it` (stage s), half 0 promoted: issue, wait, free
+	 * the stage and promote (BLOCK_1X128: free it after the adds that
+	 * read its column scales), and on to the next K-block. */
+	__device__ __forceinline__ void second_half(const kscales &use, uint32_t s, uint32_t phase)
+	{
 		issue_half<1>(part, s, phase);
 		test_next();
-		f8b_wgmma_wait_group<0>();
-#pragma unroll
-		for (int i = 0; i < BN / 4; i++)
-			f8b_reg_fence(part[i]);
+		wait_part();
 		if constexpr (!COLSC)
 			release(bars + 8 * (STAGES + s));
 		promote_half<1>(part, use, s);

@@ -15,7 +15,6 @@ struct f8b_kg_consumer_ov : f8b_kg_consumer<BN, STAGES, CL, MODE, EPI_BUFS, AT, 
 	using base::bars;
 	using base::base;
 	using base::BLOCKS;
-	using base::COLSC;
 	using base::epilogue;
 	using base::halves_from;
 	using base::it;
@@ -23,9 +22,9 @@ struct f8b_kg_consumer_ov : f8b_kg_consumer<BN, STAGES, CL, MODE, EPI_BUFS, AT, 
 	using base::load_scales;
 	using base::p;
 	using base::part;
-	using base::release;
 	using base::scale_pos;
-	using base::test_next;
+	using base::second_half;
+	using base::wait_part;
 	using base::warp;
 	using typename base::kscales;
 	using typename base::spos;
@@ -73,40 +72,31 @@ struct f8b_kg_consumer_ov : f8b_kg_consumer<BN, STAGES, CL, MODE, EPI_BUFS, AT, 
 		this->template issue_cols<128, 0, false>(part, s, phase, false);
 	}
 
-	__device__ __forceinline__ void first_wait()
-	{
-		f8b_wgmma_wait_group<0>();
-#pragma unroll
-		for (int i = 0; i < BN / 4; i++)
-			f8b_reg_fence(part[i]);
-	}
-
 	/* Before the CTA's first tile; any: the CTA has a tile (the host never
 	 * launches more CTAs than tiles). */
 	__device__ __forceinline__ void first_prologue(bool any)
 	{
 		first_issue(any);
-		first_wait();
+		wait_part();
 	}
 
-	/* BLOCK: K-block kb's scales of the tile at q into L1, for the
-	 * load_scales() that follows the epilogue (BLOCK_1X128: A's two row
-	 * scales; B's come through the producer's ring).  Prefetched, not loaded:
-	 * the scales held in registers from one tile's epilogue to the next
-	 * tile's first adds spilled 20 bytes, whatever form they took (a
-	 * member, four floats, a loop-carried local). */
+	/* The block modes: K-block kb's scales of the tile at q into L1, for
+	 * the load_scales() that follows the epilogue: A's two row scales,
+	 * and BLOCK's two of B (BLOCK_1X128's come through the producer's
+	 * ring).  Prefetched, not loaded: the scales held in registers from
+	 * one tile's epilogue to the next tile's first adds spilled 20 bytes
+	 * (BLOCK), whatever form they took (a member, four floats, a
+	 * loop-carried local). */
 	__device__ __forceinline__ void prefetch_scales(const spos &q, int kb) const
 	{
-		if constexpr (MODE == F8B_KGEMM_BLOCK) {
-			const float *sa = p.a_scale_inv + (size_t)kb * (size_t)p.m;
-			const float *at[4] = {sa + q.r0, sa + q.r1, q.sb_p0 + kb, q.sb_p1 + kb};
-#pragma unroll
-			for (int i = 0; i < 4; i++)
-				asm volatile("prefetch.global.L1 [%0];\n" ::"l"(at[i]));
-		} else if constexpr (COLSC) {
+		if constexpr (BLOCKS) {
 			const float *sa = p.a_scale_inv + (size_t)kb * (size_t)p.m;
 			asm volatile("prefetch.global.L1 [%0];\n" ::"l"(sa + q.r0));
 			asm volatile("prefetch.global.L1 [%0];\n" ::"l"(sa + q.r1));
+			if constexpr (MODE == F8B_KGEMM_BLOCK) {
+				asm volatile("prefetch.global.L1 [%0];\n" ::"l"(q.sb_p0 + kb));
+				asm volatile("prefetch.global.L1 [%0];\n" ::"l"(q.sb_p1 + kb));
+			}
 		}
 	}
 
@@ -123,15 +113,7 @@ struct f8b_kg_consumer_ov : f8b_kg_consumer<BN, STAGES, CL, MODE, EPI_BUFS, AT, 
 			acc[i] = 0.0f;
 		const uint32_t s = it % STAGES, phase = (it / STAGES) & 1;
 		this->template promote_half<0>(part, first, s);
-		this->template issue_half<1>(part, s, phase);
-		test_next();
-		first_wait();
-		if constexpr (!COLSC)
-			release(bars + 8 * (STAGES + s));
-		this->template promote_half<1>(part, first, s);
-		if constexpr (COLSC) /* after its reads of the stage's column scales */
-			release(bars + 8 * (STAGES + s));
-		it++;
+		second_half(first, s, phase);
 		kscales sc1;
 		halves_from(q, sc0, sc1, 1, kblocks);
 	}
@@ -152,7 +134,7 @@ struct f8b_kg_consumer_ov : f8b_kg_consumer<BN, STAGES, CL, MODE, EPI_BUFS, AT, 
 		prefetch_scales(scale_pos(ntm, ntn), 0);
 		if (split)
 			this->template epilogue_tma<HB>(tm, tn);
-		first_wait();
+		wait_part();
 		if (last && (p.tma_store || p.tma_t) && warp == 0 && lane == 0)
 			f8b_bulk_wait_group_read<0>();
 	}
