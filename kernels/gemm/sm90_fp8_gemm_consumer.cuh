@@ -43,8 +43,8 @@ struct f8b_kg_consumer {
 	/* The epilogue overlapped with the next tile (the variants the kernel
 	 * builds as f8b_kg_consumer_ov, sm90_fp8_gemm_overlap.cuh): the halves
 	 * form of PROMOTE, BLOCK and BLOCK_1X128 (COLSC), one CTA a tile (no
-	 * peer reads the ring), a 16-bit or 32-bit D. */
-	static constexpr bool EPIOV = F8B_KG_EPIOV && HALVES && CL == 1 && !OUT8;
+	 * peer reads the ring), any D. */
+	static constexpr bool EPIOV = F8B_KG_EPIOV && HALVES && CL == 1;
 
 	const f8b_kgemm_args p;
 	const uint32_t base, bars, epi; /* epi: this warpgroup's epilogue boxes */
@@ -531,23 +531,22 @@ struct f8b_kg_consumer {
 	__device__ __forceinline__ void epilogue_tma(int tm, int tn)
 	{
 		using store = f8b_kg_store<BN, OutT, !BLOCKS, 1>;
+		f8b_kg_out8 *const o8 = OUT8 ? &out8 : nullptr;
 		if (cw == 0)
 			store::template tma<EPI_BUFS, F8B_KG_EPI_BAR, CB0, CB1>(
 			    p, acc, tmap_d, epi, boxes, tm * F8B_KG_BM, tn * BN, warp, lane,
-			    tw_scale);
+			    tw_scale, o8);
 		else
 			store::template tma<EPI_BUFS, F8B_KG_EPI_BAR + 1, CB0, CB1>(
 			    p, acc, tmap_d, epi, boxes, tm * F8B_KG_BM + 64, tn * BN, warp, lane,
-			    tw_scale);
+			    tw_scale, o8);
 	}
 
 	__device__ __forceinline__ void epilogue_d(int tm, int tn)
 	{
-		if constexpr (!OUT8) {
-			if (p.tma_store) {
-				epilogue_tma(tm, tn);
-				return;
-			}
+		if (p.tma_store) {
+			epilogue_tma(tm, tn);
+			return;
 		}
 		using store = f8b_kg_store<BN, OutT, !BLOCKS, 1>;
 		store::run(p, acc, tm * F8B_KG_BM + cw * 64 + warp * 16 + lane / 4,

@@ -14,10 +14,10 @@
  *
  * Two ways to D:
  *   TMA (p.tma_store: D's rows a multiple of 16 bytes): the warpgroup
- *     writes a box of 64 rows x 128 bytes (64 bf16 or 32 f32 columns)
- *     into shared memory, 128-byte swizzled as the tensor map of D reads
- *     it (16-byte chunk c of row r at chunk c ^ (r % 8): the eight rows a
- *     warp writes at once fall in eight different chunks, no bank
+ *     writes a box of 64 rows x 128 bytes (128 e4m3, 64 bf16 or 32 f32
+ *     columns) into shared memory, 128-byte swizzled as the tensor map of
+ *     D reads it (16-byte chunk c of row r at chunk c ^ (r % 8): the eight
+ *     rows a warp writes at once fall in eight different chunks, no bank
  *     conflict), and its first thread stores the box with one TMA copy,
  *     which runs on while the warpgroup fills the next box, or goes on to
  *     the next tile's main loop.  The warpgroup's BUFS boxes are used in
@@ -27,13 +27,13 @@
  *     warpgroup's 128 threads passes that on.  TMA clips what lies past
  *     M and N.
  *   direct (any N): each thread stores its pairs of columns to global
- *     memory, guarded at M and N.  The only way for an e4m3 D (OutT
- *     __nv_fp8_e4m3: doc/gemm-kernels.md "fp8 output"): each value v,
- *     scaled and in fp32, is stored as e4m3(v * d_scale) (RNE,
- *     saturating: cvt.rn.satfinite), two bytes a pair, and |v| goes into
- *     the thread's running amax (f8b_kg_out8), which the consumer reduces
- *     over its warp and adds to amax_d with one atomic max after its
- *     CTA's last tile.
+ *     memory, guarded at M and N.
+ * An e4m3 D (OutT __nv_fp8_e4m3: doc/gemm-kernels.md "fp8 output"), either
+ * way: each value v, scaled and in fp32, is stored as e4m3(v * d_scale)
+ * (RNE, saturating: cvt.rn.satfinite), two bytes a pair, and |v| of each
+ * element inside D goes into the thread's running amax (f8b_kg_out8),
+ * which the consumer reduces over its warp and adds to amax_d with one
+ * atomic max after its CTA's last tile.
  */
 #ifndef F8B_GEMM_SM90_FP8_GEMM_EPILOGUE_CUH
 #define F8B_GEMM_SM90_FP8_GEMM_EPILOGUE_CUH
@@ -76,7 +76,7 @@ struct f8b_kg_out8 {
 };
 
 template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
-	/* e4m3 output (direct stores only) */
+	/* e4m3 output */
 	static constexpr bool OUT8 = sizeof(OutT) == 1;
 
 	template <bool SIG>
@@ -224,17 +224,18 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 	 * two 128-column halves with a wgmma group issued between them
 	 * (f8b_kg_consumer_ov::tile_overlapped). */
 	template <int BUFS, int BAR, int CB0 = 0, int CB1 = -1>
-	static __device__ __forceinline__ void
-	tma(const f8b_kgemm_args &p, const float *acc, const void *tmap_d, uint32_t epi,
-	    uint32_t &n, int row_d, int col_d, int warp, int lane, float tw_scale)
+	static __device__ __forceinline__ void tma(const f8b_kgemm_args &p, const float *acc,
+	                                           const void *tmap_d, uint32_t epi, uint32_t &n,
+	                                           int row_d, int col_d, int warp, int lane,
+	                                           float tw_scale, f8b_kg_out8 *o8 = nullptr)
 	{
 		/* the sigmoid's branch outside the loops, as in run() */
-		if (p.sigmoid)
+		if (!OUT8 && p.sigmoid)
 			tma_as<BUFS, BAR, true, CB0, CB1>(p, acc, tmap_d, epi, n, row_d, col_d,
-			                                  warp, lane, tw_scale);
+			                                  warp, lane, tw_scale, o8);
 		else
 			tma_as<BUFS, BAR, false, CB0, CB1>(p, acc, tmap_d, epi, n, row_d, col_d,
-			                                   warp, lane, tw_scale);
+			                                   warp, lane, tw_scale, o8);
 	}
 
 	/* The scales of a TMA epilogue's boxes (tma_as, tma_t_as): vec, the
@@ -322,11 +323,11 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 	}
 
 	template <int BUFS, int BAR, bool SIG, int CB0 = 0, int CB1 = -1>
-	static __device__ __forceinline__ void
-	tma_as(const f8b_kgemm_args &p, const float *acc, const void *tmap_d, uint32_t epi,
-	       uint32_t &n, int row_d, int col_d, int warp, int lane, float tw_scale)
+	static __device__ __forceinline__ void tma_as(const f8b_kgemm_args &p, const float *acc,
+	                                              const void *tmap_d, uint32_t epi, uint32_t &n,
+	                                              int row_d, int col_d, int warp, int lane,
+	                                              float tw_scale, f8b_kg_out8 *o8)
 	{
-		static_assert(!OUT8, "an e4m3 D is stored directly");
 		constexpr int BOXC = 128 / (int)sizeof(OutT); /* columns of a box */
 		constexpr int OCT = BOXC / 8;                 /* octets of a box */
 		static_assert(BN % BOXC == 0, "whole boxes across the tile");
@@ -353,7 +354,32 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 						    pair<SIG>(acc + f * (BN / 2) +
 						                  4 * (cb * OCT + jj) + 2 * h,
 						              sa[h], sb[2 * jj], sb[2 * jj + 1]);
-						if constexpr (sizeof(OutT) == 2) {
+						if constexpr (OUT8) {
+							/* the amax of D's elements (TMA
+							 * clips the rest; N is a multiple
+							 * of 16 here, so a pair is in or
+							 * out whole), then store2()'s
+							 * conversion; octet jj is half of
+							 * 16-byte chunk jj / 2 */
+							if (row_d + 64 * f + r < p.m &&
+							    col_d + BOXC * cb + 8 * jj +
+							            2 * (lane % 4) <
+							        p.n)
+								o8->amax_bits =
+								    max(o8->amax_bits,
+								        max(f8b_d_abs_bits(v.x),
+								            f8b_d_abs_bits(v.y)));
+							const uint32_t q = f8b_d_cvt_fp8x2<false>(
+							    v.x * o8->d_scale, v.y * o8->d_scale);
+							const uint32_t at =
+							    box + r * 128 +
+							    ((((uint32_t)jj >> 1) ^ (r & 7)) << 4) +
+							    8 * (jj & 1) + 2 * (lane % 4);
+							asm volatile(
+							    "st.shared.b16 [%0], %1;\n" ::"r"(at),
+							    "h"((uint16_t)q)
+							    : "memory");
+						} else if constexpr (sizeof(OutT) == 2) {
 							const uint32_t at =
 							    box + r * 128 +
 							    (((uint32_t)jj ^ (r & 7)) << 4) +

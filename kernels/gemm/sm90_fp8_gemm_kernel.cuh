@@ -98,8 +98,9 @@ constexpr int F8B_KG_SMEM_MAX = 232448; /* 227 KiB: an sm_90 CTA's opt-in maximu
 
 /* The tile table: (BN, stages, cluster, schedule, modes, e4m3_modes).
  * e4m3_modes: the modes also compiled with an e4m3 D (e4m3 x e4m3 only,
- * direct stores and an amax: doc/gemm-kernels.md "fp8 output"), so far
- * FAST and PROMOTE of the 128x128 tile, two kernels.  Each stage holds A (128 x
+ * with its amax: doc/gemm-kernels.md "fp8 output"), so far FAST and
+ * PROMOTE of the 128x128 and 128x256 tiles without a cluster, four
+ * kernels.  Each stage holds A (128 x
  * 128 bytes) and B (BN x 128 bytes): 32 KiB for BN = 128 (6 stages, 192
  * KiB), 40 KiB for BN = 192 (5 stages, 200 KiB), 48 KiB for BN = 256 (4
  * stages, 192 KiB), under the 227 KiB an H100 CTA may have, beside the
@@ -124,7 +125,8 @@ constexpr int F8B_KG_SMEM_MAX = 232448; /* 227 KiB: an sm_90 CTA's opt-in maximu
 #define F8B_KGEMM_TILE_LIST(X)                                                                     \
 	X(128, 6, 1, F8B_KG_COOP, F8B_KG_FAST | F8B_KG_PROMO | F8B_KG_BLK | F8B_KG_BLK1,           \
 	  F8B_KG_FAST | F8B_KG_PROMO)                                                              \
-	X(256, 4, 1, F8B_KG_COOP, F8B_KG_FAST | F8B_KG_PROMO | F8B_KG_BLK, 0)                      \
+	X(256, 4, 1, F8B_KG_COOP, F8B_KG_FAST | F8B_KG_PROMO | F8B_KG_BLK,                         \
+	  F8B_KG_FAST | F8B_KG_PROMO)                                                              \
 	X(256, 4, 2, F8B_KG_COOP, F8B_KG_FAST, 0)                                                  \
 	X(192, 5, 1, F8B_KG_COOP, F8B_KG_PROMO | F8B_KG_BLK, 0)                                    \
 	X(256, 4, 1, F8B_KG_COOP, F8B_KG_BLK1, 0)                                                  \

@@ -31,7 +31,8 @@ struct f8b_kg_consumer_ov : f8b_kg_consumer<BN, STAGES, CL, MODE, EPI_BUFS, AT, 
 	static_assert(base::EPIOV, "the kernel builds the variants with EPIOV only");
 
 	/* The boxes of D's tile row stored before the next tile's first group
-	 * is issued, of 4 (bf16: 64-column boxes) or 8 (f32): half of them in
+	 * is issued, of 2 (e4m3: 128-column boxes), 4 (bf16: 64-column
+	 * boxes) or 8 (f32): half of them in
 	 * PROMOTE; three quarters in the block modes (BLOCK spilled 20 bytes
 	 * issuing at the half, its bf16 variants; BLOCK_1X128 took BLOCK's
 	 * point untried).  F8B_KG_EPIOV_QUARTERS overrides it (a study's knob:
@@ -137,6 +138,9 @@ struct f8b_kg_consumer_ov : f8b_kg_consumer<BN, STAGES, CL, MODE, EPI_BUFS, AT, 
 		wait_part();
 		if (last && (p.tma_store || p.tma_t) && warp == 0 && lane == 0)
 			f8b_bulk_wait_group_read<0>();
+		if constexpr (base::OUT8) /* as tile(): one atomic a warp */
+			if (last)
+				this->out8.flush(p.amax_d, lane);
 	}
 };
 

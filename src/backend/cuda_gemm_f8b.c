@@ -345,11 +345,10 @@ int f8b_cuda_kgemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, i
 	 * every fp8 GEMM the problem takes), else from registers;
 	 * F8B_KGEMM_DIRECT_STORE=1 in the environment asks for the latter, for
 	 * an A/B of the two and for the tests (doc/gemm-kernels.md,
-	 * "Epilogue").  An e4m3 D is always stored directly (its variants
-	 * have no TMA epilogue: "fp8 output"). */
+	 * "Epilogue"), for every output type (e4m3: boxes of 128 columns,
+	 * "fp8 output"). */
 	const char *direct = getenv("F8B_KGEMM_DIRECT_STORE");
-	p->tma_store = d->out_dtype != F8B_E4M3 &&
-	               (d->n * (int64_t)f8b_dtype_size(d->out_dtype)) % 16 == 0 &&
+	p->tma_store = (d->n * (int64_t)f8b_dtype_size(d->out_dtype)) % 16 == 0 &&
 	               !(direct && strcmp(direct, "1") == 0);
 	int rc = get_encoder(&p->encode);
 	if (rc != F8B_OK) {
