@@ -7,7 +7,9 @@
  * 1x128 as A is (the blockwise recipe's grad_weight GEMM, f8bench gemm
  * --scaling blockwise-1x128): the check reads B's N x ceil(K/128) scales
  * where f8b_scale_index() puts them, so a right D passes and a D from
- * other scales fails.  And the D^T check (f8b_gemm_check_t). */
+ * other scales fails.  And the D^T check (f8b_gemm_check_t).  And the
+ * kept reference sums: a second check of the same operands gives the same
+ * verdict, new data in the same memory a new reference. */
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -238,6 +240,51 @@ static void test_check(void)
 	teardown(&f);
 }
 
+/* The check keeps the last block's reference sums for the next check of the
+ * same operands (gemm_check.c, ref_memo), keyed by the operands' contents:
+ * new data quantised into the same memory is a new reference (a D of the
+ * old data then fails), and new high-precision inputs a new SQNR. */
+static void test_memo(void)
+{
+	const int64_t m = 96, k = 192, n = 80;
+	struct fixture f;
+	struct f8b_gemm_verdict v, w;
+	int rc = setup(&f, m, k, n);
+	if (rc == F8B_OK)
+		rc = run(&f, m, n);
+	if (!tap_ok(rc == F8B_OK, "memo: host e4m3 GEMM %lldx%lldx%lld: %s", (long long)m,
+	            (long long)k, (long long)n, rc ? f8b_last_error() : "ran"))
+		return;
+	bool c = check(&f, m, n, &v) && check(&f, m, n, &w);
+	tap_ok(c && v.ok && w.ok && v.rel_error == w.rel_error && v.sqnr_db == w.sqnr_db &&
+	           v.amax_ref == w.amax_ref,
+	       "memo: the same D checked twice, the same verdict (rel_error %.3g, SQNR %.2f dB)",
+	       v.rel_error, v.sqnr_db);
+	/* A refilled and quantised again into the same memory; D left as the
+	 * old data's */
+	struct f8b_fill_spec fa = {.seed = 77, .std = 1.0f};
+	rc = ops->fill(be, &f.a_hp, &fa);
+	if (rc == F8B_OK)
+		rc = quantize(&f.a_hp, F8B_GRAN_TENSORWISE, 1, &f.sinv_a, &f.a);
+	c = rc == F8B_OK && check(&f, m, n, &v);
+	tap_ok(c && !v.ok && v.rel_error > 0.5,
+	       "memo: A's new data in the same memory, D of the old: fails (rel_error %.3g)",
+	       v.rel_error);
+	rc = run(&f, m, n);
+	c = rc == F8B_OK && check(&f, m, n, &v);
+	tap_ok(c && v.ok, "memo: D of the new data: ok (rel_error %.3g)", v.rel_error);
+	/* the high-precision input changed, the quantised one not: the sums
+	 * are kept, the SQNR's reference is not */
+	struct f8b_fill_spec fb = {.seed = 78, .std = 1.0f};
+	rc = ops->fill(be, &f.b_hp, &fb);
+	c = rc == F8B_OK && check(&f, m, n, &w);
+	tap_ok(c && w.ok && w.rel_error == v.rel_error && w.sqnr_db < v.sqnr_db - 10,
+	       "memo: new high-precision B: the same rel_error, the SQNR against it (%.1f dB, "
+	       "was %.1f)",
+	       w.sqnr_db, v.sqnr_db);
+	teardown(&f);
+}
+
 /* A and B block1x128, bf16 D, M != N (a scale indexed with A's rows for
  * B's lands elsewhere or out of bounds) and K ragged (656 = 5 x 128 + 16).
  * Outliers (1% of the inputs x100) make the blocks' scales differ by two
@@ -427,6 +474,7 @@ int main(void)
 	if (!tap_ok(ops->open(0, &be, &info) == F8B_OK, "open the host backend"))
 		return tap_done();
 	test_check();
+	test_memo();
 	test_block_1x128();
 	test_check_t();
 	ops->close(be);

@@ -20,7 +20,12 @@
  * element's products); amax_d
  * is compared with the reference's amax (the checked block's, a lower
  * bound when sampled), and with the largest |D| over all of D: the e4m3
- * of amax_d * d_scale must be within one step of it. */
+ * of amax_d * d_scale must be within one step of it.
+ *
+ * The reference sums of the last block are kept for the next check of the
+ * same operands (f8b_gemm_ref_amax before the GEMM, both implementations
+ * of a case, the tests' runs of one case): compared by their contents,
+ * not their addresses, so new data in the same memory is a new reference. */
 #ifndef F8B_GEMM_CHECK_H
 #define F8B_GEMM_CHECK_H
 
