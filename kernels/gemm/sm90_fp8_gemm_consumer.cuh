@@ -38,7 +38,7 @@ struct f8b_kg_consumer {
 	/* BLOCK: a block of B's scales starts at octet 8 or 16 of a tile, or
 	 * not at all (promote) */
 	static_assert(MODE != F8B_KGEMM_BLOCK || BN % 64 == 0, "BLOCK tiles: BN % 64 == 0");
-	/* An e4m3 D: direct stores, and the amax flushed after the last tile. */
+	/* An e4m3 D: its amax flushed after the CTA's last tile (end_cta). */
 	static constexpr bool OUT8 = sizeof(OutT) == 1;
 	/* The epilogue overlapped with the next tile (the variants the kernel
 	 * builds as f8b_kg_consumer_ov, sm90_fp8_gemm_overlap.cuh): the halves
@@ -563,10 +563,17 @@ struct f8b_kg_consumer {
 		else
 			mainloop_fast(kblocks);
 		epilogue(tm, tn);
+		end_cta(last);
+	}
+
+	/* After a tile's epilogue; last: the CTA's last tile (the same for
+	 * every thread of the CTA), after which the warpgroup waits until its
+	 * TMA stores have read their boxes, and flushes an e4m3 D's amax: one
+	 * atomic max per warp for all of the CTA's tiles. */
+	__device__ __forceinline__ void end_cta(bool last)
+	{
 		if (last && (p.tma_store || p.tma_t) && warp == 0 && lane == 0)
 			f8b_bulk_wait_group_read<0>();
-		/* One atomic max per warp for all of the CTA's tiles (`last` is
-		 * the same for every thread of the CTA). */
 		if constexpr (OUT8)
 			if (last)
 				out8.flush(p.amax_d, lane);

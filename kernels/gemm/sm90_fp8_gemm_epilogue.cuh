@@ -67,6 +67,13 @@ struct f8b_kg_out8 {
 	float d_scale = 1.0f;
 	uint32_t amax_bits = 0;
 
+	/* A pair of scaled values as two e4m3 codes (the first in the low
+	 * byte): times d_scale in fp32, one RNE saturating conversion each. */
+	__device__ __forceinline__ uint32_t codes(float v0, float v1) const
+	{
+		return f8b_d_cvt_fp8x2<false>(v0 * d_scale, v1 * d_scale);
+	}
+
 	__device__ __forceinline__ void flush(float *amax_d, int lane) const
 	{
 		const uint32_t m = __reduce_max_sync(0xFFFFFFFFu, amax_bits);
@@ -97,8 +104,7 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 			uint8_t *q =
 			    reinterpret_cast<uint8_t *>(d) + (size_t)row * (size_t)p.n + col;
 			if (two && (p.n & 1) == 0) /* the pair is 2-byte aligned */
-				*reinterpret_cast<uint16_t *>(q) =
-				    (uint16_t)f8b_d_cvt_fp8x2<false>(y0, y1);
+				*reinterpret_cast<uint16_t *>(q) = (uint16_t)o8->codes(v0, v1);
 			else {
 				q[0] = f8b_d_cvt_fp8<false>(y0);
 				if (two)
@@ -369,8 +375,7 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 								    max(o8->amax_bits,
 								        max(f8b_d_abs_bits(v.x),
 								            f8b_d_abs_bits(v.y)));
-							const uint32_t q = f8b_d_cvt_fp8x2<false>(
-							    v.x * o8->d_scale, v.y * o8->d_scale);
+							const uint32_t q = o8->codes(v.x, v.y);
 							const uint32_t at =
 							    box + r * 128 +
 							    ((((uint32_t)jj >> 1) ^ (r & 7)) << 4) +

@@ -136,11 +136,7 @@ struct f8b_kg_consumer_ov : f8b_kg_consumer<BN, STAGES, CL, MODE, EPI_BUFS, AT, 
 		if (split)
 			this->template epilogue_tma<HB>(tm, tn);
 		wait_part();
-		if (last && (p.tma_store || p.tma_t) && warp == 0 && lane == 0)
-			f8b_bulk_wait_group_read<0>();
-		if constexpr (base::OUT8) /* as tile(): one atomic a warp */
-			if (last)
-				this->out8.flush(p.amax_d, lane);
+		this->end_cta(last);
 	}
 };
 
