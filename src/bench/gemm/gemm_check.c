@@ -100,12 +100,12 @@ static void block_free(struct block *b)
  * multiply-adds each for a whole 1040x2064x2320 D: the GPU tests' e4m3 pass
  * spent its minutes there).  The key is what the sums are computed from,
  * compared whole, not pointers (the tests quantise new data into the same
- * memory): K, the block's rows and columns, and the operands' rows as fp32
- * (dequantised) and in high precision.  One block is kept, freed at
- * exit. */
+ * memory): the shape and the sampling that pick the block's rows and
+ * columns, and the operands' rows as fp32 (dequantised) and in high
+ * precision.  One block is kept, freed at exit. */
 static struct ref_memo {
-	int64_t nr, nc, k;
-	int64_t *ri, *ci;
+	int64_t m, n, k, max_rows, max_cols;
+	uint64_t seed;
 	float *a, *b;                /* the operands' rows as the GEMM read them */
 	float *ah, *bh;              /* the high-precision rows, when refh is kept */
 	double *ref, *refh, *absref; /* NULL: not kept */
@@ -113,8 +113,6 @@ static struct ref_memo {
 
 static void memo_clear(void)
 {
-	free(memo.ri);
-	free(memo.ci);
 	free(memo.a);
 	free(memo.b);
 	free(memo.ah);
@@ -130,12 +128,23 @@ static bool same(const void *x, const void *y, size_t bytes)
 	return x && y && memcmp(x, y, bytes) == 0;
 }
 
-/* dst = a copy of n doubles of src (NULL when src is), or ENOMEM */
+/* *sums = a new buffer of the double GEMM of x [nr, k] and y [nc, k] */
+static int sums_of(const float *x, const float *y, int64_t nr, int64_t nc, int64_t k, double **sums)
+{
+	const size_t cnt = (size_t)(nr * nc);
+	if (!(*sums = malloc(sizeof **sums * cnt)))
+		return F8B_ERR(F8B_ENOMEM, "check buffer of %zu sums", cnt);
+	int rc = f8b_ref_gemm(x, y, nr, nc, k, *sums);
+	if (rc != F8B_OK) {
+		free(*sums);
+		*sums = NULL;
+	}
+	return rc;
+}
+
+/* dst = a copy of n doubles of src, or ENOMEM */
 static int dup_sums(double **dst, const double *src, size_t n)
 {
-	*dst = NULL;
-	if (!src)
-		return F8B_OK;
 	if (!(*dst = malloc(sizeof **dst * n)))
 		return F8B_ERR(F8B_ENOMEM, "check buffer of %zu sums", n);
 	memcpy(*dst, src, sizeof **dst * n);
@@ -184,34 +193,29 @@ static int ref_block(const struct f8b_backend_ops *ops, struct f8b_backend *be,
 		rc = rows_f32(ops, be, g->b_hp, F8B_GRAN_TENSORWISE, NULL, blk->ci, nc, bh);
 	free(sa);
 	free(sb);
-	/* The kept block, where it is this one; else this one is kept. */
-	if (rc == F8B_OK && !(memo.nr == nr && memo.nc == nc && memo.k == k &&
-	                      same(memo.ri, blk->ri, sizeof *blk->ri * (size_t)nr) &&
-	                      same(memo.ci, blk->ci, sizeof *blk->ci * (size_t)nc) &&
-	                      same(memo.a, a, sizeof *a * na) && same(memo.b, b, sizeof *b * nb))) {
+	/* The kept block, where it is this one; else this one is kept (the
+	 * memo takes a and b). */
+	if (rc == F8B_OK &&
+	    !(memo.ref && memo.m == d->m && memo.n == d->n && memo.k == k &&
+	      memo.max_rows == max_rows && memo.max_cols == max_cols && memo.seed == seed &&
+	      same(memo.a, a, sizeof *a * na) && same(memo.b, b, sizeof *b * nb))) {
 		memo_clear();
-		memo.ri = malloc(sizeof *memo.ri * (size_t)nr);
-		memo.ci = malloc(sizeof *memo.ci * (size_t)nc);
-		memo.ref = malloc(sizeof *memo.ref * cnt);
-		if (!memo.ri || !memo.ci || !memo.ref) {
-			rc = F8B_ERR(F8B_ENOMEM, "check buffer of %zu sums", cnt);
-		} else {
-			memcpy(memo.ri, blk->ri, sizeof *blk->ri * (size_t)nr);
-			memcpy(memo.ci, blk->ci, sizeof *blk->ci * (size_t)nc);
-			rc = f8b_ref_gemm(a, b, nr, nc, k, memo.ref);
-		}
+		rc = sums_of(a, b, nr, nc, k, &memo.ref);
 		if (rc == F8B_OK) {
-			memo.nr = nr;
-			memo.nc = nc;
-			memo.k = k;
-			memo.a = a;
-			memo.b = b;
-			a = b = NULL; /* the memo's now */
-		} else {
-			memo_clear();
+			memo = (struct ref_memo){.m = d->m,
+			                         .n = d->n,
+			                         .k = k,
+			                         .max_rows = max_rows,
+			                         .max_cols = max_cols,
+			                         .seed = seed,
+			                         .a = a,
+			                         .b = b,
+			                         .ref = memo.ref};
+			a = b = NULL;
 		}
 	}
-	/* From the high-precision inputs: kept where they are the same. */
+	/* From the high-precision inputs: kept where they are the same (the
+	 * memo takes ah and bh). */
 	if (rc == F8B_OK && hp &&
 	    !(memo.refh && same(memo.ah, ah, sizeof *ah * na) &&
 	      same(memo.bh, bh, sizeof *bh * nb))) {
@@ -219,34 +223,24 @@ static int ref_block(const struct f8b_backend_ops *ops, struct f8b_backend *be,
 		free(memo.ah);
 		free(memo.bh);
 		memo.ah = memo.bh = NULL;
-		if (!(memo.refh = malloc(sizeof *memo.refh * cnt)))
-			rc = F8B_ERR(F8B_ENOMEM, "check buffer of %zu sums", cnt);
-		if (rc == F8B_OK)
-			rc = f8b_ref_gemm(ah, bh, nr, nc, k, memo.refh);
+		rc = sums_of(ah, bh, nr, nc, k, &memo.refh);
 		if (rc == F8B_OK) {
 			memo.ah = ah;
 			memo.bh = bh;
 			ah = bh = NULL;
-		} else {
-			free(memo.refh);
-			memo.refh = NULL;
 		}
 	}
 	/* sum_k |a_k b_k|: the same GEMM of the magnitudes (check_e4m3) */
 	if (rc == F8B_OK && abs && !memo.absref) {
 		float *ma = malloc(sizeof *ma * na), *mb = malloc(sizeof *mb * nb);
-		if (!ma || !mb || !(memo.absref = malloc(sizeof *memo.absref * cnt)))
-			rc = F8B_ERR(F8B_ENOMEM, "check buffer of %zu sums", cnt);
+		if (!ma || !mb)
+			rc = F8B_ERR(F8B_ENOMEM, "check buffers of %zu and %zu floats", na, nb);
 		for (size_t i = 0; rc == F8B_OK && i < na; i++)
 			ma[i] = fabsf(memo.a[i]);
 		for (size_t i = 0; rc == F8B_OK && i < nb; i++)
 			mb[i] = fabsf(memo.b[i]);
 		if (rc == F8B_OK)
-			rc = f8b_ref_gemm(ma, mb, nr, nc, k, memo.absref);
-		if (rc != F8B_OK) {
-			free(memo.absref);
-			memo.absref = NULL;
-		}
+			rc = sums_of(ma, mb, nr, nc, k, &memo.absref);
 		free(ma);
 		free(mb);
 	}
