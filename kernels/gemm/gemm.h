@@ -166,6 +166,12 @@ int f8b_kgemm_selftest_wgmma(const void *tmap_a, const void *tmap_b, float *out,
 int f8b_kgemm_selftest_ring(int uses, unsigned *errors, cudaStream_t stream);
 int f8b_kgemm_selftest_tma_store(const void *tmap, int row_bytes, int c0, int c1,
                                  cudaStream_t stream);
+/* bulk: `bytes` (16 to F8B_KGEMM_SELFTEST_BULK, a multiple of 16) at src
+ * (16-byte aligned) copied with cp.async.bulk into a shared region of
+ * F8B_KGEMM_SELFTEST_BULK bytes filled with 0xFF first; the whole region to
+ * out. */
+#define F8B_KGEMM_SELFTEST_BULK 1024
+int f8b_kgemm_selftest_bulk(const void *src, void *out, int bytes, cudaStream_t stream);
 /* The byte at row r, byte b of a tma_store box: never 0 and always odd, so
  * neither zeros nor an even fill byte pass for it. */
 #define F8B_KGEMM_SELFTEST_BYTE(r, b) ((uint8_t)(((r)*29 + (b)*7 + 3) | 1))

@@ -15,6 +15,9 @@
  *          proxy and stored with TMA, clipped at the tensor's edges: the
  *          output tensor maps, the store, and the swizzles
  *          sm90_fp8_gemm_epilogue.cuh writes its boxes in;
+ *   bulk:  the non-tensor bulk copy (cp.async.bulk) of BLOCK_1X128's
+ *          column scales: n bytes from global into shared memory on an
+ *          mbarrier's tx count, and not a byte more;
  *   ring:  the producer / consumer parity protocol of the GEMM's ring over
  *          many wraps, with no TMA: the producer writes a stage's word and
  *          arrives, the consumers check it and release it (every consumer
@@ -216,7 +219,52 @@ __global__ void tma_store_kernel(const __grid_constant__ CUtensorMap tmap, int r
 #endif
 }
 
+/* bulk: `bytes` of global memory at src into shared memory with the
+ * non-tensor bulk copy (f8b_bulk_load) on an mbarrier's tx count, over a
+ * region the threads first filled with 0xFF (fenced for the async proxy);
+ * the whole 1 KiB region copied out, so that the bytes past the copy show
+ * it wrote no more than it was asked. */
+__global__ void bulk_kernel(const uint8_t *src, uint8_t *out, int bytes)
+{
+#ifdef F8B_SELFTEST_SM90A
+	extern __shared__ uint8_t smem_raw[];
+	const uint32_t base = (f8b_smem_u32(smem_raw) + (ALIGN - 1)) & ~(uint32_t)(ALIGN - 1);
+	uint8_t *buf = smem_raw + (base - f8b_smem_u32(smem_raw));
+	const uint32_t bar = base + F8B_KGEMM_SELFTEST_BULK;
+	for (int i = threadIdx.x; i < F8B_KGEMM_SELFTEST_BULK; i += blockDim.x)
+		buf[i] = 0xFF;
+	f8b_fence_proxy_async_smem();
+	if (threadIdx.x == 0) {
+		f8b_mbarrier_init(bar, 1);
+		f8b_fence_barrier_init();
+	}
+	__syncthreads();
+	if (threadIdx.x == 0) {
+		f8b_mbarrier_arrive_expect_tx(bar, (uint32_t)bytes);
+		f8b_bulk_load(base, src, (uint32_t)bytes, bar);
+	}
+	f8b_mbarrier_wait(bar, 0);
+	for (int i = threadIdx.x; i < F8B_KGEMM_SELFTEST_BULK; i += blockDim.x)
+		out[i] = buf[i];
+#else
+	(void)src;
+	(void)out;
+	(void)bytes;
+#endif
+}
+
 } // namespace
+
+extern "C" int f8b_kgemm_selftest_bulk(const void *src, void *out, int bytes, cudaStream_t stream)
+{
+	if (bytes <= 0 || bytes > F8B_KGEMM_SELFTEST_BULK || bytes % 16)
+		return (int)cudaErrorInvalidValue;
+	const uint8_t *s = static_cast<const uint8_t *>(src);
+	uint8_t *o = static_cast<uint8_t *>(out);
+	void *args[] = {&s, &o, &bytes};
+	return (int)cudaLaunchKernel((const void *)bulk_kernel, dim3(1), dim3(128), args,
+	                             (size_t)(F8B_KGEMM_SELFTEST_BULK + ALIGN + 8), stream);
+}
 
 extern "C" int f8b_kgemm_selftest_tma(const void *tmap, void *out, int box_rows, int c0, int c1,
                                       cudaStream_t stream)

@@ -235,15 +235,26 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 	const uint32_t rank = CL > 1 ? f8b_cluster_ctarank() : 0;
 	const int cluster = blockIdx.x / CL, clusters = gridDim.x / CL;
 
+	if constexpr (COLSC) {
+		/* The scale ring zeroed once: a last tile column short of BN
+		 * columns copies fewer scales, and its columns past N (zero
+		 * partials, never stored) then read a zero or an earlier
+		 * stage's scale, never uninitialised memory.  Generic writes
+		 * that the bulk copies overwrite: fenced for the async proxy. */
+		for (int i = threadIdx.x; i < SCL / 4; i += F8B_KG_THREADS)
+			f8b_st_shared_f32(scl + 4 * i, 0.0f);
+		f8b_fence_proxy_async_smem();
+	}
 	if (threadIdx.x == 0) {
-		/* COLSC: the stage holds what threads wrote with plain stores, so
-		 * each writer arrives on the full barrier after its stores and each
-		 * reader on the empty one after its reads: 32 producer lanes, every
-		 * consumer thread (an arrival orders only its own thread's
-		 * accesses; compute-sanitizer's racecheck holds it to that). */
+		/* COLSC: the stage's scales come with its boxes (one bulk copy
+		 * on the same full barrier), but the consumers read them with
+		 * plain loads, so each reader arrives on the empty barrier after
+		 * its reads: every consumer thread (an arrival orders only its
+		 * own thread's accesses; compute-sanitizer's racecheck holds it
+		 * to that). */
 		for (int s = 0; s < STAGES; s++) {
-			/* the producer's arrive.expect_tx, or its warp's arrivals */
-			f8b_mbarrier_init(bars + 8 * s, COLSC ? 32 : 1);
+			/* the producer's arrive.expect_tx */
+			f8b_mbarrier_init(bars + 8 * s, 1);
 			f8b_mbarrier_init(bars + 8 * (STAGES + s),
 			                  CONSUMER_WARPS * (COLSC ? 32 : 1));
 		}
@@ -258,8 +269,8 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 
 	if (wg == 0) {
 		f8b_setmaxnreg_dec<PRODUCER_REGS>();
-		/* One thread; a warp where it also copies B's column scales. */
-		if (threadIdx.x >= (COLSC ? 32u : 1u))
+		/* One thread. */
+		if (threadIdx.x >= 1u)
 			return;
 		const bool lead = threadIdx.x == 0;
 		if (lead) {
@@ -283,12 +294,14 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 				if (lead) {
 					/* Whole boxes count, out-of-bounds parts (zeros)
 					 * included; in a cluster all of B lands here, half
-					 * from the peer.  COLSC: the arrival waits for the
-					 * scales below. */
-					if constexpr (COLSC)
-						f8b_mbarrier_expect_tx(full, STAGE);
-					else
-						f8b_mbarrier_arrive_expect_tx(full, STAGE);
+					 * from the peer.  COLSC: and B's scales of K-block
+					 * kb for the tile's columns inside N
+					 * (b_scale_inv[kb * N + n]: 64-byte multiples, N
+					 * being a multiple of 16; the host checks the
+					 * pointer's 16-byte alignment), one bulk copy. */
+					const uint32_t sbytes =
+					    COLSC ? 4u * (uint32_t)min(BN, p.n - tn * BN) : 0u;
+					f8b_mbarrier_arrive_expect_tx(full, STAGE + sbytes);
 					f8b_tma_load_2d(sa, &tmap_a, full, kb * BK, tm * BM);
 					if constexpr (CL == 1)
 						f8b_tma_load_2d(sb, &tmap_b, full, kb * BK,
@@ -298,24 +311,12 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 						    sb + rank * B_PART, &tmap_b, full, kb * BK,
 						    tn * BN + (int)rank * (BN / CL),
 						    (uint16_t)((1u << CL) - 1));
-				}
-				if constexpr (COLSC) {
-					/* B's scales of K-block kb for the tile's BN columns
-					 * (b_scale_inv[kb * N + n], 0 past N), coalesced
-					 * across the warp; then each lane's arrival, which
-					 * releases its stores to the consumers' acquiring
-					 * wait. */
-					const float *sb_kb =
-					    p.b_scale_inv + (size_t)kb * (size_t)p.n;
-#pragma unroll 4 /* 4 loads in flight: all 8 spilled at 40 registers */
-					for (int i = 0; i < BN / 32; i++) {
-						const int c = 32 * i + (int)threadIdx.x,
-						          col = tn * BN + c;
-						f8b_st_shared_f32(scl + s * (BN * 4) + 4 * c,
-						                  col < p.n ? __ldg(sb_kb + col)
-						                            : 0.0f);
-					}
-					f8b_mbarrier_arrive(full);
+					if constexpr (COLSC)
+						f8b_bulk_load(scl + s * (BN * 4),
+						              p.b_scale_inv +
+						                  (size_t)kb * (size_t)p.n +
+						                  (size_t)tn * BN,
+						              sbytes, full);
 				}
 			}
 		}

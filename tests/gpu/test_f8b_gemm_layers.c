@@ -2,7 +2,8 @@
  * (kernels/gemm/ptx_selftest.cu, one CTA each), so that a wrong GEMM
  * (tests/gpu/test_f8b_gemm) can be traced to the layer that is wrong: a TMA
  * box and its swizzle, an output box stored with TMA in the epilogue's
- * swizzles, one wgmma per K step and N, the mbarrier ring over many wraps.  doc/gemm-kernels.md,
+ * swizzles, one wgmma per K step and N, a non-tensor bulk copy, the mbarrier
+ * ring over many wraps.  doc/gemm-kernels.md,
  * "Checks".
  *
  * Without a GPU: "1..0 # SKIP no CUDA GPU: why" and exit 77; on a GPU that
@@ -245,6 +246,51 @@ out:
 	free(got);
 }
 
+/* The non-tensor bulk copy (BLOCK_1X128's column scales): 1024, 512 and 64
+ * bytes from 64 bytes into a buffer (a row of the scales, N floats with N
+ * a multiple of 16, starts at a multiple of 64 bytes) land whole, and the
+ * rest of the 1 KiB region keeps its 0xFF. */
+static void test_bulk(void)
+{
+	enum { SRC = 64 + F8B_KGEMM_SELFTEST_BULK };
+	static const int sizes[] = {F8B_KGEMM_SELFTEST_BULK, 512, 64};
+	uint8_t h[SRC], got[F8B_KGEMM_SELFTEST_BULK];
+	void *dx = NULL, *dout = NULL;
+	for (int i = 0; i < SRC; i++)
+		h[i] = (uint8_t)((i * 37 + 11) & 0x7F); /* never 0xFF */
+	int rc = upload_bytes(h, SRC, &dx);
+	if (rc == F8B_OK)
+		rc = ops->alloc(be, F8B_KGEMM_SELFTEST_BULK, &dout);
+	if (!tap_ok(rc == F8B_OK, "layer bulk: upload%s%s", rc ? ": " : "",
+	            rc ? f8b_last_error() : ""))
+		goto out;
+	for (size_t t = 0; t < COUNT(sizes); t++) {
+		const int n = sizes[t];
+		rc = f8b_cuda_status(
+		    (cudaError_t)f8b_kgemm_selftest_bulk((const uint8_t *)dx + 64, dout, n,
+		                                         (cudaStream_t)f8b_cuda_stream(be)),
+		    "f8b_kgemm_selftest_bulk", __FILE__, __LINE__);
+		if (rc == F8B_OK)
+			rc = ops->sync(be);
+		if (rc == F8B_OK)
+			rc = ops->download(be, got, dout, F8B_KGEMM_SELFTEST_BULK);
+		int bad = 0, over = 0;
+		for (int i = 0; rc == F8B_OK && i < F8B_KGEMM_SELFTEST_BULK; i++) {
+			if (i < n)
+				bad += got[i] != h[64 + i];
+			else
+				over += got[i] != 0xFF;
+		}
+		tap_ok(rc == F8B_OK && bad == 0 && over == 0,
+		       "layer bulk: %d bytes from offset 64 through cp.async.bulk: %d wrong, %d "
+		       "written past them%s%s",
+		       n, bad, over, rc ? ": " : "", rc ? f8b_last_error() : "");
+	}
+out:
+	ops->free(be, dx);
+	ops->free(be, dout);
+}
+
 /* The GEMM's full/empty protocol, 4 stages, 4003 uses (1000 wraps); half
  * the consumers test the next stage ahead (mbarrier.test_wait). */
 static void test_ring(void)
@@ -292,6 +338,7 @@ int main(void)
 		test_tma();
 		test_tma_store();
 		test_wgmma();
+		test_bulk();
 		test_ring();
 	} else {
 		tap_n++;

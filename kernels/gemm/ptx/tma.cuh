@@ -61,6 +61,19 @@ __device__ __forceinline__ void f8b_tma_store_2d(const void *tmap, uint32_t src,
 	             : "memory");
 }
 
+/* `bytes` contiguous bytes of global memory at src into shared memory at
+ * dst (both 16-byte aligned, bytes a multiple of 16), completing that many
+ * transactions on mbarrier bar when they land ("cp.async.bulk", the
+ * non-tensor form: no tensor map, no bounds, no zero fill). */
+__device__ __forceinline__ void f8b_bulk_load(uint32_t dst, const void *src, uint32_t bytes,
+                                              uint32_t bar)
+{
+	asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"
+	             " [%0], [%1], %2, [%3];\n" ::"r"(dst),
+	             "l"(src), "r"(bytes), "r"(bar)
+	             : "memory");
+}
+
 /* Closes the calling thread's current bulk async-group. */
 __device__ __forceinline__ void f8b_bulk_commit_group()
 {
