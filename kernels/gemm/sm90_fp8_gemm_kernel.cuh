@@ -270,17 +270,14 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 	if (wg == 0) {
 		f8b_setmaxnreg_dec<PRODUCER_REGS>();
 		/* One thread. */
-		if (threadIdx.x >= 1u)
+		if (threadIdx.x != 0)
 			return;
-		const bool lead = threadIdx.x == 0;
-		if (lead) {
-			f8b_tma_prefetch_desc(&tmap_a);
-			f8b_tma_prefetch_desc(&tmap_b);
-			if (p.tma_store)
-				f8b_tma_prefetch_desc(&tmap_d);
-			if (p.tma_t)
-				f8b_tma_prefetch_desc(&tmap_t);
-		}
+		f8b_tma_prefetch_desc(&tmap_a);
+		f8b_tma_prefetch_desc(&tmap_b);
+		if (p.tma_store)
+			f8b_tma_prefetch_desc(&tmap_d);
+		if (p.tma_t)
+			f8b_tma_prefetch_desc(&tmap_t);
 		uint32_t it = 0;
 		for (int t = cluster; t < sched.tiles; t += clusters) {
 			int stm, tn;
@@ -291,33 +288,28 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 				const uint32_t full = bars + 8 * s, empty = bars + 8 * (STAGES + s);
 				const uint32_t sa = base + s * STAGE, sb = sa + A_BYTES;
 				f8b_mbarrier_wait(empty, phase ^ 1);
-				if (lead) {
-					/* Whole boxes count, out-of-bounds parts (zeros)
-					 * included; in a cluster all of B lands here, half
-					 * from the peer.  COLSC: and B's scales of K-block
-					 * kb for the tile's columns inside N
-					 * (b_scale_inv[kb * N + n]: 64-byte multiples, N
-					 * being a multiple of 16; the host checks the
-					 * pointer's 16-byte alignment), one bulk copy. */
-					const uint32_t sbytes =
-					    COLSC ? 4u * (uint32_t)min(BN, p.n - tn * BN) : 0u;
-					f8b_mbarrier_arrive_expect_tx(full, STAGE + sbytes);
-					f8b_tma_load_2d(sa, &tmap_a, full, kb * BK, tm * BM);
-					if constexpr (CL == 1)
-						f8b_tma_load_2d(sb, &tmap_b, full, kb * BK,
-						                tn * BN);
-					else
-						f8b_tma_load_2d_multicast(
-						    sb + rank * B_PART, &tmap_b, full, kb * BK,
-						    tn * BN + (int)rank * (BN / CL),
-						    (uint16_t)((1u << CL) - 1));
-					if constexpr (COLSC)
-						f8b_bulk_load(scl + s * (BN * 4),
-						              p.b_scale_inv +
-						                  (size_t)kb * (size_t)p.n +
-						                  (size_t)tn * BN,
-						              sbytes, full);
-				}
+				/* Whole boxes count, out-of-bounds parts (zeros) included;
+				 * in a cluster all of B lands here, half from the peer.
+				 * COLSC: and B's scales of K-block kb for the tile's
+				 * columns inside N (b_scale_inv[kb * N + n]: 64-byte
+				 * multiples, N being a multiple of 16; the host checks
+				 * the pointer's 16-byte alignment), one bulk copy. */
+				const uint32_t sbytes =
+				    COLSC ? 4u * (uint32_t)min(BN, p.n - tn * BN) : 0u;
+				f8b_mbarrier_arrive_expect_tx(full, STAGE + sbytes);
+				f8b_tma_load_2d(sa, &tmap_a, full, kb * BK, tm * BM);
+				if constexpr (CL == 1)
+					f8b_tma_load_2d(sb, &tmap_b, full, kb * BK, tn * BN);
+				else
+					f8b_tma_load_2d_multicast(sb + rank * B_PART, &tmap_b, full,
+					                          kb * BK,
+					                          tn * BN + (int)rank * (BN / CL),
+					                          (uint16_t)((1u << CL) - 1));
+				if constexpr (COLSC)
+					f8b_bulk_load(scl + s * (BN * 4),
+					              p.b_scale_inv + (size_t)kb * (size_t)p.n +
+					                  (size_t)tn * BN,
+					              sbytes, full);
 			}
 		}
 		if constexpr (CL > 1) {

@@ -482,8 +482,7 @@ int f8b_cuda_kgemm(struct f8b_backend *be, struct f8b_kplan *p, const struct f8b
 		               "gemm impl f8b: A, B, D and D^T must be 16-byte aligned (TMA)");
 	/* BLOCK_1X128 in halves: B's scales come by bulk copies (16-byte
 	 * aligned sources; the rows, N floats, are multiples of 64 bytes) */
-	if (p->mode == F8B_KGEMM_BLOCK_1X128 && F8B_KGEMM_SMEM_SCALES(t->bn, p->mode) &&
-	    (uintptr_t)a->b_scale_inv % 16)
+	if (F8B_KGEMM_SMEM_SCALES(t->bn, p->mode) && (uintptr_t)a->b_scale_inv % 16)
 		return F8B_ERR(F8B_EINVAL, "gemm impl f8b: B's 1x128 scales must be 16-byte "
 		                           "aligned (the kernel copies them in bulk)");
 	if (a->a != p->bound_a) {
