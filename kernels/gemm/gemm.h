@@ -54,8 +54,9 @@ enum f8b_kgemm_mode {
 /* Whether the variant of a tile BN wide in `mode` reads B's column scales
  * from shared memory (doc/gemm-kernels.md "Column scales in shared
  * memory"): BLOCK_1X128 in halves, whose registers hold no BN/4 column
- * scales beside the accumulators.  The producer warp copies each K-block's
- * BN scales of B into a ring of its own beside the stages. */
+ * scales beside the accumulators.  The producer copies each K-block's BN
+ * scales of B (one bulk copy with the stage's boxes) into a ring of its own
+ * beside the stages. */
 #define F8B_KGEMM_SMEM_SCALES(bn, mode) ((bn) == 256 && (mode) == F8B_KGEMM_BLOCK_1X128)
 
 /* How the two consumer warpgroups share the work (doc/gemm-kernels.md):

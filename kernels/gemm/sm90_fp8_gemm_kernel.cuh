@@ -205,14 +205,14 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 	constexpr uint32_t B_PART = (BN / CL) * BK; /* bytes of B each CTA loads */
 	/* setmaxnreg: 128 x 40 + 256 x 232 = 64512 <= 65536; promotion at BN
 	 * = 192 (2 x 96 accumulators a thread) and in halves takes 128 x 24 +
-	 * 256 x 240, but for BLOCK_1X128's halves, whose producer warp copies
-	 * scales (it spilled at 24) and whose consumers fit 232 (ptxas -v). */
+	 * 256 x 240, but for BLOCK_1X128's halves, which spilled 4-20 bytes
+	 * at 24 / 240 and whose consumers fit 232 (ptxas -v). */
 	constexpr bool WIDE =
 	    MODE != F8B_KGEMM_FAST && BN > 128 && !F8B_KGEMM_SMEM_SCALES(BN, MODE);
 	constexpr int PRODUCER_REGS = WIDE ? 24 : 40;
 	constexpr int CONSUMER_REGS = WIDE ? 240 : 232;
 	constexpr uint32_t A_BYTES = BM * BK, STAGE = f8b_kg_stage_bytes(BN);
-	/* BLOCK_1X128 in halves: B's column scales staged by the producer warp */
+	/* BLOCK_1X128 in halves: B's column scales bulk-copied by the producer */
 	constexpr bool COLSC = F8B_KGEMM_SMEM_SCALES(BN, MODE);
 	constexpr int SCL = f8b_kg_scale_ring(BN, STAGES, 1u << MODE);
 	static_assert(!COLSC || (CL == 1 && SCHED == F8B_KG_COOP), "scale ring: one CTA, COOP");
