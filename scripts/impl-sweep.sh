@@ -20,7 +20,8 @@
 # PARTS (default "gemm gemm1x128 lls"), GEMM_SHAPES
 # (pow2,llama3-8b,llama2-70b), GEMM1X128_SHAPES
 # (4096x4096x4096,8192x8192x8192,16384x16384x16384), LLS_SHAPES
-# (4096x4096x4096,8192x8192x8192), GEMM_TIMEOUT (330), GEMM1X128_TIMEOUT
+# (4096x4096x4096,8192x8192x8192), LLS_RECIPES (lls's --recipe; default
+# every recipe), GEMM_TIMEOUT (330), GEMM1X128_TIMEOUT
 # (120), LLS_TIMEOUT (200): seconds; on a time-out the rows so far are
 # kept.  Exit status: 0 when every part ran to its end and its table was
 # read.
@@ -123,8 +124,8 @@ fi
 
 if [[ $parts == *" lls "* ]]; then
 	if run_part lls-impl lls "${LLS_TIMEOUT:-200}" lls --gemm-impl cublaslt,f8b \
-		--shapes "${LLS_SHAPES:-4096x4096x4096,8192x8192x8192}" --min-time 0.2 --max-time 1 \
-		"${copt[@]}"; then
+		--shapes "${LLS_SHAPES:-4096x4096x4096,8192x8192x8192}" \
+		${LLS_RECIPES:+--recipe "$LLS_RECIPES"} --min-time 0.2 --max-time 1 "${copt[@]}"; then
 		say "lls step, ms (medians); f8b / lt: cuBLASLt's step time over f8b's (> 1: f8b faster)"
 		awk "$CSVAWK"'
 		{
