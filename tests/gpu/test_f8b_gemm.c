@@ -511,112 +511,114 @@ static void run_outputs(struct gemm_case *c)
 		}
 }
 
+/* One e4m3-D run of the case (run_out8): candidate cand through TMA, or
+ * (direct) the pick with direct stores, fast_accum `fast`, D^T beside D
+ * when `trans`, checked by gemm_out8.h.  Returns the plan's tile (-1 when
+ * it did not run) and, through *ncand, how many candidates the host has
+ * (set by the first run of a small shape).  tiles[0..nt): the tiles of
+ * earlier candidates, which this one must differ from (nt 0: no check). */
+static int out8_case(const struct gemm_case *c, int cand, bool direct, bool fast, bool trans,
+                     const int *tiles, int nt, int *ncand)
+{
+	const struct shape *s = c->s;
+	struct f8b_gemm_desc d = {.m = s->m,
+	                          .n = s->n,
+	                          .k = s->k,
+	                          .a_dtype = c->at,
+	                          .b_dtype = c->bt,
+	                          .out_dtype = F8B_E4M3,
+	                          .a_gran = c->sc->a,
+	                          .b_gran = c->sc->b,
+	                          .fast_accum = fast,
+	                          .impl = F8B_GEMM_IMPL_F8B,
+	                          .out_t = trans};
+	char label[260];
+	struct out8_result r;
+	snprintf(label, sizeof label,
+	         "f8b M=%lld K=%lld N=%lld %s x %s, %s x %s -> e4m3%s fast_accum %s candidate %d%s",
+	         (long long)s->m, (long long)s->k, (long long)s->n, f8b_dtype_name(c->at),
+	         f8b_dtype_name(c->bt), f8b_granularity_name(c->sc->a),
+	         f8b_granularity_name(c->sc->b), trans ? " and D^T" : "", fast ? "on" : "off", cand,
+	         direct ? " direct" : "");
+	out8_run(ops, be, &d, cand, &c->a->q, &c->b->q, c->a->scale_inv, c->b->scale_inv, &c->a->hp,
+	         &c->b->hp, c->nrows, &r);
+	if (r.unsupported && !sm90) {
+		tap_skip("unsupported: %s", f8b_last_error());
+		return -1;
+	}
+	if (!tap_ok(r.rc == F8B_OK, "%s: %s%s%s", label, r.step, r.rc ? ": " : "",
+	            r.rc ? f8b_last_error() : ""))
+		return -1;
+	if (ncand)
+		*ncand = r.info.candidates >= 1 && r.info.candidates <= 8 ? r.info.candidates : 1;
+	const struct f8b_gemm_verdict *vd = &r.v, *w = &r.vsat;
+	tap_diag("%s: d_scale %g: rel_error=%.3e tol=%.3e SQNR=%.1f dB, amax_d %.7g (reference "
+	         "%.7g%s), max |D| %d steps from e4m3(amax_d * d_scale) [%s]",
+	         label, r.d_scale, vd->rel_error, vd->tolerance, vd->sqnr_db, vd->amax_d,
+	         vd->amax_ref, vd->sampled ? ", sampled" : "", vd->max_steps, r.info.desc);
+	bool other = true;
+	for (int u = 0; u < nt; u++)
+		other = other && tiles[u] != r.info.tile;
+	tap_ok(strstr(r.info.desc, direct ? "store=direct+amax" : "store=tma+amax") &&
+	           r.info.heuristic_rank == cand && other &&
+	           (strstr(r.info.desc, "+dT") != NULL) == trans,
+	       "%s: %s stores and the amax%s (%s)", label, direct ? "direct" : "TMA",
+	       trans ? ", D^T through TMA" : "", r.info.desc);
+	if (trans)
+		tap_ok(r.t_off == 0,
+		       "%s: D^T is D transposed, byte for byte, at d_scale and 4 x d_scale (%lld "
+		       "differ)",
+		       label, (long long)r.t_off);
+	tap_ok(vd->ok && vd->off == 0 && vd->amax_ok,
+	       "%s: D within one e4m3 step of the quantised reference (%lld of %lldx%lld off), "
+	       "rel_error %.3e <= %.3e, amax_d %.7g vs %.7g",
+	       label, (long long)vd->off, (long long)vd->rows, (long long)vd->cols, vd->rel_error,
+	       vd->tolerance, vd->amax_d, vd->amax_ref);
+	tap_ok(r.amax_d < OUT8_POISON,
+	       "%s: amax_d %.7g: zeroed by the launch, not maxed with the %g it held", label,
+	       r.amax_d, OUT8_POISON);
+	/* the same kernel on the same data: the same sums, the same max */
+	tap_ok(w->off == 0 && w->amax_ok && r.nan_codes == 0 && r.sat_codes > 0 &&
+	           r.amax_sat == r.amax_d,
+	       "%s: at 4 x d_scale %lld elements saturate to +-448, %lld NaN (none allowed), %lld "
+	       "off, amax_d %.7g (%.7g at d_scale)",
+	       label, (long long)r.sat_codes, (long long)r.nan_codes, (long long)w->off, r.amax_sat,
+	       r.amax_d);
+	return r.info.tile;
+}
+
 /* An e4m3 D (PASS_E4M3): the host's pick through TMA, fast_accum on and
  * off, run and checked by gemm_out8.h, D^T written beside D too where D is
  * checked whole; on the small shapes (F8B_TEST_SMALL's) also every other
- * candidate tile (info.candidates) through TMA and the pick with direct
- * stores (F8B_KGEMM_DIRECT_STORE=1).  Every variant on every shape took
- * the pass past its 360 s (the host's checks of 1040x2064x2320). */
+ * candidate tile (info.candidates) through TMA, each a tile of its own, and
+ * the pick with direct stores (F8B_KGEMM_DIRECT_STORE=1).  Every variant
+ * on every shape took the pass past its 360 s (the host's checks of
+ * 1040x2064x2320). */
 static void run_out8(const struct gemm_case *c)
 {
-	const struct shape *s = c->s;
 	/* fast_accum on, off; then each with D^T written too, where D is
 	 * checked whole (on the sampled shape the two more runs doubled the
 	 * pass's host references: bf16 D^T covers it in the main pass) */
-	const int runs = c->nrows == s->m ? 4 : 2;
-	int ncand = 1;
-	int tiles[9]; /* each candidate's tile (run 0): no two the same */
-	/* variant v: candidate v through TMA while v < ncand, then (small
-	 * shapes) the pick with direct stores */
-	for (int v = 0; v < ncand + s->small; v++) {
-		const bool direct = v == ncand;
-		const int cand = direct ? 0 : v;
-		if (direct && setenv("F8B_KGEMM_DIRECT_STORE", "1", 1) != 0) {
-			tap_ok(false, "setenv F8B_KGEMM_DIRECT_STORE");
-			return;
-		}
+	const int runs = c->nrows == c->s->m ? 4 : 2;
+	int ncand = 1, tiles[8];
+	for (int v = 0; v < ncand; v++) /* candidate v through TMA */
 		for (int run = 0; run < runs; run++) {
-			const int fast = !(run & 1);
-			const bool trans = run >= 2;
-			struct f8b_gemm_desc d = {.m = s->m,
-			                          .n = s->n,
-			                          .k = s->k,
-			                          .a_dtype = c->at,
-			                          .b_dtype = c->bt,
-			                          .out_dtype = F8B_E4M3,
-			                          .a_gran = c->sc->a,
-			                          .b_gran = c->sc->b,
-			                          .fast_accum = fast != 0,
-			                          .impl = F8B_GEMM_IMPL_F8B,
-			                          .out_t = trans};
-			char label[260];
-			struct out8_result r;
-			snprintf(
-			    label, sizeof label,
-			    "f8b M=%lld K=%lld N=%lld %s x %s, %s x %s -> e4m3%s fast_accum %s "
-			    "candidate %d%s",
-			    (long long)s->m, (long long)s->k, (long long)s->n,
-			    f8b_dtype_name(c->at), f8b_dtype_name(c->bt),
-			    f8b_granularity_name(c->sc->a), f8b_granularity_name(c->sc->b),
-			    trans ? " and D^T" : "", fast ? "on" : "off", cand,
-			    direct ? " direct" : "");
-			out8_run(ops, be, &d, cand, &c->a->q, &c->b->q, c->a->scale_inv,
-			         c->b->scale_inv, &c->a->hp, &c->b->hp, c->nrows, &r);
-			if (r.unsupported && !sm90) {
-				tap_skip("unsupported: %s", f8b_last_error());
-				continue;
-			}
-			if (!tap_ok(r.rc == F8B_OK, "%s: %s%s%s", label, r.step, r.rc ? ": " : "",
-			            r.rc ? f8b_last_error() : ""))
-				continue;
-			if (v == 0 && run == 0 && s->small)
-				ncand = r.info.candidates >= 1 && r.info.candidates <= 8
-				            ? r.info.candidates
-				            : 1;
-			const struct f8b_gemm_verdict *vd = &r.v, *w = &r.vsat;
-			tap_diag("%s: d_scale %g: rel_error=%.3e tol=%.3e SQNR=%.1f dB, amax_d "
-			         "%.7g (reference %.7g%s), max |D| %d steps from e4m3(amax_d * "
-			         "d_scale) [%s]",
-			         label, r.d_scale, vd->rel_error, vd->tolerance, vd->sqnr_db,
-			         vd->amax_d, vd->amax_ref, vd->sampled ? ", sampled" : "",
-			         vd->max_steps, r.info.desc);
-			bool other = true;
-			if (!direct && run == 0) {
-				tiles[v] = r.info.tile;
-				for (int u = 0; u < v; u++)
-					other = other && tiles[u] != r.info.tile;
-			}
-			tap_ok(
-			    strstr(r.info.desc, direct ? "store=direct+amax" : "store=tma+amax") &&
-			        r.info.heuristic_rank == cand && other &&
-			        (strstr(r.info.desc, "+dT") != NULL) == trans,
-			    "%s: %s stores and the amax%s (%s)", label, direct ? "direct" : "TMA",
-			    trans ? ", D^T through TMA" : "", r.info.desc);
-			if (trans)
-				tap_ok(r.t_off == 0,
-				       "%s: D^T is D transposed, byte for byte, at d_scale and 4 x "
-				       "d_scale (%lld differ)",
-				       label, (long long)r.t_off);
-			tap_ok(vd->ok && vd->off == 0 && vd->amax_ok,
-			       "%s: D within one e4m3 step of the quantised reference (%lld of "
-			       "%lldx%lld off), rel_error %.3e <= %.3e, amax_d %.7g vs %.7g",
-			       label, (long long)vd->off, (long long)vd->rows, (long long)vd->cols,
-			       vd->rel_error, vd->tolerance, vd->amax_d, vd->amax_ref);
-			tap_ok(r.amax_d < OUT8_POISON,
-			       "%s: amax_d %.7g: zeroed by the launch, not maxed with the %g it "
-			       "held",
-			       label, r.amax_d, OUT8_POISON);
-			/* the same kernel on the same data: the same sums, the same max */
-			tap_ok(w->off == 0 && w->amax_ok && r.nan_codes == 0 && r.sat_codes > 0 &&
-			           r.amax_sat == r.amax_d,
-			       "%s: at 4 x d_scale %lld elements saturate to +-448, %lld NaN (none "
-			       "allowed), %lld off, amax_d %.7g (%.7g at d_scale)",
-			       label, (long long)r.sat_codes, (long long)r.nan_codes,
-			       (long long)w->off, r.amax_sat, r.amax_d);
+			const int t =
+			    out8_case(c, v, false, !(run & 1), run >= 2, tiles, run == 0 ? v : 0,
+			              v == 0 && run == 0 && c->s->small ? &ncand : NULL);
+			if (run == 0)
+				tiles[v] = t;
 		}
-		if (direct)
-			unsetenv("F8B_KGEMM_DIRECT_STORE");
+	if (!c->s->small)
+		return;
+	/* the pick with direct stores */
+	if (setenv("F8B_KGEMM_DIRECT_STORE", "1", 1) != 0) {
+		tap_ok(false, "setenv F8B_KGEMM_DIRECT_STORE");
+		return;
 	}
+	for (int run = 0; run < runs; run++)
+		out8_case(c, 0, true, !(run & 1), run >= 2, NULL, 0, NULL);
+	unsetenv("F8B_KGEMM_DIRECT_STORE");
 }
 
 static void run_shape(const struct shape *s, uint64_t seed, enum pass pass)
