@@ -24,27 +24,24 @@ s_recipe[9] = "lw-axiswise-gw-hp"; s_title[9] = "lw-axiswise-gw-hp [f8b]"; s_gra
 s_recipe[10] = "blockwise"; s_title[10] = "blockwise"; s_graph[10] = 1; s_lanes[10] = 0; s_impl[10] = 0
 s_recipe[11] = "blockwise"; s_title[11] = "blockwise [f8b]"; s_graph[11] = 1; s_lanes[11] = 0; s_impl[11] = 1
 
-bd_shape = "8192x8192x8192"
-nbars = 11
-array bar_name[11]
-bar_name[1] = "bf16"
-bar_name[2] = "tensorwise"
-bar_name[3] = "tensorwise [f8b]"
-bar_name[4] = "tensorwise-delayed"
-bar_name[5] = "tensorwise-delayed [f8b]"
-bar_name[6] = "axiswise"
-bar_name[7] = "axiswise [f8b]"
-bar_name[8] = "lw-axiswise-gw-hp"
-bar_name[9] = "lw-axiswise-gw-hp [f8b]"
-bar_name[10] = "blockwise"
-bar_name[11] = "blockwise [f8b]"
+bd_shape = "16384x16384x16384"
+nbars = 8
+array bar_name[8]
+bar_name[1] = "tensorwise"
+bar_name[2] = "tensorwise [f8b]"
+bar_name[3] = "axiswise"
+bar_name[4] = "axiswise [f8b]"
+bar_name[5] = "lw-axiswise-gw-hp"
+bar_name[6] = "lw-axiswise-gw-hp [f8b]"
+bar_name[7] = "blockwise"
+bar_name[8] = "blockwise [f8b]"
 bd_has_pred = 1
 
 ncat = 5
 array cat_name[5]
 array cat_n[5]
-cat_name[1] = "GEMM"; cat_n[1] = 33
-cat_name[2] = "layernorm / sigmoid"; cat_n[2] = 19
-cat_name[3] = "layernorm / sigmoid + cast (fused)"; cat_n[3] = 20
-cat_name[4] = "casts, amax, scales"; cat_n[4] = 58
+cat_name[1] = "GEMM"; cat_n[1] = 24
+cat_name[2] = "layernorm / sigmoid"; cat_n[2] = 12
+cat_name[3] = "layernorm / sigmoid + cast (fused)"; cat_n[3] = 16
+cat_name[4] = "casts, amax, scales"; cat_n[4] = 50
 cat_name[5] = "other"; cat_n[5] = 0
