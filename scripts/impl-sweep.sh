@@ -18,7 +18,9 @@
 #   scripts/impl-sweep.sh BUILD OUT [CEILINGS.h5]
 # BUILD: a configured and built tree (its f8bench); OUT is created.
 # PARTS (default "gemm gemm1x128 lls"), GEMM_SHAPES
-# (pow2,llama3-8b,llama2-70b), GEMM1X128_SHAPES
+# (pow2,llama3-8b,llama2-70b), GEMM_DTYPES (the gemm part's --dtypes,
+# default e4m3:e4m3; e.g. e4m3:e4m3,e5m2:e4m3: the rows of another pair
+# are a table line of their own, the pair after the label), GEMM1X128_SHAPES
 # (4096x4096x4096,8192x8192x8192,16384x16384x16384), LLS_SHAPES
 # (4096x4096x4096,8192x8192x8192), LLS_RECIPES (lls's --recipe; default
 # every recipe), GEMM_TIMEOUT (330), GEMM1X128_TIMEOUT
@@ -48,12 +50,18 @@ say "== impl-sweep.sh on $(hostname) $(date -u +%FT%TZ), ${F8B_GIT_DESCRIBE:-$(c
 command -v nvidia-smi >/dev/null 2>&1 &&
 	say "$(nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader | head -1)"
 CSVAWK="$(cat "$src/scripts/csv.awk" "$src/scripts/csv-cols.awk")"$'\n'
-# The gemm parts' rows: per shape ("MxKxN label"), scaling, fast_accum
-# and impl, the status and TFLOP/s; t() a row's TFLOP/s (0 unless ok),
-# r() a ratio of two (or "-").
+# The gemm parts' rows: per shape ("MxKxN label", then the fp8 operands'
+# dtype pair where it is not e4m3:e4m3), scaling, fast_accum and impl,
+# the status and TFLOP/s; t() a row's TFLOP/s (0 unless ok), r() a ratio
+# of two (or "-").
 GEMMAWK='
 {
 	shape = F[c["m"]] "x" F[c["k"]] "x" F[c["n"]] (F[c["label"]] != "" ? " " F[c["label"]] : "")
+	if (("a_dtype" in c) && F[c["scaling"]] != "bf16") {
+		dt = F[c["a_dtype"]] ":" F[c["b_dtype"]]
+		if (dt != "e4m3:e4m3")
+			shape = shape " " dt
+	}
 	if (!(shape in seen)) { seen[shape] = 1; order[++n] = shape }
 	fa = (F[c["fast_accum"]] == 1 || F[c["fast_accum"]] == "on") ? "on" : "off"
 	k = shape SUBSEP F[c["scaling"]] SUBSEP fa SUBSEP F[c["impl"]]
@@ -85,8 +93,8 @@ run_part() {
 if [[ $parts == *" gemm "* ]]; then
 	if run_part gemm-impl-sweep gemm "${GEMM_TIMEOUT:-330}" gemm --impl cublaslt,f8b \
 		--shapes "${GEMM_SHAPES:-pow2,llama3-8b,llama2-70b}" --scaling tensorwise,axiswise,blockwise \
-		--fast-accum on,off --dtypes e4m3:e4m3 --max-time 0.3 "${copt[@]}"; then
-		say "gemm, e4m3 x e4m3, bf16 out, TFLOP/s (medians, one process); fast: f8b / cuBLASLt, both fast_accum on (target >= 0.97 tensorwise);"
+		--fast-accum on,off --dtypes "${GEMM_DTYPES:-e4m3:e4m3}" --max-time 0.3 "${copt[@]}"; then
+		say "gemm, dtypes ${GEMM_DTYPES:-e4m3:e4m3} (a pair but e4m3:e4m3 named after the shape), bf16 out, TFLOP/s (medians, one process); fast: f8b / cuBLASLt, both fast_accum on (target >= 0.97 tensorwise);"
 		say "promotion and blockwise: f8b over cuBLASLt's tensorwise fast_accum-on row (target >= 0.95)"
 		awk "$CSVAWK$GEMMAWK"'
 		END {

@@ -76,6 +76,8 @@ grep -q -- "gemm --impl cublaslt,f8b --shapes pow2,llama3-8b,llama2-70b --scalin
 	grep -q -- "gemm --impl cublaslt,f8b --shapes 4096x4096x4096,8192x8192x8192,16384x16384x16384 --scaling blockwise-1x128,tensorwise --fast-accum on,off" calls &&
 	grep -q -- "lls --gemm-impl cublaslt,f8b --shapes 4096x4096x4096,8192x8192x8192" calls
 ok $? "each part's command, with its default shapes"
+! grep -q -- "--recipe" calls
+ok $? "lls runs every recipe unless LLS_RECIPES names some (no --recipe)"
 s=o1/summary.txt
 grep -Eq "4096x4096x4096 pow2.4096 +1000.0 +980.0 +0.980 +1.000 \| +0.850 +0.800 +0.750" $s
 ok $? "gemm: f8b over cuBLASLt fast (0.980, axiswise 1.000), promotion and blockwise over its tensorwise fast row ($(grep pow2.4096 $s))"
@@ -96,6 +98,33 @@ ok $? "PARTS=gemm1x128: that part alone, with GEMM1X128_SHAPES ($(cat calls))"
 FAKE_RC=124 PARTS=lls bash "$sweep" build o3 >log 2>err
 [ $? -eq 1 ] && grep -q "exit 124" o3/summary.txt && grep -q "x4096 tensorwise" o3/summary.txt
 ok $? "a part that times out: exit 1, its rows so far still summarised"
+
+rm -f calls
+PARTS=lls LLS_RECIPES=tensorwise,blockwise LLS_SHAPES=16384x16384x16384 bash "$sweep" build o5 >log 2>err
+[ $? -eq 0 ] && grep -q -- "lls --gemm-impl cublaslt,f8b --shapes 16384x16384x16384 --recipe tensorwise,blockwise " calls
+ok $? "LLS_RECIPES and LLS_SHAPES reach lls's --recipe and --shapes ($(cat calls))"
+
+# GEMM_DTYPES: a second pair's rows are lines of their own, after the label
+cp fake/gemm-impl-sweep.csv fake/gemm-impl-sweep.keep
+cat >fake/gemm-impl-sweep.csv <<'CSV'
+m,k,n,label,scaling,fast_accum,a_dtype,b_dtype,impl,status,tflops
+8192,8192,8192,,bf16,0,bf16,bf16,cublaslt,ok,700
+8192,8192,8192,,tensorwise,1,e4m3,e4m3,cublaslt,ok,1300
+8192,8192,8192,,tensorwise,1,e4m3,e4m3,f8b,ok,1274
+8192,8192,8192,,tensorwise,1,e5m2,e4m3,cublaslt,ok,1400
+8192,8192,8192,,tensorwise,1,e5m2,e4m3,f8b,ok,1260
+8192,8192,8192,,tensorwise,0,e5m2,e4m3,f8b,ok,1190
+CSV
+rm -f calls
+PARTS=gemm GEMM_DTYPES=e4m3:e4m3,e5m2:e4m3 bash "$sweep" build o6 >log 2>err
+[ $? -eq 0 ] && grep -q -- "--dtypes e4m3:e4m3,e5m2:e4m3 " calls
+ok $? "GEMM_DTYPES reaches gemm's --dtypes ($(cat calls))"
+s=o6/summary.txt
+grep -Eq "^  8192x8192x8192 +1300.0 +1274.0 +0.980 +- \| +- +- +-" $s &&
+	grep -Eq "^  8192x8192x8192 e5m2:e4m3 +1400.0 +1260.0 +0.900 +- \| +0.850 +- +-" $s &&
+	[ "$(grep -c '^  8192x8192x8192' $s)" -eq 2 ]
+ok $? "gemm: each dtype pair on a line of its own, ratios within the pair, the bf16 row on neither ($(grep '^  8192x' $s | tr '\n' ';'))"
+mv fake/gemm-impl-sweep.keep fake/gemm-impl-sweep.csv
 
 mv fake/lls-impl.csv fake/lls-impl.away
 PARTS=lls bash "$sweep" build o4 >log 2>err
