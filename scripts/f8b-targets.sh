@@ -18,7 +18,10 @@
 #      no worse (f8b's <= cuBLASLt's; the ratio is printed);
 #   4. the lls step, cuBLASLt's step time over f8b's: tensorwise >= 1.02,
 #      axiswise >= 1.04 (8192^3) / 1.12 (16384^3), blockwise >= 1.08 /
-#      1.10, lw-axiswise-gw-hp >= 1 (no slower), at 8192^3 and 16384^3.
+#      1.10, lw-axiswise-gw-hp >= 1 (no slower), at 8192^3 and 16384^3;
+#   5. no target, the arithmetic of 4: each lls GEMM timed alone
+#      (lls_kernels), cuBLASLt's time over f8b's, the forward GEMM with
+#      cuBLASLt's sigmoid pass against f8b's fused one.
 # Rows: e4m3 x e4m3 with a bf16 D and no D^T (the issue's targets), status
 # ok.  Exit status: 0 when the tables were made (whatever they say), 2 on
 # bad usage or an unreadable file.
@@ -182,4 +185,37 @@ for f in "$@"; do
 				g ? sprintf(">= %.2f", g) : "-", g ? (r >= g ? "met" : "not met") : ""
 		}
 	}' "$tmp/lls.csv"
+done
+
+echo
+echo "### 5. The lls step's GEMMs: cuBLASLt's time over f8b's, each timed alone (> 1: f8b faster)"
+echo
+echo "From each file's \`lls_kernels\` table. f8b's forward GEMM has the sigmoid fused; cuBLASLt's"
+echo "step runs it as the \`sigmoid_fwd\` pass, so its output column is that GEMM plus that pass."
+echo "lw-axiswise-gw-hp's grad_weight is cuBLASLt's bf16 GEMM in both."
+echo
+echo "| file | shape | recipe | output ms: cuBLASLt + sigmoid, f8b | ratio | grad_input ms | ratio | grad_weight ms | ratio |"
+echo "| --- | --- | --- | --- | ---: | --- | ---: | --- | ---: |"
+for f in "$@"; do
+	"$f8b" export "$f" --table lls_kernels -o "$tmp/kern.csv" 2>"$tmp/err" ||
+		{ echo "f8b-targets.sh: $f: $(cat "$tmp/err")" >&2; exit 2; }
+	awk -v file="$(basename "$f")" "$AWKLIB"'
+	function gi() { return v("gemm_impl") == "" ? "cublaslt" : v("gemm_impl") }
+	v("status") == "ok" && v("recipe") != "bf16" && (v("kernel") == "gemm" || v("kernel") == "sigmoid_fwd") {
+		k = shape() " | " v("recipe"); if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+		# the forward GEMM and the sigmoid pass both count as the output
+		w = v("kernel") == "sigmoid_fwd" ? "output" : v("tensor")
+		t[k, gi(), w] += v("time_median_s")
+	}
+	function cell(k, w) {
+		if (!((k, "cublaslt", w) in t) || !((k, "f8b", w) in t)) return "- | -"
+		return sprintf("%.3f, %.3f | %.3f", 1e3 * t[k, "cublaslt", w], 1e3 * t[k, "f8b", w], t[k, "cublaslt", w] / t[k, "f8b", w])
+	}
+	END {
+		for (i = 1; i <= n; i++) {
+			k = order[i]
+			if (!((k, "cublaslt", "output") in t) || !((k, "f8b", "output") in t)) continue
+			printf "| %s | %s | %s | %s | %s |\n", file, k, cell(k, "output"), cell(k, "grad_input"), cell(k, "grad_weight")
+		}
+	}' "$tmp/kern.csv"
 done

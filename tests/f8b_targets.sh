@@ -51,11 +51,35 @@ n=$(echo "$line" | sed -n 's/^- \([0-9]*\) cases.*/\1/p')
 ok "$([ -n "$n" ] && [ "$n" -gt 0 ] && echo 0 || echo 1)" "section 3 pairs f8b's rows with cuBLASLt's ($line)"
 ok "$(sec 3 | grep -q '^- SQNR, f8b minus cuBLASLt: at least' && echo 0 || echo 1)" "section 3 states the SQNR difference"
 
-# 4. the lls step: targets at 8192^3, none at 4096^3
+# 4. the lls step: targets at 8192^3 and 16384^3, none at 4096^3
 n=$(sec 4 | grep -c '| 8192x8192x8192 | .* | >= ')
 ok "$([ "$n" = 4 ] && echo 0 || echo 1)" "section 4 holds the four 8192^3 targets ($n)"
 n=$(sec 4 | grep '| 4096x4096x4096 |' | grep -c '>= ')
 ok "$([ "$n" = 0 ] && echo 0 || echo 1)" "no target at 4096^3 ($n)"
+
+n=$(sec 4 | grep -c '| 16384x16384x16384 | .* | >= ')
+ok "$([ "$n" = 4 ] && echo 0 || echo 1)" "section 4 holds the four 16384^3 targets ($n)"
+
+# 5. the lls GEMMs: a row per case with both implementations, each ratio
+# from the file's lls_kernels rows, cuBLASLt's output with its sigmoid pass
+sec 5 | grep '^| lls-impl-sweep.h5 |' >s5.txt
+want=$(sec 4 | grep -c '^| lls-impl-sweep.h5 |')
+n=$(wc -l <s5.txt)
+ok "$([ "$n" -gt 0 ] && [ "$n" = "$want" ] && echo 0 || echo 1)" "section 5 has a row for each case of section 4 ($n, $want)"
+"$F8BENCH" export "$d/lls-impl-sweep.h5" --table lls_kernels -o k.csv 2>/dev/null
+kc() { csv_get k.csv time_median_s m=8192 k=8192 n=8192 recipe=tensorwise "$@" status=ok | head -1; }
+lt=$(kc gemm_impl=cublaslt kernel=gemm tensor=grad_input)
+f8=$(kc gemm_impl=f8b kernel=gemm tensor=grad_input)
+want=$(awk -v a="$lt" -v b="$f8" 'BEGIN { printf "%.3f", a / b }')
+row=$(grep '| 8192x8192x8192 | tensorwise |' s5.txt)
+got=$(echo "$row" | awk -F'|' '{ gsub(/ /, "", $8); print $8 }')
+ok "$([ -n "$lt" ] && [ "$got" = "$want" ] && echo 0 || echo 1)" "8192^3 tensorwise grad_input: $want from the kernel rows ($lt / $f8), the table says $got"
+lo=$(kc gemm_impl=cublaslt kernel=gemm tensor=output)
+sg=$(kc gemm_impl=cublaslt kernel=sigmoid_fwd)
+fo=$(kc gemm_impl=f8b kernel=gemm tensor=output)
+want=$(awk -v a="$lo" -v s="$sg" -v b="$fo" 'BEGIN { printf "%.3f, %.3f", 1e3 * (a + s), 1e3 * b }')
+got=$(echo "$row" | awk -F'|' '{ sub(/^ /, "", $5); sub(/ $/, "", $5); print $5 }')
+ok "$([ -n "$sg" ] && [ "$got" = "$want" ] && echo 0 || echo 1)" "the output column is cuBLASLt's GEMM plus its sigmoid pass against f8b's fused GEMM ($want; the table: $got)"
 
 # bad usage
 F8BENCH="$F8BENCH" sh "$top/scripts/f8b-targets.sh" >/dev/null 2>e.txt
