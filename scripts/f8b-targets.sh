@@ -33,13 +33,18 @@ shift
 f8b=${F8BENCH:-f8bench}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-"$f8b" export "$gemm" --table gemm -o "$tmp/gemm.csv" 2>"$tmp/err" ||
-	{ echo "f8b-targets.sh: $gemm: $(cat "$tmp/err")" >&2; exit 2; }
+# table FILE TABLE CSV: FILE's TABLE as CSV, or exit 2 naming FILE
+table() {
+	"$f8b" export "$1" --table "$2" -o "$3" 2>"$tmp/err" ||
+		{ echo "f8b-targets.sh: $1: $(cat "$tmp/err")" >&2; exit 2; }
+}
+table "$gemm" gemm "$tmp/gemm.csv"
 # Columns by name, fields split as RFC 4180 writes them (scripts/csv.awk).
 AWKLIB="$(cat "$(dirname "$0")/csv.awk" "$(dirname "$0")/csv-cols.awk")"'
 function v(name,   x) { x = F[c[name]]; return x ~ /^[-+]?[0-9.]+([eE][-+]?[0-9]+)?$/ ? x + 0 : x }
 function shape() { return v("m") "x" v("k") "x" v("n") }
 function impl() { return v("impl") == "" ? "cublaslt" : v("impl") }
+function gi() { return v("gemm_impl") == "" ? "cublaslt" : v("gemm_impl") }
 # a row of the targets: ok, e4m3 x e4m3 -> bf16, no D^T, an fp8 scaling
 function mine() {
 	return v("status") == "ok" && v("a_dtype") == "e4m3" && v("b_dtype") == "e4m3" &&
@@ -161,10 +166,8 @@ fi
 echo "| file | shape | recipe | cuBLASLt ms | f8b ms | cuBLASLt / f8b | target | verdict |"
 echo "| --- | --- | --- | ---: | ---: | ---: | ---: | --- |"
 for f in "$@"; do
-	"$f8b" export "$f" --table lls -o "$tmp/lls.csv" 2>"$tmp/err" ||
-		{ echo "f8b-targets.sh: $f: $(cat "$tmp/err")" >&2; exit 2; }
+	table "$f" lls "$tmp/lls.csv"
 	awk -v file="$(basename "$f")" "$AWKLIB"'
-	function gi() { return v("gemm_impl") == "" ? "cublaslt" : v("gemm_impl") }
 	function goal(sh, r) {
 		if (r == "tensorwise") return (sh == "8192x8192x8192" || sh == "16384x16384x16384") ? 1.02 : 0
 		if (r == "axiswise") return sh == "8192x8192x8192" ? 1.04 : sh == "16384x16384x16384" ? 1.12 : 0
@@ -197,10 +200,8 @@ echo
 echo "| file | shape | recipe | output ms: cuBLASLt + sigmoid, f8b | ratio | grad_input ms | ratio | grad_weight ms | ratio |"
 echo "| --- | --- | --- | --- | ---: | --- | ---: | --- | ---: |"
 for f in "$@"; do
-	"$f8b" export "$f" --table lls_kernels -o "$tmp/kern.csv" 2>"$tmp/err" ||
-		{ echo "f8b-targets.sh: $f: $(cat "$tmp/err")" >&2; exit 2; }
+	table "$f" lls_kernels "$tmp/kern.csv"
 	awk -v file="$(basename "$f")" "$AWKLIB"'
-	function gi() { return v("gemm_impl") == "" ? "cublaslt" : v("gemm_impl") }
 	v("status") == "ok" && v("recipe") != "bf16" && (v("kernel") == "gemm" || v("kernel") == "sigmoid_fwd") {
 		k = shape() " | " v("recipe"); if (!(k in seen)) { seen[k] = 1; order[++n] = k }
 		# the forward GEMM and the sigmoid pass both count as the output
