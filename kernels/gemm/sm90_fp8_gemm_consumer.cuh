@@ -358,7 +358,7 @@ struct f8b_kg_consumer {
 			it += 2;
 		}
 		if (kb == k0) { /* one K-block */
-			load_scales(sc0, q, 0);
+			load_scales(sc0, q, kb);
 			issue(part, it % STAGES, (it / STAGES) & 1, false);
 			retire<0>(part, it % STAGES, sc0, q);
 			it++;
