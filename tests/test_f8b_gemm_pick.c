@@ -11,13 +11,11 @@
  * without a GPU.
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "tap.h"
 #include "backend/cuda_gemm_f8b.h"
 #include "kernels/gemm/gemm.h"
-#include "kernels/gemm/streamk.h"
 
 #define COUNT(x) (sizeof(x) / sizeof((x)[0]))
 
@@ -375,112 +373,6 @@ static void test_out_t(void)
 	}
 }
 
-/* The stream-K tail's schedule (kernels/gemm/streamk.h), walked for every
- * CTA as the kernel walks it: each K-block of each tile taken exactly
- * once; whole tiles in the plain persistent order first; at most one PART
- * a CTA, and then as its first unit of the tail (so no CTA waits before
- * writing its part); each FIRST's partners (streamk.h's last partner) the
- * CTAs that hold the rest of its tile, each with one PART there. */
-static int walk_streamk(int tiles, int grid, int kb, int skt, int skc)
-{
-	const int dp_end = tiles - skt;
-	int *cover = calloc((size_t)tiles * (size_t)kb, sizeof *cover);
-	int *part_tile = malloc((size_t)grid * sizeof *part_tile);
-	int *first_of = malloc((size_t)tiles * sizeof *first_of);
-	int bad = !cover || !part_tile || !first_of;
-	for (int i = 0; !bad && i < tiles; i++)
-		first_of[i] = -1;
-	for (int g = 0; !bad && g < grid; g++) {
-		part_tile[g] = -1;
-		int tail_units = 0, want_t = g;
-		struct f8b_sk_iter it = f8b_sk_begin(g, grid, tiles, kb, skt, skc);
-		struct f8b_sk_unit u;
-		while (!bad && f8b_sk_next(&it, &u)) {
-			bad |=
-			    u.tile < 0 || u.tile >= tiles || u.k0 < 0 || u.k1 > kb || u.k0 >= u.k1;
-			if (bad)
-				break;
-			if (u.tile < dp_end) { /* whole, in order g, g + grid, ... */
-				bad |= u.tile != want_t || u.role != F8B_SK_WHOLE || tail_units;
-				want_t += grid;
-			} else {
-				if (u.role == F8B_SK_PART) {
-					bad |= tail_units != 0 || part_tile[g] >= 0;
-					part_tile[g] = u.tile;
-				}
-				if (u.role == F8B_SK_FIRST)
-					first_of[u.tile] = g;
-				bad |= (u.role == F8B_SK_WHOLE) != (u.k0 == 0 && u.k1 == kb);
-				tail_units++;
-			}
-			for (int k = u.k0; k < u.k1; k++)
-				cover[(size_t)u.tile * kb + k]++;
-		}
-		bad |= want_t < dp_end; /* every whole tile of the CTA's taken */
-	}
-	for (size_t i = 0; !bad && i < (size_t)tiles * kb; i++)
-		bad |= cover[i] != 1;
-	/* each FIRST's partners hold PARTs of its tile, and every PART has
-	 * its FIRST */
-	for (int t = dp_end; !bad && t < tiles; t++) {
-		int g = first_of[t];
-		if (g < 0) {
-			/* a whole tile: no partner */
-			for (int q = 0; q < grid; q++)
-				bad |= part_tile[q] == t;
-			continue;
-		}
-		int last = f8b_sk_last_partner(tiles, kb, skt, skc, t);
-		bad |= last <= g;
-		for (int q = 0; q < grid; q++)
-			bad |= (part_tile[q] == t) != (q > g && q <= last);
-	}
-	free(cover);
-	free(part_tile);
-	free(first_of);
-	return !bad;
-}
-
-static void test_streamk(void)
-{
-	int st = -1, sc = -1;
-	/* 8192^3 on the 128x256 tile: 2048 tiles, 132 SMs, 64 K-blocks */
-	f8b_sk_choose(2048, 132, 64, 0, &st, &sc);
-	tap_ok(st == 68 && sc == 132,
-	       "stream-K 2048 tiles / 132: the last 68 over 132 CTAs (%d/%d)", st, sc);
-	/* 4096^3: 512 tiles of 32 K-blocks, the tail's range (29) no shorter
-	 * than the fixed costs allow */
-	f8b_sk_choose(512, 132, 32, 0, &st, &sc);
-	tap_ok(st == 0 && sc == 0, "stream-K 512 tiles of 32 K-blocks: none (%d/%d)", st, sc);
-	/* 16384^3: 4096 tiles, 4 left over, 128 K-blocks: fewer CTAs than
-	 * SMs, ranges longer than one K-block */
-	f8b_sk_choose(4096, 132, 128, 0, &st, &sc);
-	tap_ok(st == 4 && sc >= 2 && sc < 132, "stream-K 4096 tiles of 128: 4 over %d CTAs", sc);
-	f8b_sk_choose(4096, 128, 128, 0, &st, &sc);
-	tap_ok(st == 0, "stream-K: no tail when the tiles fill every round");
-	f8b_sk_choose(100, 132, 64, 1, &st, &sc);
-	tap_ok(st == 0, "stream-K: no tail with fewer tiles than CTAs, even forced");
-	f8b_sk_choose(144, 132, 8, 1, &st, &sc);
-	tap_ok(st == 12 && sc == 96, "stream-K forced: 12 tiles x 8 K-blocks over 96 CTAs (%d/%d)",
-	       st, sc);
-
-	static const int cases[][4] = {
-	    /* tiles, grid, kblocks, force */
-	    {2048, 132, 64, 0}, {4096, 132, 128, 0}, {144, 132, 8, 1},   {144, 132, 1, 1},
-	    {300, 132, 7, 1},   {133, 132, 3, 1},    {1024, 132, 64, 0}, {20, 8, 5, 1},
-	    {17, 4, 40, 0},     {264, 132, 16, 0},
-	};
-	for (size_t i = 0; i < COUNT(cases); i++) {
-		const int *c = cases[i];
-		f8b_sk_choose(c[0], c[1], c[2], c[3], &st, &sc);
-		tap_ok(walk_streamk(c[0], c[1], c[2], st, sc),
-		       "stream-K walk: %d tiles, grid %d, %d K-blocks%s (tail %d over %d)", c[0],
-		       c[1], c[2], c[3] ? ", forced" : "", st, sc);
-	}
-	/* no tail: the plain persistent order */
-	tap_ok(walk_streamk(2048, 132, 64, 0, 0), "stream-K walk without a tail");
-}
-
 int main(void)
 {
 	test_modes();
@@ -490,6 +382,5 @@ int main(void)
 	test_halves();
 	test_e4m3_out();
 	test_out_t();
-	test_streamk();
 	return tap_done();
 }

@@ -113,16 +113,6 @@ struct f8b_kgemm_args {
 	 * tiles only (not the ping-pong one). */
 	void *d_t;
 	int tma_t; /* set by f8b_kgemm_run: D^T's tensor map was given */
-	/* The stream-K tail (streamk.h; doc/gemm-kernels.md "Stream-K
-	 * tail"): the last sk_tiles tiles cut into K-ranges over sk_ctas
-	 * CTAs (0, 0: every tile whole).  sk_ws: a slot of BM x BN floats a
-	 * CTA for its part's sums; sk_flags: two words a CTA (one per
-	 * consumer warpgroup), 0 before the launch and left 0 after it (the
-	 * tile's finisher resets each flag it waited for).  The cooperative
-	 * tiles without a cluster only. */
-	float *sk_ws;
-	unsigned *sk_flags;
-	int sk_tiles, sk_ctas;
 };
 
 /* Outside timing, once per plan: raises the dynamic shared memory limit of

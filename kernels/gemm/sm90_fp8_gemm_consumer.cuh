@@ -158,12 +158,12 @@ struct f8b_kg_consumer {
 		issue_cols<128, 128 * H, H == 0>(d, s, phase, false);
 	}
 
-	/* fast_accum: the wgmma accumulator runs on over the unit's n
-	 * K-blocks, one group in flight behind the one just issued. */
-	__device__ __forceinline__ void mainloop_fast(int n)
+	/* fast_accum: the wgmma accumulator runs on over all of K, one group
+	 * in flight behind the one just issued. */
+	__device__ __forceinline__ void mainloop_fast(int kblocks)
 	{
 		uint32_t prev_empty = 0;
-		for (int kb = 0; kb < n; kb++, it++) {
+		for (int kb = 0; kb < kblocks; kb++, it++) {
 			const uint32_t s = it % STAGES;
 			issue(acc, s, (it / STAGES) & 1, kb > 0);
 			if (kb > 0) {
@@ -309,9 +309,8 @@ struct f8b_kg_consumer {
 
 	/* Promotion, one group in flight: issue K-block kb into part, wait
 	 * for it, promote it.  The tensor cores idle for this warpgroup
-	 * during the adds; the other consumer warpgroup may fill the gap.
-	 * K-blocks k0 to kblocks - 1 (here and in the loops below). */
-	__device__ __forceinline__ void mainloop_promote1(const spos &q, int k0, int kblocks)
+	 * during the adds; the other consumer warpgroup may fill the gap. */
+	__device__ __forceinline__ void mainloop_promote1(const spos &q, int kblocks)
 	{
 		/* BLOCK_1X128 has no registers for a second set of BN/4 column
 		 * scales (it spilled): its scales are read in their own K-block,
@@ -319,8 +318,8 @@ struct f8b_kg_consumer {
 		constexpr bool AHEAD = MODE != F8B_KGEMM_BLOCK_1X128;
 		kscales cur, nxt;
 		if constexpr (AHEAD)
-			load_scales(cur, q, k0);
-		for (int kb = k0; kb < kblocks; kb++, it++) {
+			load_scales(cur, q, 0);
+		for (int kb = 0; kb < kblocks; kb++, it++) {
 			const uint32_t s = it % STAGES;
 			issue(part, s, (it / STAGES) & 1, false);
 			test_next();
@@ -340,25 +339,25 @@ struct f8b_kg_consumer {
 	 * (wait_group 1) and promoted, so the tensor cores have this
 	 * warpgroup's next group queued while it adds.  Unrolled by two so
 	 * that part and part2 stay registers. */
-	__device__ __forceinline__ void mainloop_promote2(const spos &q, int k0, int kblocks)
+	__device__ __forceinline__ void mainloop_promote2(const spos &q, int kblocks)
 	{
 		/* Nothing is in flight when the loop is entered, and part2 only
 		 * at its back edge: no copies of registers a wgmma is writing
 		 * (ptxas serialises every wgmma when it meets one). */
 		kscales sc0, sc1; /* the scales of K-blocks kb and kb + 1 */
-		int kb = k0;
+		int kb = 0;
 		for (; kb + 1 < kblocks; kb += 2) {
 			load_scales(sc0, q, kb);
 			issue(part, it % STAGES, (it / STAGES) & 1, false);
-			if (kb > k0)
+			if (kb > 0)
 				retire<1>(part2, (it - 1) % STAGES, sc1, q); /* K-block kb - 1 */
 			load_scales(sc1, q, kb + 1);
 			issue(part2, (it + 1) % STAGES, ((it + 1) / STAGES) & 1, false);
 			retire<1>(part, it % STAGES, sc0, q); /* K-block kb */
 			it += 2;
 		}
-		if (kb == k0) { /* one K-block */
-			load_scales(sc0, q, kb);
+		if (kb == 0) { /* kblocks == 1 */
+			load_scales(sc0, q, 0);
 			issue(part, it % STAGES, (it / STAGES) & 1, false);
 			retire<0>(part, it % STAGES, sc0, q);
 			it++;
@@ -451,11 +450,11 @@ struct f8b_kg_consumer {
 	 * (results/h100/experiments/f8b-gemm-ncu-halves/).  PROMOTE loads no
 	 * scales; PROMOTE and BLOCK_1X128 spilled in the paired form (480 and
 	 * 16 bytes) and keep the one-set loop. */
-	__device__ __forceinline__ void mainloop_promote_halves(const spos &q, int k0, int kblocks)
+	__device__ __forceinline__ void mainloop_promote_halves(const spos &q, int kblocks)
 	{
 		kscales sc0, sc1;
-		load_scales(sc0, q, k0);
-		halves_from(q, sc0, sc1, k0, kblocks);
+		load_scales(sc0, q, 0);
+		halves_from(q, sc0, sc1, 0, kblocks);
 	}
 
 	/* K-blocks kb0 to kblocks - 1 in halves, sc0 holding K-block kb0's
@@ -480,74 +479,20 @@ struct f8b_kg_consumer {
 		}
 	}
 
-	/* Promotion: each K-block's partial sum of k0 to k1 - 1 into the
-	 * fp32 accumulator, times its block scales in the block modes. */
-	__device__ __forceinline__ void mainloop_promote(int tm, int tn, int k0, int k1)
+	/* Promotion: each K-block's partial sum into the fp32 accumulator,
+	 * times its block scales in the block modes. */
+	__device__ __forceinline__ void mainloop_promote(int tm, int tn, int kblocks)
 	{
 		const spos q = scale_pos(tm, tn);
 #pragma unroll
 		for (int i = 0; i < BN / 2; i++)
 			acc[i] = 0.0f;
 		if constexpr (HALVES)
-			mainloop_promote_halves(q, k0, k1);
+			mainloop_promote_halves(q, kblocks);
 		else if constexpr (OVERLAP)
-			mainloop_promote2(q, k0, k1);
+			mainloop_promote2(q, kblocks);
 		else
-			mainloop_promote1(q, k0, k1);
-	}
-
-	/* The stream-K tail (streamk.h).  This warpgroup's sums in CTA g's
-	 * slot of the workspace: register i of thread j (of the CTA's 256
-	 * consumer threads) at float (g BN/2 + i) 256 + j, so that each
-	 * register's stores and loads are whole lines. */
-	__device__ __forceinline__ float *sk_slot(int g) const
-	{
-		return p.sk_ws + ((size_t)g * (BN / 2)) * 256 + cw * 128 + (threadIdx.x % 128);
-	}
-
-	/* A PART: the sums to this CTA's slot (through L2: the reader is
-	 * another SM). */
-	__device__ __forceinline__ void sk_write() const
-	{
-		float *w = sk_slot(blockIdx.x);
-#pragma unroll
-		for (int i = 0; i < BN / 2; i++)
-			__stcg(w + 256 * i, acc[i]);
-	}
-
-	/* After sk_write: once the warpgroup's 128 threads have stored, one
-	 * raises the flag, fenced so the stores are seen before it. */
-	__device__ __forceinline__ void sk_signal() const
-	{
-		if (cw == 0)
-			f8b_named_bar_sync<F8B_KG_SK_BAR, 128>();
-		else
-			f8b_named_bar_sync<F8B_KG_SK_BAR + 1, 128>();
-		if (threadIdx.x % 128 == 0)
-			f8b_flag_release(p.sk_flags + 2 * blockIdx.x + cw);
-	}
-
-	/* A FIRST of tile (tm, tn): the parts of the partners (CTAs
-	 * blockIdx.x + 1 on) added into the sums, in CTA order, each once
-	 * its flag is up; the flag is then put back to 0 for the next
-	 * launch. */
-	__device__ __forceinline__ void sk_add_parts(int tile)
-	{
-		const int tiles = ((p.m + F8B_KG_BM - 1) / F8B_KG_BM) * ((p.n + BN - 1) / BN);
-		const int kblocks = (p.k + F8B_KG_BK - 1) / F8B_KG_BK;
-		const int last = f8b_sk_last_partner(tiles, kblocks, p.sk_tiles, p.sk_ctas, tile);
-		for (int g = blockIdx.x + 1; g <= last; g++) {
-			if (threadIdx.x % 128 == 0)
-				f8b_flag_acquire(p.sk_flags + 2 * g + cw);
-			if (cw == 0)
-				f8b_named_bar_sync<F8B_KG_SK_BAR, 128>();
-			else
-				f8b_named_bar_sync<F8B_KG_SK_BAR + 1, 128>();
-			const float *r = sk_slot(g);
-#pragma unroll
-			for (int i = 0; i < BN / 2; i++)
-				acc[i] += __ldcg(r + 256 * i);
-		}
+			mainloop_promote1(q, kblocks);
 	}
 
 	/* Epilogue from registers (sm90_fp8_gemm_epilogue.cuh): scaled once
@@ -611,20 +556,13 @@ struct f8b_kg_consumer {
 	/* last: the CTA's last tile, after whose TMA stores the warpgroup
 	 * waits until they have read its boxes (the CTA's shared memory goes
 	 * when it ends). */
-	__device__ __forceinline__ void tile(int tm, int tn, const f8b_sk_unit &u, bool last)
+	__device__ __forceinline__ void tile(int tm, int tn, int kblocks, bool last)
 	{
 		if constexpr (PROMO)
-			mainloop_promote(tm, tn, u.k0, u.k1);
+			mainloop_promote(tm, tn, kblocks);
 		else
-			mainloop_fast(u.k1 - u.k0);
-		if (u.role == F8B_SK_PART) {
-			sk_write();
-			sk_signal();
-		} else {
-			if (u.role == F8B_SK_FIRST)
-				sk_add_parts(u.tile);
-			epilogue(tm, tn);
-		}
+			mainloop_fast(kblocks);
+		epilogue(tm, tn);
 		end_cta(last);
 	}
 

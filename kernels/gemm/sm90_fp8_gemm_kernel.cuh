@@ -54,13 +54,11 @@
 #include "common/smem.cuh"
 #include "ptx/barrier.cuh"
 #include "ptx/cluster.cuh"
-#include "ptx/flag.cuh"
 #include "ptx/mbarrier.cuh"
 #include "ptx/regs.cuh"
 #include "ptx/tma.cuh"
 #include "ptx/wgmma.cuh"
 #include "scheduler.cuh"
-#include "streamk.h"
 
 #include <cuda.h> /* CUtensorMap (the type only: libcuda is not linked) */
 
@@ -78,7 +76,6 @@ constexpr int F8B_KG_SBLK = 128;         /* rows and K of a scale block */
  * barriers (the ping-pong schedule's are 1 and 2). */
 constexpr int F8B_KG_EPI_BOX_BYTES = 64 * 128;
 constexpr int F8B_KG_EPI_BAR = 3;       /* 3 for consumer 0, 4 for consumer 1 */
-constexpr int F8B_KG_SK_BAR = 5;        /* the stream-K tail's: 5 and 6 (streamk.h) */
 constexpr int F8B_KG_SMEM_MAX = 232448; /* 227 KiB: an sm_90 CTA's opt-in maximum */
 
 /* 1: the promoting halves form overlaps each tile's epilogue with the next
@@ -237,9 +234,6 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 	const int kblocks = (p.k + BK - 1) / BK;
 	const uint32_t rank = CL > 1 ? f8b_cluster_ctarank() : 0;
 	const int cluster = blockIdx.x / CL, clusters = gridDim.x / CL;
-	/* The stream-K tail (streamk.h): single-CTA cooperative tiles only
-	 * (the host asks for none elsewhere). */
-	const int sk_tiles = CL == 1 && SCHED == F8B_KG_COOP ? p.sk_tiles : 0;
 
 	if constexpr (COLSC) {
 		/* The scale ring zeroed once: a last tile column short of BN
@@ -285,14 +279,11 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 		if (p.tma_t)
 			f8b_tma_prefetch_desc(&tmap_t);
 		uint32_t it = 0;
-		f8b_sk_iter work =
-		    f8b_sk_begin(cluster, clusters, sched.tiles, kblocks, sk_tiles, p.sk_ctas);
-		f8b_sk_unit u;
-		while (f8b_sk_next(&work, &u)) {
+		for (int t = cluster; t < sched.tiles; t += clusters) {
 			int stm, tn;
-			sched.tile(u.tile, stm, tn);
+			sched.tile(t, stm, tn);
 			const int tm = stm * CL + (int)rank;
-			for (int kb = u.k0; kb < u.k1; kb++, it++) {
+			for (int kb = 0; kb < kblocks; kb++, it++) {
 				const uint32_t s = it % STAGES, phase = (it / STAGES) & 1;
 				const uint32_t full = bars + 8 * s, empty = bars + 8 * (STAGES + s);
 				const uint32_t sa = base + s * STAGE, sb = sa + A_BYTES;
@@ -354,41 +345,27 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 		f8b_kg_consumer_ov<BN, STAGES, CL, MODE, EPI_BUFS, AT, BT, OutT> c(
 		    p, base, bars, epi + (wg - 1) * EPI_BUFS * F8B_KG_EPI_BOX_BYTES, scl, &tmap_d,
 		    &tmap_t, wg - 1);
-		/* Whole tiles, then the CTA's range of the tail, one loop (two
-		 * copies of the tile's code spilled), the next unit known before
-		 * this one's epilogue. */
-		f8b_sk_iter work =
-		    f8b_sk_begin(cluster, clusters, sched.tiles, kblocks, sk_tiles, p.sk_ctas);
-		f8b_sk_unit u = {0, 0, 0, 0};
-		bool have = f8b_sk_next(&work, &u);
 		int tm = 0, tn = 0;
-		if (have)
-			sched.tile(u.tile, tm, tn);
-		c.first_prologue(have);
-		while (have) {
-			f8b_sk_unit n = u;
-			const bool more = f8b_sk_next(&work, &n);
-			int ntm, ntn; /* any tile after the last */
-			sched.tile(n.tile, ntm, ntn);
-			c.tile_overlapped(tm, tn, u, !more, ntm, ntn, n.k0);
-			u = n;
+		if (cluster < sched.tiles)
+			sched.tile(cluster, tm, tn);
+		c.first_prologue(cluster < sched.tiles);
+		for (int t = cluster; t < sched.tiles; t += clusters) {
+			const bool last = t + clusters >= sched.tiles;
+			int ntm = tm, ntn = tn;
+			if (!last)
+				sched.tile(t + clusters, ntm, ntn);
+			c.tile_overlapped(tm, tn, kblocks, last, ntm, ntn);
 			tm = ntm;
 			tn = ntn;
-			have = more;
 		}
 	} else {
 		f8b_kg_consumer<BN, STAGES, CL, MODE, EPI_BUFS, AT, BT, OutT> c(
 		    p, base, bars, epi + (wg - 1) * EPI_BUFS * F8B_KG_EPI_BOX_BYTES, scl, &tmap_d,
 		    &tmap_t, wg - 1);
-		/* Whole tiles, then the CTA's range of the tail: one loop (two
-		 * copies of tile() spilled). */
-		f8b_sk_iter work =
-		    f8b_sk_begin(cluster, clusters, sched.tiles, kblocks, sk_tiles, p.sk_ctas);
-		f8b_sk_unit u;
-		while (f8b_sk_next(&work, &u)) {
+		for (int t = cluster; t < sched.tiles; t += clusters) {
 			int stm, tn;
-			sched.tile(u.tile, stm, tn);
-			c.tile(stm * CL + (int)rank, tn, u, !f8b_sk_more(&work));
+			sched.tile(t, stm, tn);
+			c.tile(stm * CL + (int)rank, tn, kblocks, t + clusters >= sched.tiles);
 		}
 	}
 #else

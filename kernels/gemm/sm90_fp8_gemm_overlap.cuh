@@ -24,9 +24,6 @@ struct f8b_kg_consumer_ov : f8b_kg_consumer<BN, STAGES, CL, MODE, EPI_BUFS, AT, 
 	using base::part;
 	using base::scale_pos;
 	using base::second_half;
-	using base::sk_add_parts;
-	using base::sk_signal;
-	using base::sk_write;
 	using base::wait_part;
 	using base::warp;
 	using typename base::kscales;
@@ -104,14 +101,14 @@ struct f8b_kg_consumer_ov : f8b_kg_consumer<BN, STAGES, CL, MODE, EPI_BUFS, AT, 
 		}
 	}
 
-	/* K-blocks k0 to kblocks - 1 of the tile, half 0 of the first already
-	 * in part: as mainloop_promote_halves. */
-	__device__ __forceinline__ void mainloop_first_ready(int tm, int tn, int k0, int kblocks)
+	/* The tile's K-blocks, half 0 of the first already in part: as
+	 * mainloop_promote_halves. */
+	__device__ __forceinline__ void mainloop_first_ready(int tm, int tn, int kblocks)
 	{
 		const spos q = scale_pos(tm, tn);
 		kscales first, sc0;
-		load_scales(first, q, k0);
-		load_scales(sc0, q, kblocks > k0 + 1 ? k0 + 1 : k0);
+		load_scales(first, q, 0);
+		load_scales(sc0, q, kblocks > 1 ? 1 : 0);
 #pragma unroll
 		for (int i = 0; i < BN / 2; i++)
 			acc[i] = 0.0f;
@@ -119,38 +116,24 @@ struct f8b_kg_consumer_ov : f8b_kg_consumer<BN, STAGES, CL, MODE, EPI_BUFS, AT, 
 		this->template promote_half<0>(part, first, s);
 		second_half(first, s, phase);
 		kscales sc1;
-		halves_from(q, sc0, sc1, k0 + 1, kblocks);
+		halves_from(q, sc0, sc1, 1, kblocks);
 	}
 
-	/* One unit u of tile (tm, tn), EPIOV (see above); (ntm, ntn): the
-	 * CTA's next unit's tile, nk0 its first K-block (any tile of D and 0
-	 * after its last).  A PART of the stream-K tail (streamk.h) stores
-	 * its sums to the workspace in place of the epilogue, and raises its
-	 * flag once the next unit's first group is issued, so that the
-	 * fence's wait for the stores overlaps it; a FIRST adds its
-	 * partners' parts before its epilogue. */
-	__device__ __forceinline__ void tile_overlapped(int tm, int tn, const f8b_sk_unit &u,
-	                                                bool last, int ntm, int ntn, int nk0)
+	/* One tile, EPIOV (see above); (ntm, ntn): the CTA's next tile, any
+	 * tile of D after its last. */
+	__device__ __forceinline__ void tile_overlapped(int tm, int tn, int kblocks, bool last,
+	                                                int ntm, int ntn)
 	{
-		mainloop_first_ready(tm, tn, u.k0, u.k1);
+		mainloop_first_ready(tm, tn, kblocks);
 		constexpr int HB = EPIOV_BOXES;
-		const bool part = u.role == F8B_SK_PART;
 		const bool split = p.tma_store && !p.tma_t;
-		if (part) {
-			sk_write();
-		} else {
-			if (u.role == F8B_SK_FIRST)
-				sk_add_parts(u.tile);
-			if (split)
-				this->template epilogue_tma<0, HB>(tm, tn);
-			else
-				epilogue(tm, tn);
-		}
+		if (split)
+			this->template epilogue_tma<0, HB>(tm, tn);
+		else
+			epilogue(tm, tn);
 		first_issue(!last);
-		if (part)
-			sk_signal();
-		prefetch_scales(scale_pos(ntm, ntn), nk0);
-		if (split && !part)
+		prefetch_scales(scale_pos(ntm, ntn), 0);
+		if (split)
 			this->template epilogue_tma<HB>(tm, tn);
 		wait_part();
 		this->end_cta(last);

@@ -24,7 +24,6 @@
 #include "backend/cuda_gemm_f8b.h"
 #include "backend/cuda_internal.h"
 #include "kernels/gemm/gemm.h"
-#include "kernels/gemm/streamk.h"
 
 /* The ABI version of cuTensorMapEncodeTiled asked for (CUDA 12.0's, the
  * one its PFN typedef names). */
@@ -35,9 +34,8 @@ struct f8b_kplan {
 	CUtensorMap tmap_a, tmap_b, tmap_d, tmap_t;
 	const void *bound_a, *bound_b, *bound_d, *bound_t;
 	struct f8b_gemm_desc d;
-	int tile, grid, mode;  /* mode: enum f8b_kgemm_mode */
-	int sk_tiles, sk_ctas; /* the stream-K tail (kernels/gemm/streamk.h); 0: none */
-	bool tma_store;        /* D through tmap_d (its rows a multiple of 16 bytes) */
+	int tile, grid, mode; /* mode: enum f8b_kgemm_mode */
+	bool tma_store;       /* D through tmap_d (its rows a multiple of 16 bytes) */
 	PFN_cuTensorMapEncodeTiled_v12000 encode;
 };
 
@@ -258,49 +256,6 @@ static int get_encoder(PFN_cuTensorMapEncodeTiled_v12000 *fn)
 	return F8B_OK;
 }
 
-/* Bytes of the stream-K tail's partial sums: a BM x BN fp32 slot a CTA. */
-static size_t sk_bytes(const struct f8b_kgemm_tile *t, int ctas)
-{
-	return (size_t)ctas * (size_t)t->bm * (size_t)t->bn * sizeof(float);
-}
-
-/* The stream-K tail of a plan (kernels/gemm/streamk.h, doc/gemm-kernels.md
- * "Stream-K tail"): where the last round of whole tiles would leave SMs
- * idle, its tiles are cut into K-ranges over the grid.  The cooperative
- * tiles without a cluster only, a grid of one CTA per SM, parts that fit
- * the queue's workspace.  F8B_KGEMM_STREAMK in the environment: 0 takes
- * whole tiles only (an A/B's knob), force cuts any last round (the
- * tests'), 1 or unset chooses by streamk.h's time model. */
-static int plan_streamk(const struct f8b_backend *be, const struct f8b_kgemm_tile *t, int64_t tiles,
-                        int64_t k, struct f8b_kplan *p)
-{
-	const char *env = getenv("F8B_KGEMM_STREAMK");
-	int force = 0;
-	p->sk_tiles = p->sk_ctas = 0;
-	if (env && *env) {
-		if (strcmp(env, "0") == 0)
-			return F8B_OK;
-		if (strcmp(env, "force") == 0)
-			force = 1;
-		else if (strcmp(env, "1") != 0)
-			return F8B_ERR(
-			    F8B_EINVAL,
-			    "F8B_KGEMM_STREAMK=%s: expected 0 (whole tiles only), 1 (the "
-			    "default: a stream-K tail where it pays) or force",
-			    env);
-	}
-	if (t->cluster != 1 || t->sched != F8B_KGEMM_SCHED_COOP || tiles > INT_MAX)
-		return F8B_OK;
-	int st = 0, sc = 0;
-	f8b_sk_choose((int)tiles, p->grid, (int)((k + t->bk - 1) / t->bk), force, &st, &sc);
-	if (st == 0 || sk_bytes(t, sc) > be->workspace_bytes ||
-	    (size_t)sc * 2 * sizeof(unsigned) > F8B_CUDA_SK_FLAG_BYTES)
-		return F8B_OK;
-	p->sk_tiles = st;
-	p->sk_ctas = sc;
-	return F8B_OK;
-}
-
 int f8b_cuda_kgemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, int candidate,
                         const char *cfg, struct f8b_kplan **out, struct f8b_algo_info *info)
 {
@@ -392,15 +347,10 @@ int f8b_cuda_kgemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, i
 	 * an A/B of the two and for the tests (doc/gemm-kernels.md,
 	 * "Epilogue"), for every output type (e4m3: boxes of 128 columns,
 	 * "fp8 output"). */
-	int rc = plan_streamk(be, t, tiles, d->k, p);
-	if (rc != F8B_OK) {
-		free(p);
-		return rc;
-	}
 	const char *direct = getenv("F8B_KGEMM_DIRECT_STORE");
 	p->tma_store = (d->n * (int64_t)f8b_dtype_size(d->out_dtype)) % 16 == 0 &&
 	               !(direct && strcmp(direct, "1") == 0);
-	rc = get_encoder(&p->encode);
+	int rc = get_encoder(&p->encode);
 	if (rc != F8B_OK) {
 		free(p);
 		return rc;
@@ -422,19 +372,15 @@ int f8b_cuda_kgemm_plan(struct f8b_backend *be, const struct f8b_gemm_desc *d, i
 		info->cluster = t->cluster == 2 ? 3 : 2;
 		info->heuristic_rank = candidate;
 		info->candidates = ncand;
-		info->workspace = p->sk_tiles ? sk_bytes(t, p->sk_ctas) : 0;
-		/* "sk=R/C": the last R tiles cut over C CTAs (stream-K tail) */
-		char sk[24] = "";
-		if (p->sk_tiles)
-			snprintf(sk, sizeof sk, " sk=%d/%d", p->sk_tiles, p->sk_ctas);
+		info->workspace = 0;
 		/* The tile's name says its cluster ("/c2") and schedule
 		 * ("/pp"); every grid is persistent (doc/gemm-kernels.md).  At
 		 * most 80 characters of the 96 the row keeps. */
 		snprintf(info->desc, sizeof info->desc,
-		         "f8b sm90 %s tile=%s stages=%d grid=%d store=%s%s%s%s%s", mode_name(mode),
+		         "f8b sm90 %s tile=%s stages=%d grid=%d store=%s%s%s%s", mode_name(mode),
 		         t->name, t->stages, p->grid, p->tma_store ? "tma" : "direct",
 		         d->epilogue == F8B_GEMM_EPI_SIGMOID ? "+sigmoid" : "",
-		         d->out_dtype == F8B_E4M3 ? "+amax" : "", d->out_t ? "+dT" : "", sk);
+		         d->out_dtype == F8B_E4M3 ? "+amax" : "", d->out_t ? "+dT" : "");
 	}
 	*out = p;
 	return F8B_OK;
@@ -573,13 +519,7 @@ int f8b_cuda_kgemm(struct f8b_backend *be, struct f8b_kplan *p, const struct f8b
 	    .d_scale = a->d_scale,
 	    .amax_d = a->amax_d,
 	    .d_t = p->d.out_t ? a->d_t : NULL,
-	    .sk_tiles = p->sk_tiles,
-	    .sk_ctas = p->sk_ctas,
 	};
-	/* The tail's parts in this queue's workspace: GEMMs of one queue run
-	 * one after another, and each queue has its own. */
-	if (p->sk_tiles)
-		F8B_TRY(f8b_cuda_stream_sk(be, (void **)&ka.sk_ws, &ka.sk_flags));
 	/* An e4m3 D: the kernel's warps atomically max |v| into amax_d, which
 	 * starts from +0.0 (bits 0), zeroed here on the same stream: part of
 	 * the enqueue, no host synchronisation. */

@@ -24,11 +24,6 @@ struct f8b_nvml;
 struct f8b_cuda_gate;
 
 #define F8B_CUDA_MAX_STREAMS 4 /* second queues per backend */
-/* Past the end of each queue's cuBLASLt workspace (workspace_bytes), the
- * flags of f8bench's own GEMM's stream-K tail (kernels/gemm/streamk.h):
- * two words a CTA, zero when allocated, and zero again after each launch
- * that uses them. */
-#define F8B_CUDA_SK_FLAG_BYTES 4096
 
 struct f8b_event {
 	cudaEvent_t ev;
@@ -46,7 +41,7 @@ struct f8b_backend {
 	cudaStream_t side[F8B_CUDA_MAX_STREAMS];
 	cublasLtHandle_t lt;
 	size_t lt_version;
-	void *workspace; /* workspace_bytes, then F8B_CUDA_SK_FLAG_BYTES of flags */
+	void *workspace;
 	size_t workspace_bytes;
 	/* A cuBLASLt workspace of each second queue, made by the first GEMM
 	 * enqueued there (two GEMMs running at once must not share one). */
@@ -126,9 +121,6 @@ int f8b_cuda_streams_sync(struct f8b_backend *be);
  * backend's own); a second queue's is allocated on its first use, which
  * must not be during a graph capture. */
 int f8b_cuda_stream_workspace(struct f8b_backend *be, void **ws);
-/* The same workspace and its stream-K flags (F8B_CUDA_SK_FLAG_BYTES past
- * workspace_bytes), for f8bench's own GEMM (cuda_gemm_f8b.c). */
-int f8b_cuda_stream_sk(struct f8b_backend *be, void **ws, unsigned **flags);
 
 /* cuda_algo.c: info from the heuristic's result `rank` of `candidates`. */
 void f8b_cuda_fill_algo_info(const cublasLtMatmulHeuristicResult_t *r, int rank, int candidates,

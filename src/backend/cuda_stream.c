@@ -125,20 +125,9 @@ int f8b_cuda_stream_workspace(struct f8b_backend *be, void **ws)
 			return F8B_ERR(F8B_EINVAL, "gemm: the first GEMM of a second stream was "
 			                           "captured; enqueue one before capturing (its "
 			                           "workspace is allocated then)");
-		F8B_CUDA_TRY(
-		    cudaMalloc(&be->side_ws[slot], be->workspace_bytes + F8B_CUDA_SK_FLAG_BYTES));
-		/* the flags zeroed before any kernel of this queue reads them */
-		F8B_CUDA_TRY(cudaMemsetAsync((char *)be->side_ws[slot] + be->workspace_bytes, 0,
-		                             F8B_CUDA_SK_FLAG_BYTES, be->stream));
+		F8B_CUDA_TRY(cudaMalloc(&be->side_ws[slot], be->workspace_bytes));
 	}
 	*ws = be->side_ws[slot];
-	return F8B_OK;
-}
-
-int f8b_cuda_stream_sk(struct f8b_backend *be, void **ws, unsigned **flags)
-{
-	F8B_TRY(f8b_cuda_stream_workspace(be, ws));
-	*flags = (unsigned *)((char *)*ws + be->workspace_bytes);
 	return F8B_OK;
 }
 
