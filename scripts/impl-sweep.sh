@@ -57,7 +57,7 @@ CSVAWK="$(cat "$src/scripts/csv.awk" "$src/scripts/csv-cols.awk")"$'\n'
 GEMMAWK='
 {
 	shape = F[c["m"]] "x" F[c["k"]] "x" F[c["n"]] (F[c["label"]] != "" ? " " F[c["label"]] : "")
-	if (("a_dtype" in c) && F[c["scaling"]] != "bf16") {
+	if (("a_dtype" in c) && F[c["a_dtype"]] != "bf16") {
 		dt = F[c["a_dtype"]] ":" F[c["b_dtype"]]
 		if (dt != "e4m3:e4m3")
 			shape = shape " " dt

@@ -108,7 +108,7 @@ ok $? "LLS_RECIPES and LLS_SHAPES reach lls's --recipe and --shapes ($(cat calls
 cp fake/gemm-impl-sweep.csv fake/gemm-impl-sweep.keep
 cat >fake/gemm-impl-sweep.csv <<'CSV'
 m,k,n,label,scaling,fast_accum,a_dtype,b_dtype,impl,status,tflops
-8192,8192,8192,,bf16,0,bf16,bf16,cublaslt,ok,700
+8192,8192,8192,,none,0,bf16,bf16,cublaslt,ok,700
 8192,8192,8192,,tensorwise,1,e4m3,e4m3,cublaslt,ok,1300
 8192,8192,8192,,tensorwise,1,e4m3,e4m3,f8b,ok,1274
 8192,8192,8192,,tensorwise,1,e5m2,e4m3,cublaslt,ok,1400
