@@ -8,6 +8,8 @@
 #   colsc8k     8192^3 blockwise-1x128, A and B 1x128 (BLOCK_1X128: 128x256
 #               in halves, B's column scales through the producer's ring;
 #               not run by default)
+#   colsc16k    the same at 16384^3 (the lls step's blockwise grad_weight
+#               there is 0.88x cuBLASLt's; not run by default)
 # with the sections that say where a warp's time goes (SpeedOfLight,
 # ComputeWorkloadAnalysis, MemoryWorkloadAnalysis, SchedulerStats,
 # WarpStateStats, Occupancy, LaunchStats), as text: OUT/ncu-NAME.txt.
@@ -18,7 +20,7 @@
 #   scripts/gemm-profile.sh BUILD OUT
 # BUILD: a configured and built tree (its f8bench); NCU (default: ncu on
 # the PATH, else /usr/local/cuda/bin/ncu); CASES (default: fast promote8k
-# promote4k block8k; colsc8k only when named); SECTIONS (more ncu
+# promote4k block8k; colsc8k and colsc16k only when named); SECTIONS (more ncu
 # sections, e.g. SourceCounters: the stall samples by instruction); TAG
 # (a suffix of the files' names); SOURCE=1: also the SourceCounters
 # section and, per case, OUT/ncu-NAME-sass.csv, ncu's source page of the
@@ -41,6 +43,7 @@ for name in ${CASES:-fast promote8k promote4k block8k}; do
 	promote4k) args=(--shapes 4096x4096x4096 --scaling tensorwise --fast-accum off) ;;
 	block8k) args=(--shapes 8192x8192x8192 --scaling blockwise --fast-accum off) ;;
 	colsc8k) args=(--shapes 8192x8192x8192 --scaling blockwise-1x128 --fast-accum off) ;;
+	colsc16k) args=(--shapes 16384x16384x16384 --scaling blockwise-1x128 --fast-accum off) ;;
 	*) echo "gemm-profile.sh: unknown case '$name'" >&2; exit 2 ;;
 	esac
 	# the first launch of the kernel: the one the check runs before timing
