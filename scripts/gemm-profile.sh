@@ -8,8 +8,8 @@
 #   colsc8k     8192^3 blockwise-1x128, A and B 1x128 (BLOCK_1X128: 128x256
 #               in halves, B's column scales through the producer's ring;
 #               not run by default)
-#   colsc16k    the same at 16384^3 (the lls step's blockwise grad_weight
-#               there is 0.88x cuBLASLt's; not run by default)
+#   colsc16k    the same at 16384^3 (where its operand reads miss L2 most:
+#               experiments/f8b-gemm-groupm/; not run by default)
 # with the sections that say where a warp's time goes (SpeedOfLight,
 # ComputeWorkloadAnalysis, MemoryWorkloadAnalysis, SchedulerStats,
 # WarpStateStats, Occupancy, LaunchStats), as text: OUT/ncu-NAME.txt.
