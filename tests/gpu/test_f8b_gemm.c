@@ -361,23 +361,31 @@ static void check_t(const char *label, const struct f8b_tensor *dt, const struct
 		       (long long)off, (long long)checked);
 }
 
+/* Case c's GEMM for impl f8b: output `out`, fast_accum `fast`, D^T beside
+ * D when `trans` (no activation). */
+static struct f8b_gemm_desc case_desc(const struct gemm_case *c, enum f8b_dtype out, bool fast,
+                                      bool trans)
+{
+	return (struct f8b_gemm_desc){.m = c->s->m,
+	                              .n = c->s->n,
+	                              .k = c->s->k,
+	                              .a_dtype = c->at,
+	                              .b_dtype = c->bt,
+	                              .out_dtype = out,
+	                              .a_gran = c->sc->a,
+	                              .b_gran = c->sc->b,
+	                              .fast_accum = fast,
+	                              .impl = F8B_GEMM_IMPL_F8B,
+	                              .out_t = trans};
+}
+
 /* Plans candidate `cand` of impl f8b, runs it on poisoned D and checks it;
  * *ncand: the candidates the plan reports. */
 static void f8b_case(const struct gemm_case *c, int cand, int *ncand)
 {
 	const struct shape *s = c->s;
-	struct f8b_gemm_desc d = {.m = s->m,
-	                          .n = s->n,
-	                          .k = s->k,
-	                          .a_dtype = c->at,
-	                          .b_dtype = c->bt,
-	                          .out_dtype = c->out,
-	                          .a_gran = c->sc->a,
-	                          .b_gran = c->sc->b,
-	                          .fast_accum = c->fast,
-	                          .impl = F8B_GEMM_IMPL_F8B,
-	                          .epilogue = c->sigmoid ? F8B_GEMM_EPI_SIGMOID : F8B_GEMM_EPI_NONE,
-	                          .out_t = c->trans};
+	struct f8b_gemm_desc d = case_desc(c, c->out, c->fast, c->trans);
+	d.epilogue = c->sigmoid ? F8B_GEMM_EPI_SIGMOID : F8B_GEMM_EPI_NONE;
 	struct f8b_gemm_plan *plan = NULL;
 	struct f8b_algo_info info = {.candidates = 1};
 	struct f8b_tensor dt = {0}, dtt = {0};
@@ -521,17 +529,7 @@ static int out8_case(const struct gemm_case *c, int cand, bool direct, bool fast
                      const int *tiles, int nt, int *ncand)
 {
 	const struct shape *s = c->s;
-	struct f8b_gemm_desc d = {.m = s->m,
-	                          .n = s->n,
-	                          .k = s->k,
-	                          .a_dtype = c->at,
-	                          .b_dtype = c->bt,
-	                          .out_dtype = F8B_E4M3,
-	                          .a_gran = c->sc->a,
-	                          .b_gran = c->sc->b,
-	                          .fast_accum = fast,
-	                          .impl = F8B_GEMM_IMPL_F8B,
-	                          .out_t = trans};
+	struct f8b_gemm_desc d = case_desc(c, F8B_E4M3, fast, trans);
 	char label[260];
 	struct out8_result r;
 	snprintf(label, sizeof label,
