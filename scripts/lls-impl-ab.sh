@@ -13,10 +13,10 @@
 # (log: the same name, .log), ORDER being cublaslt,f8b in odd rounds and
 # f8b,cublaslt in even ones.  LLS-ARGS must hold neither -o/--output,
 # --gemm-impl nor --lanes.  Then each file's lls table is exported
-# (lls-k-lanesL.csv) and OUTDIR/summary.txt written: one line per round,
-# lane setting, shape and recipe with both steps' medians, cuBLASLt's over
-# f8b's (> 1: f8b faster), the fastest steps' ratio and the per-kernel
-# sums; then, per lane setting, shape and recipe, the median, least and
+# (lls-k-lanesL.csv; this run's rows together in OUTDIR/rows.txt) and
+# OUTDIR/summary.txt written: one line per round, lane setting, shape and
+# recipe with both steps' medians, cuBLASLt's over f8b's (> 1: f8b
+# faster), the fastest steps' ratio and the per-kernel sums; then, per lane setting, shape and recipe, the median, least and
 # greatest ratio over the rounds, and the median ratio of the rounds that
 # ran cuBLASLt first and of those that ran f8b first (which ran first is
 # read from the table: f8bench writes the rows in the order they ran).
@@ -57,6 +57,23 @@ fi
 mkdir -p "$out" && out=$(cd "$out" && pwd) || exit 2
 here=$(cd "$(dirname "$0")" && pwd)
 csvawk=$(cat "$here/csv.awk" "$here/csv-cols.awk") || die "csv.awk or csv-cols.awk missing beside the script"
+# rows_of CSV ROUND LANES: each row of an exported lls table as: round,
+# the implementation that ran first, lanes, shape, recipe, impl, status,
+# step, fastest step and kernel sum in ms.  Which ran first: the
+# implementation of the first row of each shape and recipe.
+rows_of() {
+	awk -v k="$2" -v l="$3" "$csvawk"'
+	{
+		sr = F[c["m"]] "x" F[c["k"]] "x" F[c["n"]] " " F[c["recipe"]]
+		if (!(sr in first)) first[sr] = F[c["gemm_impl"]]
+		printf "%s %s %s %sx%sx%s %s %s %s %.6f %.6f %.6f\n", k, first[sr], l, F[c["m"]], F[c["k"]],
+		       F[c["n"]], F[c["recipe"]], F[c["gemm_impl"]], F[c["status"]],
+		       F[c["time_median_s"]] * 1000, F[c["time_min_s"]] * 1000,
+		       F[c["kernels_time_s"]] * 1000
+	}' "$1"
+}
+rows=$out/rows.txt
+: >"$rows"
 t0=$(date +%s)
 status=0
 
@@ -82,30 +99,8 @@ for k in $(seq 1 "$rounds"); do
 			echo "lls-impl-ab.sh: round $k, lanes $l: no lls table in $f.h5" >&2
 			status=1
 		fi
+		[ -f "$f.csv" ] && rows_of "$f.csv" "$k" "$l" >>"$rows"
 	done
-done
-
-# Every exported row as: round, the implementation that ran first, lanes,
-# shape, recipe, impl, status, step, fastest step and kernel sum in ms
-rows=$out/rows.txt
-: >"$rows"
-for f in "$out"/lls-*-lanes*.csv; do
-	[ -f "$f" ] || continue
-	b=$(basename "$f" .csv)
-	k=${b#lls-}
-	k=${k%%-*}
-	l=${b##*-lanes}
-	# first: the implementation of the first row of each shape and recipe,
-	# the one that ran first
-	awk -v k="$k" -v l="$l" "$csvawk"'
-	{
-		sr = F[c["m"]] "x" F[c["k"]] "x" F[c["n"]] " " F[c["recipe"]]
-		if (!(sr in first)) first[sr] = F[c["gemm_impl"]]
-		printf "%s %s %s %sx%sx%s %s %s %s %.6f %.6f %.6f\n", k, first[sr], l, F[c["m"]], F[c["k"]],
-		       F[c["n"]], F[c["recipe"]], F[c["gemm_impl"]], F[c["status"]],
-		       F[c["time_median_s"]] * 1000, F[c["time_min_s"]] * 1000,
-		       F[c["kernels_time_s"]] * 1000
-	}' "$f" >>"$rows"
 done
 
 awk '

@@ -99,6 +99,10 @@ grep -Eq "^2 +8192x8192x8192 +tensorwise +4 +1.001 +0.968 +1.033 +0.968 +1.033$"
 	grep -Eq "^1 +8192x8192x8192 +blockwise +4 +1.053 +1.053 +1.053 +1.053 +1.053$" $s
 ok $? "over the rounds: median, least, greatest, and per order ($(grep -E '^[12] +8192x8192x8192 +tensorwise +4' $s | head -1))"
 
+AB_LANES=2 bash "$ab" o1 2 -- --recipe tensorwise >log 2>err
+grep -Eq "^2 +8192x8192x8192 +tensorwise +2 +1.001" o1/summary.txt && ! grep -q "^4 " o1/summary.txt
+ok $? "a second run into the same OUTDIR: only its own rounds, not the files an earlier run left"
+
 rm -f calls
 FAKE_BAD=lls-2-lanes2 bash "$ab" o2 2 -- --recipe tensorwise,blockwise >log 2>err
 [ $? -eq 1 ] && grep -q "^round 2, lanes 2, 8192x8192x8192 blockwise, f8b: wrong$" o2/summary.txt &&
