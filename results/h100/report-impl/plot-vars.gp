@@ -8,45 +8,32 @@ rl_xmax = 20000
 rl_ymin = 100
 rl_ymax = 5000
 
-ns = 23
-array s_title[23]
-array s_short[23]
-array s_gran[23]
-array s_fast[23]
-array s_pair[23]
-array s_x[23]
+ns = 12
+array s_title[12]
+array s_short[12]
+array s_gran[12]
+array s_fast[12]
+array s_pair[12]
+array s_x[12]
 s_title[1] = "bf16 (baseline)"; s_short[1] = "bf16 (baseline)"; s_gran[1] = "bf16"; s_fast[1] = -1; s_pair[1] = 0; s_x[1] = 1
-s_title[2] = "tensorwise, fast_accum on, e4m3 x e4m3"; s_short[2] = "tensorwise, fast_accum on"; s_gran[2] = "tensorwise"; s_fast[2] = 1; s_pair[2] = 1; s_x[2] = 1.8125
-s_title[3] = "tensorwise, fast_accum off, e4m3 x e4m3"; s_short[3] = "tensorwise, fast_accum off"; s_gran[3] = "tensorwise"; s_fast[3] = 0; s_pair[3] = 1; s_x[3] = 2.8125
-s_title[4] = "axiswise, fast_accum on, e4m3 x e4m3"; s_short[4] = "axiswise, fast_accum on"; s_gran[4] = "axiswise"; s_fast[4] = 1; s_pair[4] = 1; s_x[4] = 3.8125
-s_title[5] = "axiswise, fast_accum off, e4m3 x e4m3"; s_short[5] = "axiswise, fast_accum off"; s_gran[5] = "axiswise"; s_fast[5] = 0; s_pair[5] = 1; s_x[5] = 4.8125
-s_title[6] = "blockwise, fast_accum off, e4m3 x e4m3"; s_short[6] = "blockwise, fast_accum off"; s_gran[6] = "blockwise"; s_fast[6] = 0; s_pair[6] = 1; s_x[6] = 6.8125
-s_title[7] = "tensorwise, fast_accum on, e4m3 x e4m3 [f8b]"; s_short[7] = "tensorwise, fast_accum on"; s_gran[7] = "tensorwise"; s_fast[7] = 1; s_pair[7] = 2; s_x[7] = 1.9375
-s_title[8] = "tensorwise, fast_accum off, e4m3 x e4m3 [f8b]"; s_short[8] = "tensorwise, fast_accum off"; s_gran[8] = "tensorwise"; s_fast[8] = 0; s_pair[8] = 2; s_x[8] = 2.9375
-s_title[9] = "axiswise, fast_accum on, e4m3 x e4m3 [f8b]"; s_short[9] = "axiswise, fast_accum on"; s_gran[9] = "axiswise"; s_fast[9] = 1; s_pair[9] = 2; s_x[9] = 3.9375
-s_title[10] = "axiswise, fast_accum off, e4m3 x e4m3 [f8b]"; s_short[10] = "axiswise, fast_accum off"; s_gran[10] = "axiswise"; s_fast[10] = 0; s_pair[10] = 2; s_x[10] = 4.9375
-s_title[11] = "blockwise, fast_accum on, e4m3 x e4m3 [f8b]"; s_short[11] = "blockwise, fast_accum on"; s_gran[11] = "blockwise"; s_fast[11] = 1; s_pair[11] = 2; s_x[11] = 5.9375
-s_title[12] = "blockwise, fast_accum off, e4m3 x e4m3 [f8b]"; s_short[12] = "blockwise, fast_accum off"; s_gran[12] = "blockwise"; s_fast[12] = 0; s_pair[12] = 2; s_x[12] = 6.9375
-s_title[13] = "tensorwise, fast_accum on, e5m2 x e4m3"; s_short[13] = "tensorwise, fast_accum on"; s_gran[13] = "tensorwise"; s_fast[13] = 1; s_pair[13] = 3; s_x[13] = 2.0625
-s_title[14] = "tensorwise, fast_accum off, e5m2 x e4m3"; s_short[14] = "tensorwise, fast_accum off"; s_gran[14] = "tensorwise"; s_fast[14] = 0; s_pair[14] = 3; s_x[14] = 3.0625
-s_title[15] = "axiswise, fast_accum on, e5m2 x e4m3"; s_short[15] = "axiswise, fast_accum on"; s_gran[15] = "axiswise"; s_fast[15] = 1; s_pair[15] = 3; s_x[15] = 4.0625
-s_title[16] = "axiswise, fast_accum off, e5m2 x e4m3"; s_short[16] = "axiswise, fast_accum off"; s_gran[16] = "axiswise"; s_fast[16] = 0; s_pair[16] = 3; s_x[16] = 5.0625
-s_title[17] = "blockwise, fast_accum off, e5m2 x e4m3"; s_short[17] = "blockwise, fast_accum off"; s_gran[17] = "blockwise"; s_fast[17] = 0; s_pair[17] = 3; s_x[17] = 7.0625
-s_title[18] = "tensorwise, fast_accum on, e5m2 x e4m3 [f8b]"; s_short[18] = "tensorwise, fast_accum on"; s_gran[18] = "tensorwise"; s_fast[18] = 1; s_pair[18] = 4; s_x[18] = 2.1875
-s_title[19] = "tensorwise, fast_accum off, e5m2 x e4m3 [f8b]"; s_short[19] = "tensorwise, fast_accum off"; s_gran[19] = "tensorwise"; s_fast[19] = 0; s_pair[19] = 4; s_x[19] = 3.1875
-s_title[20] = "axiswise, fast_accum on, e5m2 x e4m3 [f8b]"; s_short[20] = "axiswise, fast_accum on"; s_gran[20] = "axiswise"; s_fast[20] = 1; s_pair[20] = 4; s_x[20] = 4.1875
-s_title[21] = "axiswise, fast_accum off, e5m2 x e4m3 [f8b]"; s_short[21] = "axiswise, fast_accum off"; s_gran[21] = "axiswise"; s_fast[21] = 0; s_pair[21] = 4; s_x[21] = 5.1875
-s_title[22] = "blockwise, fast_accum on, e5m2 x e4m3 [f8b]"; s_short[22] = "blockwise, fast_accum on"; s_gran[22] = "blockwise"; s_fast[22] = 1; s_pair[22] = 4; s_x[22] = 6.1875
-s_title[23] = "blockwise, fast_accum off, e5m2 x e4m3 [f8b]"; s_short[23] = "blockwise, fast_accum off"; s_gran[23] = "blockwise"; s_fast[23] = 0; s_pair[23] = 4; s_x[23] = 7.1875
+s_title[2] = "tensorwise, fast_accum on, e4m3 x e4m3"; s_short[2] = "tensorwise, fast_accum on"; s_gran[2] = "tensorwise"; s_fast[2] = 1; s_pair[2] = 1; s_x[2] = 1.875
+s_title[3] = "tensorwise, fast_accum off, e4m3 x e4m3"; s_short[3] = "tensorwise, fast_accum off"; s_gran[3] = "tensorwise"; s_fast[3] = 0; s_pair[3] = 1; s_x[3] = 2.875
+s_title[4] = "axiswise, fast_accum on, e4m3 x e4m3"; s_short[4] = "axiswise, fast_accum on"; s_gran[4] = "axiswise"; s_fast[4] = 1; s_pair[4] = 1; s_x[4] = 3.875
+s_title[5] = "axiswise, fast_accum off, e4m3 x e4m3"; s_short[5] = "axiswise, fast_accum off"; s_gran[5] = "axiswise"; s_fast[5] = 0; s_pair[5] = 1; s_x[5] = 4.875
+s_title[6] = "blockwise, fast_accum off, e4m3 x e4m3"; s_short[6] = "blockwise, fast_accum off"; s_gran[6] = "blockwise"; s_fast[6] = 0; s_pair[6] = 1; s_x[6] = 6.875
+s_title[7] = "tensorwise, fast_accum on, e4m3 x e4m3 [f8b]"; s_short[7] = "tensorwise, fast_accum on"; s_gran[7] = "tensorwise"; s_fast[7] = 1; s_pair[7] = 2; s_x[7] = 2.125
+s_title[8] = "tensorwise, fast_accum off, e4m3 x e4m3 [f8b]"; s_short[8] = "tensorwise, fast_accum off"; s_gran[8] = "tensorwise"; s_fast[8] = 0; s_pair[8] = 2; s_x[8] = 3.125
+s_title[9] = "axiswise, fast_accum on, e4m3 x e4m3 [f8b]"; s_short[9] = "axiswise, fast_accum on"; s_gran[9] = "axiswise"; s_fast[9] = 1; s_pair[9] = 2; s_x[9] = 4.125
+s_title[10] = "axiswise, fast_accum off, e4m3 x e4m3 [f8b]"; s_short[10] = "axiswise, fast_accum off"; s_gran[10] = "axiswise"; s_fast[10] = 0; s_pair[10] = 2; s_x[10] = 5.125
+s_title[11] = "blockwise, fast_accum on, e4m3 x e4m3 [f8b]"; s_short[11] = "blockwise, fast_accum on"; s_gran[11] = "blockwise"; s_fast[11] = 1; s_pair[11] = 2; s_x[11] = 6.125
+s_title[12] = "blockwise, fast_accum off, e4m3 x e4m3 [f8b]"; s_short[12] = "blockwise, fast_accum off"; s_gran[12] = "blockwise"; s_fast[12] = 0; s_pair[12] = 2; s_x[12] = 7.125
 
-npairs = 4
-array pair_name[4]
-array pair_first[4]
-array pair_last[4]
+npairs = 2
+array pair_name[2]
+array pair_first[2]
+array pair_last[2]
 pair_name[1] = "e4m3 x e4m3"; pair_first[1] = 2; pair_last[1] = 6
 pair_name[2] = "e4m3 x e4m3 [f8b]"; pair_first[2] = 7; pair_last[2] = 12
-pair_name[3] = "e5m2 x e4m3"; pair_first[3] = 13; pair_last[3] = 17
-pair_name[4] = "e5m2 x e4m3 [f8b]"; pair_first[4] = 18; pair_last[4] = 23
 
 nshapes = 20
 array shape_name[20]
