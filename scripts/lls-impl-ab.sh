@@ -16,10 +16,17 @@
 # (lls-k-lanesL.csv; this run's rows together in OUTDIR/rows.txt) and
 # OUTDIR/summary.txt written: one line per round, lane setting, shape and
 # recipe with both steps' medians, cuBLASLt's over f8b's (> 1: f8b
-# faster), the fastest steps' ratio and the per-kernel sums; then, per lane setting, shape and recipe, the median, least and
-# greatest ratio over the rounds, and the median ratio of the rounds that
+# faster), the fastest steps' ratio, the per-kernel sums and each row's
+# samples; then, per lane setting, shape and recipe, the median, least and
+# greatest ratio over the rounds, the median ratio of the rounds that
 # ran cuBLASLt first and of those that ran f8b first (which ran first is
-# read from the table: f8bench writes the rows in the order they ran).
+# read from the table: f8bench writes the rows in the order they ran),
+# and the median over the rounds of the fastest steps' ratio and of the
+# kernel sums' ratio.  Under a power cap a process's median can fall in
+# either of two clock modes, and a row that ran into the slower one took
+# more samples (results/h100/experiments/f8b-lls-spread/): the samples
+# columns show which rows did; the fastest steps' and kernel sums'
+# ratios did not move with it there.
 # A row that is not ok is named and left out.
 # Environment: F8BENCH (the f8bench to run, default f8bench on PATH, else
 # ./f8bench), AB_LANES (space-separated, default "2"; e.g. "2 1"),
@@ -59,17 +66,18 @@ here=$(cd "$(dirname "$0")" && pwd)
 csvawk=$(cat "$here/csv.awk" "$here/csv-cols.awk") || die "csv.awk or csv-cols.awk missing beside the script"
 # rows_of CSV ROUND LANES: each row of an exported lls table as: round,
 # the implementation that ran first, lanes, shape, recipe, impl, status,
-# step, fastest step and kernel sum in ms.  Which ran first: the
-# implementation of the first row of each shape and recipe.
+# step, fastest step and kernel sum in ms, and samples ("-" where the
+# table has no such column).  Which ran first: the implementation of the
+# first row of each shape and recipe.
 rows_of() {
 	awk -v k="$2" -v l="$3" "$csvawk"'
 	{
 		sr = F[c["m"]] "x" F[c["k"]] "x" F[c["n"]] " " F[c["recipe"]]
 		if (!(sr in first)) first[sr] = F[c["gemm_impl"]]
-		printf "%s %s %s %sx%sx%s %s %s %s %.6f %.6f %.6f\n", k, first[sr], l, F[c["m"]], F[c["k"]],
+		printf "%s %s %s %sx%sx%s %s %s %s %.6f %.6f %.6f %s\n", k, first[sr], l, F[c["m"]], F[c["k"]],
 		       F[c["n"]], F[c["recipe"]], F[c["gemm_impl"]], F[c["status"]],
 		       F[c["time_median_s"]] * 1000, F[c["time_min_s"]] * 1000,
-		       F[c["kernels_time_s"]] * 1000
+		       F[c["kernels_time_s"]] * 1000, ("samples" in c) && F[c["samples"]] != "" ? F[c["samples"]] : "-"
 	}' "$1"
 }
 rows=$out/rows.txt
@@ -113,33 +121,34 @@ function median(v, n,    i, j, t) {
 	key = $1 SUBSEP $3 SUBSEP $4 SUBSEP $5
 	if ($7 != "ok") { bad[++nbad] = sprintf("round %s, lanes %s, %s %s, %s: %s", $1, $3, $4, $5, $6, $7); next }
 	first[key] = $2
-	step[key, $6] = $8; fastest[key, $6] = $9; kern[key, $6] = $10
+	step[key, $6] = $8; fastest[key, $6] = $9; kern[key, $6] = $10; ns[key, $6] = $11
 	if (!(key in seen)) { seen[key] = 1; order[++nk] = key }
 }
 END {
 	print "# lls-impl-ab.sh: cuBLASLt'"'"'s time over f8b'"'"'s (> 1: f8b faster), each row one process"
-	printf "%-5s %-8s %-5s %-18s %-18s %9s %9s %7s %7s %9s %9s\n", "round", "first", "lanes",
-	       "shape", "recipe", "lt ms", "f8b ms", "ratio", "fastest", "lt kern", "f8b kern"
+	printf "%-5s %-8s %-5s %-18s %-18s %9s %9s %7s %7s %9s %9s %5s %5s\n", "round", "first", "lanes",
+	       "shape", "recipe", "lt ms", "f8b ms", "ratio", "fastest", "lt kern", "f8b kern", "lt n", "f8b n"
 	for (i = 1; i <= nk; i++) {
 		key = order[i]
 		if (!((key, "cublaslt") in step) || !((key, "f8b") in step)) continue
 		split(key, p, SUBSEP)
 		r = step[key, "cublaslt"] / step[key, "f8b"]
-		printf "%-5s %-8s %-5s %-18s %-18s %9.4f %9.4f %7.3f %7.3f %9.4f %9.4f\n", p[1], first[key],
-		       p[2], p[3], p[4], step[key, "cublaslt"], step[key, "f8b"], r,
-		       fastest[key, "cublaslt"] / fastest[key, "f8b"], kern[key, "cublaslt"],
-		       kern[key, "f8b"]
+		rf = fastest[key, "cublaslt"] / fastest[key, "f8b"]
+		rk = kern[key, "f8b"] > 0 ? kern[key, "cublaslt"] / kern[key, "f8b"] : 0
+		printf "%-5s %-8s %-5s %-18s %-18s %9.4f %9.4f %7.3f %7.3f %9.4f %9.4f %5s %5s\n", p[1], first[key],
+		       p[2], p[3], p[4], step[key, "cublaslt"], step[key, "f8b"], r, rf, kern[key, "cublaslt"],
+		       kern[key, "f8b"], ns[key, "cublaslt"], ns[key, "f8b"]
 		g = p[2] SUBSEP p[3] SUBSEP p[4]
 		if (!(g in gseen)) { gseen[g] = 1; gorder[++ng] = g }
-		all[g, ++na[g]] = r
+		all[g, ++na[g]] = r; fst[g, na[g]] = rf; krn[g, na[g]] = rk
 		if (first[key] == "cublaslt") ltf[g, ++nl[g]] = r; else f8f[g, ++nf[g]] = r
 		if (!(g in lo) || r < lo[g]) lo[g] = r
 		if (!(g in hi) || r > hi[g]) hi[g] = r
 	}
 	print ""
-	print "# over the rounds: the ratio'"'"'s median, least and greatest; the median of the rounds that ran cuBLASLt first, and of those that ran f8b first"
-	printf "%-5s %-18s %-18s %6s %7s %7s %7s %9s %9s\n", "lanes", "shape", "recipe", "rounds",
-	       "median", "least", "most", "lt first", "f8b first"
+	print "# over the rounds: the ratio'"'"'s median, least and greatest; the median of the rounds that ran cuBLASLt first, and of those that ran f8b first; the median of the fastest steps'"'"' ratio and of the kernel sums'"'"'"
+	printf "%-5s %-18s %-18s %6s %7s %7s %7s %9s %9s %7s %7s\n", "lanes", "shape", "recipe", "rounds",
+	       "median", "least", "most", "lt first", "f8b first", "fastest", "kern"
 	for (i = 1; i <= ng; i++) {
 		g = gorder[i]
 		split(g, p, SUBSEP)
@@ -149,8 +158,12 @@ END {
 		if (n) a = sprintf("%.3f", median(v, n)); delete v
 		b = "-"; n = 0; for (j = 1; j <= nf[g]; j++) v[++n] = f8f[g, j]
 		if (n) b = sprintf("%.3f", median(v, n)); delete v
-		printf "%-5s %-18s %-18s %6d %7.3f %7.3f %7.3f %9s %9s\n", p[1], p[2], p[3], na[g], m,
-		       lo[g], hi[g], a, b
+		n = 0; for (j = 1; j <= na[g]; j++) v[++n] = fst[g, j]
+		mf = median(v, n); delete v
+		n = 0; for (j = 1; j <= na[g]; j++) v[++n] = krn[g, j]
+		mk = median(v, n); delete v
+		printf "%-5s %-18s %-18s %6d %7.3f %7.3f %7.3f %9s %9s %7.3f %7.3f\n", p[1], p[2], p[3], na[g], m,
+		       lo[g], hi[g], a, b, mf, mk
 	}
 	if (nbad) {
 		print ""

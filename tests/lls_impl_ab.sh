@@ -38,20 +38,23 @@ lls)
 	tw='8192,8192,8192,,tensorwise,"input=tensorwise:e4m3:dynamic,weight=tensorwise:e4m3:dynamic"'
 	bw='8192,8192,8192,,blockwise,"input=block1x128:e4m3:dynamic"'
 	{
-		echo 'm,k,n,label,recipe,recipe_long,gemm_impl,status,time_median_s,time_min_s,kernels_time_s'
+		echo 'm,k,n,label,recipe,recipe_long,gemm_impl,status,time_median_s,time_min_s,kernels_time_s,samples'
 		for i in $(echo "$order" | tr , ' '); do
 			case $i in
-			cublaslt) echo "$tw,cublaslt,ok,$lt,0.0029,0.0034" ;;
-			f8b) echo "$tw,f8b,ok,$f8,0.0029,0.0033" ;;
+			cublaslt) echo "$tw,cublaslt,ok,$lt,0.0029,0.0034,65" ;;
+			f8b) echo "$tw,f8b,ok,$f8,0.0029,0.0033,80" ;;
 			esac
 		done
 		for i in $(echo "$order" | tr , ' '); do
 			case $i in
-			cublaslt) echo "$bw,cublaslt,ok,0.0040,0.0037,0.0042" ;;
-			f8b) echo "$bw,f8b,$bad,0.0038,0.0037,0.0041" ;;
+			cublaslt) echo "$bw,cublaslt,ok,0.0040,0.0037,0.0042,70" ;;
+			f8b) echo "$bw,f8b,$bad,0.0038,0.0036,0.0041,90" ;;
 			esac
 		done
-	} >"$out"
+	} >"$out.tmp"
+	# FAKE_NOSAMPLES: a table without the samples column (an older f8bench)
+	if [ -n "${FAKE_NOSAMPLES:-}" ]; then sed 's/,[^,]*$//' "$out.tmp" >"$out"; else cat "$out.tmp" >"$out"; fi
+	rm -f "$out.tmp"
 	exit "${FAKE_RC:-0}"
 	;;
 esac
@@ -92,12 +95,13 @@ sed -n 1p calls | grep -q -- "^lls --gemm-impl cublaslt,f8b --lanes 2 --recipe t
 	sed -n 8p calls | grep -q -- "--gemm-impl f8b,cublaslt --lanes 1 .* -o $tmp/o1/lls-4-lanes1.h5$"
 ok $? "the order swapped each round, every lane setting, one file each ($(sed -n 3p calls))"
 s=o1/summary.txt
-grep -Eq "^1 +cublaslt +2 +8192x8192x8192 +tensorwise +3.0000 +3.1000 +0.968 +1.000 +3.4000 +3.3000$" $s &&
-	grep -Eq "^2 +f8b +2 +8192x8192x8192 +tensorwise +3.1000 +3.0000 +1.033 +1.000" $s
-ok $? "each round's steps, cuBLASLt's over f8b's, the fastest steps' ratio and the kernel sums ($(grep -E '^[12] .* 2 .*tensorwise' $s | tr '\n' ';'))"
-grep -Eq "^2 +8192x8192x8192 +tensorwise +4 +1.001 +0.968 +1.033 +0.968 +1.033$" $s &&
-	grep -Eq "^1 +8192x8192x8192 +blockwise +4 +1.053 +1.053 +1.053 +1.053 +1.053$" $s
-ok $? "over the rounds: median, least, greatest, and per order ($(grep -E '^[12] +8192x8192x8192 +tensorwise +4' $s | head -1))"
+grep -Eq "^1 +cublaslt +2 +8192x8192x8192 +tensorwise +3.0000 +3.1000 +0.968 +1.000 +3.4000 +3.3000 +65 +80$" $s &&
+	grep -Eq "^2 +f8b +2 +8192x8192x8192 +tensorwise +3.1000 +3.0000 +1.033 +1.000" $s &&
+	grep -Eq "^1 +cublaslt +1 +8192x8192x8192 +blockwise +4.0000 +3.8000 +1.053 +1.028 +4.2000 +4.1000 +70 +90$" $s
+ok $? "each round's steps, cuBLASLt's over f8b's, the fastest steps' ratio, the kernel sums and the samples ($(grep -E '^[12] .* 2 .*tensorwise' $s | tr '\n' ';'))"
+grep -Eq "^2 +8192x8192x8192 +tensorwise +4 +1.001 +0.968 +1.033 +0.968 +1.033 +1.000 +1.030$" $s &&
+	grep -Eq "^1 +8192x8192x8192 +blockwise +4 +1.053 +1.053 +1.053 +1.053 +1.053 +1.028 +1.024$" $s
+ok $? "over the rounds: median, least, greatest, per order, and the fastest steps' and kernel sums' medians ($(grep -E '^[12] +8192x8192x8192 +tensorwise +4' $s | head -1))"
 
 AB_LANES=2 bash "$ab" o1 2 -- --recipe tensorwise >log 2>err
 grep -Eq "^2 +8192x8192x8192 +tensorwise +2 +1.001" o1/summary.txt && ! grep -q "^4 " o1/summary.txt
@@ -112,6 +116,10 @@ ok $? "a row not ok: exit 1, named, and its pair left out of the medians"
 FAKE_RC=124 bash "$ab" o3 1 -- --recipe tensorwise >log 2>err
 [ $? -eq 1 ] && grep -q "exit 124" log && grep -Eq "^1 +cublaslt +2 +8192x8192x8192 +tensorwise" o3/summary.txt
 ok $? "a run that fails: exit 1, and what it wrote is still summarised"
+
+FAKE_NOSAMPLES=1 bash "$ab" o5 1 -- --recipe tensorwise >log 2>err
+grep -Eq "^1 +cublaslt +2 +8192x8192x8192 +tensorwise +3.0000 +3.1000 +0.968 +1.000 +3.4000 +3.3000 +- +-$" o5/summary.txt
+ok $? "a table without a samples column: '-' in its place ($(grep -E '^1 +cublaslt' o5/summary.txt))"
 
 rm -f calls
 AB_BUDGET=0 bash "$ab" o4 3 -- --recipe tensorwise >log 2>err
