@@ -59,6 +59,12 @@ ok "$([ "$n" = 0 ] && echo 0 || echo 1)" "no target at 4096^3 ($n)"
 
 n=$(sec 4 | grep -c '| 16384x16384x16384 | .* | >= ')
 ok "$([ "$n" = 4 ] && echo 0 || echo 1)" "section 4 holds the four 16384^3 targets ($n)"
+"$F8BENCH" export "$d/lls-impl-sweep.h5" --table lls -o l.csv 2>/dev/null
+lt=$(csv_get l.csv time_min_s m=8192 k=8192 n=8192 recipe=tensorwise gemm_impl=cublaslt status=ok | head -1)
+f8=$(csv_get l.csv time_min_s m=8192 k=8192 n=8192 recipe=tensorwise gemm_impl=f8b status=ok | head -1)
+want=$(awk -v a="$lt" -v b="$f8" 'BEGIN { printf "%.3f", a / b }')
+got=$(sec 4 | grep '| 8192x8192x8192 | tensorwise |' | awk -F'|' '{ gsub(/ /, "", $10); print $10 }')
+ok "$([ -n "$lt" ] && [ "$got" = "$want" ] && echo 0 || echo 1)" "8192^3 tensorwise: the fastest steps' ratio is $want from the rows ($lt / $f8), the table says $got"
 
 # 5. the lls GEMMs: a row per case with both implementations, each ratio
 # from the file's lls_kernels rows, cuBLASLt's output with its sigmoid pass
