@@ -36,6 +36,19 @@ want=$(awk -v a="$f8" -v b="$lt" 'BEGIN { printf "%.3f", a / b }')
 got=$(grep '^| 4096x4096x4096 ' s1.txt | awk -F'|' '{ gsub(/ /, "", $6); print $6 }')
 ok "$([ -n "$lt" ] && [ "$got" = "$want" ] && echo 0 || echo 1)" "4096^3: f8b / cuBLASLt is $want from the rows ($f8 / $lt), the table says $got"
 
+# the fastest samples' line: its least ratio from the rows' least times
+want=$(awk -F'|' '{ gsub(/ /, "", $2); gsub(/ /, "", $3); split($2, d, "x"); print d[1], d[2], d[3], $3 }' s1.txt |
+	while read -r m k n l; do
+		w="m=$m k=$k n=$n label=$l scaling=tensorwise fast_accum=1 out_t=0 a_dtype=e4m3 b_dtype=e4m3"
+		# shellcheck disable=SC2086
+		a=$(csv_get g.csv time_min_s $w impl=cublaslt | head -1)
+		# shellcheck disable=SC2086
+		b=$(csv_get g.csv time_min_s $w impl=f8b | head -1)
+		echo "$a $b"
+	done | awk '$1 > 0 && $2 > 0 { r = $1 / $2; if (!n++ || r < m) m = r } END { printf "%d %.3f", n, m }')
+line=$(sec 1 | grep '^On the fastest samples')
+ok "$(echo "$line" | grep -q "at [0-9]* of ${want% *} (${want#* }-" && echo 0 || echo 1)" "section 1's fastest-sample line starts at the least of the rows' ratios (${want#* } over ${want% *} shapes; $line)"
+
 # 2. three ratios a shape, the summary's range from them
 sec 2 | grep '^| [0-9]*x' >s2.txt
 n=$(awk -F'|' 'NF == 11' s2.txt | wc -l)
