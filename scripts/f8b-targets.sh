@@ -29,8 +29,9 @@
 #      cuBLASLt's sigmoid pass against f8b's fused one.
 # Rows: e4m3 x e4m3 with a bf16 D and no D^T (the issue's targets), status
 # ok.  A ratio is printed to three decimals, or to as many more as it takes
-# not to round it onto the other side of its target (0.9698, not 0.970).  Exit status: 0 when the tables were made (whatever they say), 2 on
-# bad usage or an unreadable file.
+# not to round it onto the other side of its target (0.9698, not 0.970).
+# Exit status: 0 when the tables were made (whatever they say), 2 on bad
+# usage or an unreadable file.
 set -eu
 usage="usage: f8b-targets.sh GEMM.h5 [LLS.h5]..."
 [ $# -ge 1 ] || { echo "f8b-targets.sh: $usage" >&2; exit 2; }
@@ -67,6 +68,18 @@ function rat(r, a, b,   d, s) {
 	}
 	return s
 }
+# tally(T, j, x, goal): ratio x joins group j of T: T[j, "n"] ratios,
+# T[j, "met"] of them >= goal, T[j, "lo"] and T[j, "hi"] the least and
+# greatest; counted(T, j, goal, unit): "MET of N[unit] (LO-HI)"
+function tally(T, j, x, goal) {
+	if (T[j, "n"]++ == 0) { T[j, "lo"] = x; T[j, "hi"] = x }
+	if (x < T[j, "lo"]) T[j, "lo"] = x
+	if (x > T[j, "hi"]) T[j, "hi"] = x
+	T[j, "met"] += x >= goal
+}
+function counted(T, j, goal, unit) {
+	return sprintf("%d of %d%s (%s-%s)", T[j, "met"], T[j, "n"], unit, rat(T[j, "lo"], goal), rat(T[j, "hi"], goal))
+}
 # a shape the speed targets name: square from 4096, or a layer of the two models
 function target() {
 	return (v("m") == v("k") && v("k") == v("n") && v("m") >= 4096) ||
@@ -94,15 +107,12 @@ END {
 		r = t[k, "f8b"] / t[k, "cublaslt"]
 		verdict = r >= 1.03 ? "met, stretch" : r >= 0.97 ? "met" : "not met"
 		met += r >= 0.97; str += r >= 1.03; all++
-		if (tmin[k, "cublaslt"] > 0 && tmin[k, "f8b"] > 0) {
-			f = tmin[k, "cublaslt"] / tmin[k, "f8b"]; fall++; fmet += f >= 0.97
-			if (fall == 1 || f < flo) flo = f
-			if (fall == 1 || f > fhi) fhi = f
-		}
+		if (tmin[k, "cublaslt"] > 0 && tmin[k, "f8b"] > 0)
+			tally(fst, 1, tmin[k, "cublaslt"] / tmin[k, "f8b"], 0.97)
 		printf "| %s | %.1f | %.1f | %s | %s |\n", k, t[k, "cublaslt"], t[k, "f8b"], rat(r, 0.97, 1.03), verdict
 	}
 	printf "\nMet at %d of %d shapes (the stretch at %d)%s.\n", met, all, str, miss ? sprintf("; %d without both rows", miss) : ""
-	if (fall) printf "On the fastest samples (each row\047s least time, at the highest clock it ran): at or above 0.97 at %d of %d (%s-%s).\n", fmet, fall, rat(flo, 0.97), rat(fhi, 0.97)
+	if (fst[1, "n"]) printf "On the fastest samples (each row\047s least time, at the highest clock it ran): at or above 0.97 at %s.\n", counted(fst, 1, 0.97, "")
 }' "$tmp/gemm.csv"
 
 echo
@@ -126,22 +136,15 @@ END {
 		k = order[i]; line = sprintf("| %s | %s |", k, (k in base) ? sprintf("%.1f", base[k]) : "-")
 		for (j = 1; j <= ns; j++) {
 			if ((k in base) && ((k, sc[j]) in t)) {
-				r = t[k, sc[j]] / base[k]; all[j]++; met[j] += r >= 0.95
-				if (!(j in lo) || r < lo[j]) lo[j] = r
-				if (!(j in hi) || r > hi[j]) hi[j] = r
+				r = t[k, sc[j]] / base[k]; tally(f8t, j, r, 0.95)
 				line = line sprintf(" %s%s |", rat(r, 0.95), r >= 0.95 ? " (met)" : "")
-				if (bmin[k] > 0 && tmin[k, sc[j]] > 0) {
-					f = bmin[k] / tmin[k, sc[j]]; fall[j]++; fmet[j] += f >= 0.95
-					if (!(j in flo) || f < flo[j]) flo[j] = f
-					if (!(j in fhi) || f > fhi[j]) fhi[j] = f
-				}
+				if (bmin[k] > 0 && tmin[k, sc[j]] > 0)
+					tally(fst, j, bmin[k] / tmin[k, sc[j]], 0.95)
 			} else line = line " - |"
 		}
 		for (j = 1; j <= ns; j++) {
 			if ((k in base) && ((k, sc[j]) in lt)) {
-				r = lt[k, sc[j]] / base[k]; lall[j]++; lmet[j] += r >= 0.95
-				if (!(j in llo) || r < llo[j]) llo[j] = r
-				if (!(j in lhi) || r > lhi[j]) lhi[j] = r
+				r = lt[k, sc[j]] / base[k]; tally(ltt, j, r, 0.95)
 				line = line sprintf(" %s |", rat(r, 0.95))
 			} else line = line " - |"
 		}
@@ -149,12 +152,12 @@ END {
 	}
 	printf "\n"
 	for (j = 1; j <= ns; j++)
-		if (all[j]) printf "- f8b %s: met at %d of %d shapes (%s-%s)\n", sc[j], met[j], all[j], rat(lo[j], 0.95), rat(hi[j], 0.95)
+		if (f8t[j, "n"]) printf "- f8b %s: met at %s\n", sc[j], counted(f8t, j, 0.95, " shapes")
 		else printf "- f8b %s: no rows\n", sc[j]
 	for (j = 1; j <= ns; j++)
-		if (lall[j]) printf "- cuBLASLt\047s own %s: at or above 0.95 at %d of %d shapes (%s-%s)\n", sc[j], lmet[j], lall[j], rat(llo[j], 0.95), rat(lhi[j], 0.95)
+		if (ltt[j, "n"]) printf "- cuBLASLt\047s own %s: at or above 0.95 at %s\n", sc[j], counted(ltt, j, 0.95, " shapes")
 	for (j = 1; j <= ns; j++)
-		if (fall[j]) printf "- f8b %s on the fastest samples (each row\047s least time; the same shapes, the same row of cuBLASLt): at or above 0.95 at %d of %d (%s-%s)\n", sc[j], fmet[j], fall[j], rat(flo[j], 0.95), rat(fhi[j], 0.95)
+		if (fst[j, "n"]) printf "- f8b %s on the fastest samples (each row\047s least time; the same shapes, the same row of cuBLASLt): at or above 0.95 at %s\n", sc[j], counted(fst, j, 0.95, "")
 }' "$tmp/gemm.csv"
 
 echo

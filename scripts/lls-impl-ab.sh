@@ -77,7 +77,7 @@ rows_of() {
 		printf "%s %s %s %sx%sx%s %s %s %s %.6f %.6f %.6f %s\n", k, first[sr], l, F[c["m"]], F[c["k"]],
 		       F[c["n"]], F[c["recipe"]], F[c["gemm_impl"]], F[c["status"]],
 		       F[c["time_median_s"]] * 1000, F[c["time_min_s"]] * 1000,
-		       F[c["kernels_time_s"]] * 1000, ("samples" in c) && F[c["samples"]] != "" ? F[c["samples"]] : "-"
+		       F[c["kernels_time_s"]] * 1000, (("samples" in c) && F[c["samples"]] != "") ? F[c["samples"]] : "-"
 	}' "$1"
 }
 rows=$out/rows.txt
