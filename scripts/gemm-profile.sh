@@ -10,6 +10,10 @@
 #               not run by default)
 #   colsc16k    the same at 16384^3 (where its operand reads miss L2 most:
 #               experiments/f8b-gemm-groupm/; not run by default)
+#   tw4k, ax4k  8192x4096x4096 (M x K x N), tensorwise or axiswise, fast_accum
+#               off; twfast4k, axfast4k the same with it on: where the
+#               axiswise epilogue's cost per tile goes
+#               (experiments/f8b-gemm-ax-epilogue/; not run by default)
 # with the sections that say where a warp's time goes (SpeedOfLight,
 # ComputeWorkloadAnalysis, MemoryWorkloadAnalysis, SchedulerStats,
 # WarpStateStats, Occupancy, LaunchStats), as text: OUT/ncu-NAME.txt.
@@ -20,7 +24,7 @@
 #   scripts/gemm-profile.sh BUILD OUT
 # BUILD: a configured and built tree (its f8bench); NCU (default: ncu on
 # the PATH, else /usr/local/cuda/bin/ncu); CASES (default: fast promote8k
-# promote4k block8k; colsc8k and colsc16k only when named); SECTIONS (more ncu
+# promote4k block8k; colsc8k, colsc16k and the 4k pairs only when named); SECTIONS (more ncu
 # sections, e.g. SourceCounters: the stall samples by instruction); TAG
 # (a suffix of the files' names); SOURCE=1: also the SourceCounters
 # section and, per case, OUT/ncu-NAME-sass.csv, ncu's source page of the
@@ -44,6 +48,11 @@ for name in ${CASES:-fast promote8k promote4k block8k}; do
 	block8k) args=(--shapes 8192x8192x8192 --scaling blockwise --fast-accum off) ;;
 	colsc8k) args=(--shapes 8192x8192x8192 --scaling blockwise-1x128 --fast-accum off) ;;
 	colsc16k) args=(--shapes 16384x16384x16384 --scaling blockwise-1x128 --fast-accum off) ;;
+	tw4k | ax4k | twfast4k | axfast4k)
+		sc=tensorwise fa=off
+		case $name in ax*) sc=axiswise ;; esac
+		case $name in *fast*) fa=on ;; esac
+		args=(--shapes 8192x4096x4096 --scaling $sc --fast-accum $fa) ;;
 	*) echo "gemm-profile.sh: unknown case '$name'" >&2; exit 2 ;;
 	esac
 	# the first launch of the kernel: the one the check runs before timing
