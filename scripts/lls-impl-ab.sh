@@ -27,6 +27,10 @@
 # more samples (results/h100/experiments/f8b-lls-spread/): the samples
 # columns show which rows did; the fastest steps' and kernel sums'
 # ratios did not move with it there.
+# Warm the step for about a second before sampling (--warmup 300 at
+# 8192^3) and sample longer (--min-time 1 --max-time 3): every sample then
+# runs at the capped clock, and the tensorwise ratio held at 1.005-1.042
+# over four processes (results/h100/experiments/f8b-lls-warmup/).
 # A row that is not ok is named and left out.
 # Environment: F8BENCH (the f8bench to run, default f8bench on PATH, else
 # ./f8bench), AB_LANES (space-separated, default "2"; e.g. "2 1"),
