@@ -2,11 +2,15 @@
 # f8b-targets.sh - issue 23's targets for f8bench's own GEMM (--impl f8b),
 # checked on side-by-side results files (f8bench export + awk, nothing
 # else), as Markdown on standard output:
-#   scripts/f8b-targets.sh GEMM.h5 [LLS.h5]...
+#   scripts/f8b-targets.sh GEMM.h5 [LLS.h5]... [-- REPEAT.h5...]
 # GEMM.h5: an `f8bench gemm --impl cublaslt,f8b` file (impl-sweep.sh's
 # gemm-impl-sweep.h5); LLS.h5: `f8bench lls --gemm-impl cublaslt,f8b`
 # files (lls-impl-sweep.h5, experiments/f8b-lls-16384/...).  Each ratio
-# is of two rows of one file, so of one process.
+# is of two rows of one file, so of one process.  REPEAT.h5 (after --):
+# lls files that are processes of one command, run again and again
+# (lls-impl-ab.sh's lls-K-lanesL.h5): section 4 then adds, per shape
+# and recipe, the median over them of each process's ratio, with its
+# least and greatest, judged on that median.
 #   1. tensorwise, fast_accum on: f8b / cuBLASLt TFLOP/s >= 0.97 (stretch
 #      1.03) at every square shape from 4096 and every llama3-8b /
 #      llama2-70b layer;
@@ -24,6 +28,7 @@
 #      axiswise >= 1.04 (8192^3) / 1.12 (16384^3), blockwise >= 1.08 /
 #      1.10, lw-axiswise-gw-hp >= 1 (no slower), at 8192^3 and 16384^3,
 #      on the medians; beside them, no target, the fastest steps' ratio;
+#      with REPEAT files, the same targets on the median over processes;
 #   5. no target, the arithmetic of 4: each lls GEMM timed alone
 #      (lls_kernels), cuBLASLt's time over f8b's, the forward GEMM with
 #      cuBLASLt's sigmoid pass against f8b's fused one.
@@ -33,10 +38,36 @@
 # Exit status: 0 when the tables were made (whatever they say), 2 on bad
 # usage or an unreadable file.
 set -eu
-usage="usage: f8b-targets.sh GEMM.h5 [LLS.h5]..."
-[ $# -ge 1 ] || { echo "f8b-targets.sh: $usage" >&2; exit 2; }
+usage="usage: f8b-targets.sh GEMM.h5 [LLS.h5]... [-- REPEAT.h5...]"
+[ $# -ge 1 ] && [ "$1" != -- ] || { echo "f8b-targets.sh: $usage" >&2; exit 2; }
 gemm=$1
 shift
+# the LLS files stay in "$@"; the REPEAT files, those after the first --,
+# go one a line into $repeat
+repeat=""
+nlls=0
+for a; do
+	[ "$a" = -- ] && break
+	nlls=$((nlls + 1))
+done
+if [ $nlls -lt $# ]; then
+	i=0
+	for a; do
+		i=$((i + 1))
+		[ $i -gt $((nlls + 1)) ] || continue
+		case $a in *"
+"*) echo "f8b-targets.sh: a file name with a newline: $usage" >&2; exit 2 ;; esac
+		repeat="$repeat$a
+"
+	done
+	[ -n "$repeat" ] || { echo "f8b-targets.sh: no file after --; $usage" >&2; exit 2; }
+	i=0
+	for a; do # the word list is expanded once, before set -- changes "$@"
+		i=$((i + 1))
+		[ $i = 1 ] && set --
+		if [ $i -le $nlls ]; then set -- "$@" "$a"; fi
+	done
+fi
 f8b=${F8BENCH:-f8bench}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -79,6 +110,14 @@ function tally(T, j, x, goal) {
 }
 function counted(T, j, goal, unit) {
 	return sprintf("%d of %d%s (%s-%s)", T[j, "met"], T[j, "n"], unit, rat(T[j, "lo"], goal), rat(T[j, "hi"], goal))
+}
+# the lls target of shape sh and recipe r (the cuBLASLt step over the f8b one), 0: none
+function lls_goal(sh, r) {
+	if (r == "tensorwise") return (sh == "8192x8192x8192" || sh == "16384x16384x16384") ? 1.02 : 0
+	if (r == "axiswise") return sh == "8192x8192x8192" ? 1.04 : sh == "16384x16384x16384" ? 1.12 : 0
+	if (r == "blockwise") return sh == "8192x8192x8192" ? 1.08 : sh == "16384x16384x16384" ? 1.10 : 0
+	if (r == "lw-axiswise-gw-hp") return (sh == "8192x8192x8192" || sh == "16384x16384x16384") ? 1.0 : 0
+	return 0
 }
 # a shape the speed targets name: square from 4096, or a layer of the two models
 function target() {
@@ -191,42 +230,95 @@ END {
 echo
 echo "### 4. The lls step: cuBLASLt's step time over f8b's (> 1: f8b faster)"
 echo
-if [ $# -eq 0 ]; then
+if [ $# -eq 0 ] && [ -z "$repeat" ]; then
 	echo "No lls file given."
 	exit 0
 fi
-echo "Medians of one process; the target is judged on them. Beside them, the fastest steps' ratio:"
-echo "under the power cap a median can fall in either of two clock modes from one process to the"
-echo "next, the fastest step is at the full clock (results/h100/experiments/f8b-lls-spread/)."
-echo
-echo "| file | shape | recipe | cuBLASLt ms | f8b ms | cuBLASLt / f8b | target | verdict | fastest steps, cuBLASLt / f8b |"
-echo "| --- | --- | --- | ---: | ---: | ---: | ---: | --- | ---: |"
-for f in "$@"; do
-	table "$f" lls "$tmp/lls.csv"
-	awk -v file="$(basename "$f")" "$AWKLIB"'
-	function goal(sh, r) {
-		if (r == "tensorwise") return (sh == "8192x8192x8192" || sh == "16384x16384x16384") ? 1.02 : 0
-		if (r == "axiswise") return sh == "8192x8192x8192" ? 1.04 : sh == "16384x16384x16384" ? 1.12 : 0
-		if (r == "blockwise") return sh == "8192x8192x8192" ? 1.08 : sh == "16384x16384x16384" ? 1.10 : 0
-		if (r == "lw-axiswise-gw-hp") return (sh == "8192x8192x8192" || sh == "16384x16384x16384") ? 1.0 : 0
-		return 0
+if [ $# -gt 0 ]; then
+	echo "Medians of one process; the target is judged on them. Beside them, the fastest steps' ratio:"
+	echo "under the power cap a median can fall in either of two clock modes from one process to the"
+	echo "next, the fastest step is at the full clock (results/h100/experiments/f8b-lls-spread/)."
+	echo
+	echo "| file | shape | recipe | cuBLASLt ms | f8b ms | cuBLASLt / f8b | target | verdict | fastest steps, cuBLASLt / f8b |"
+	echo "| --- | --- | --- | ---: | ---: | ---: | ---: | --- | ---: |"
+	for f in "$@"; do
+		table "$f" lls "$tmp/lls.csv"
+		awk -v file="$(basename "$f")" "$AWKLIB"'
+		v("status") == "ok" && v("recipe") != "bf16" {
+			k = shape() " | " v("recipe"); if (!(k in seen)) { seen[k] = 1; order[++n] = k; sh[k] = shape(); rc[k] = v("recipe") }
+			t[k, gi()] = v("time_median_s"); tmin[k, gi()] = v("time_min_s")
+		}
+		END {
+			for (i = 1; i <= n; i++) {
+				k = order[i]
+				if (!((k, "cublaslt") in t) || !((k, "f8b") in t)) continue
+				r = t[k, "cublaslt"] / t[k, "f8b"]; g = lls_goal(sh[k], rc[k])
+				printf "| %s | %s | %.4f | %.4f | %s | %s | %s | %s |\n", file, k, 1e3 * t[k, "cublaslt"], 1e3 * t[k, "f8b"], rat(r, g),
+					g ? sprintf(">= %.2f", g) : "-", g ? (r >= g ? "met" : "not met") : "",
+					((tmin[k, "cublaslt"] > 0 && tmin[k, "f8b"] > 0) ? sprintf("%.3f", tmin[k, "cublaslt"] / tmin[k, "f8b"]) : "-")
+			}
+		}' "$tmp/lls.csv"
+	done
+fi
+
+# REPEAT: each file's ratio (and fastest steps' ratio) per shape and
+# recipe, then the median over the files
+if [ -n "$repeat" ]; then
+	# a header line: AWKLIB's csv-cols.awk takes the first line as one
+	echo "shape recipe ratio fastest" >"$tmp/rep.txt"
+	while IFS= read -r f; do
+		[ -n "$f" ] || continue
+		table "$f" lls "$tmp/r.csv"
+		awk "$AWKLIB"'
+		v("status") == "ok" && v("recipe") != "bf16" {
+			k = shape() " " v("recipe"); if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+			t[k, gi()] = v("time_median_s"); tmin[k, gi()] = v("time_min_s")
+		}
+		END {
+			for (i = 1; i <= n; i++) {
+				k = order[i]
+				if (!((k, "cublaslt") in t) || !((k, "f8b") in t) || t[k, "f8b"] <= 0) continue
+				q = (tmin[k, "cublaslt"] > 0 && tmin[k, "f8b"] > 0) ? tmin[k, "cublaslt"] / tmin[k, "f8b"] : -1
+				printf "%s %.9g %.9g\n", k, t[k, "cublaslt"] / t[k, "f8b"], q
+			}
+		}' "$tmp/r.csv" >>"$tmp/rep.txt"
+	done <<EOF
+$repeat
+EOF
+	nrep=$(printf '%s' "$repeat" | grep -c .)
+	names=$(printf '%s' "$repeat" | sed 's|.*/||' | tr '\n' ' ' | sed 's/ $//')
+	echo
+	echo "Over $nrep processes of one command (the files after --: $names): each process's ratio"
+	echo "of medians, and the median over them, on which the target is judged here."
+	echo
+	echo "| shape | recipe | processes | median cuBLASLt / f8b | least | greatest | target | verdict on the median | median of the fastest steps' ratios |"
+	echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |"
+	awk "$AWKLIB"'
+	# med(A, n): the median of A[1..n], which it sorts
+	function med(A, n,   i, j, x) {
+		for (i = 2; i <= n; i++) { x = A[i]; for (j = i - 1; j >= 1 && A[j] > x; j--) A[j + 1] = A[j]; A[j + 1] = x }
+		return n % 2 ? A[(n + 1) / 2] : (A[n / 2] + A[n / 2 + 1]) / 2
 	}
-	v("status") == "ok" && v("recipe") != "bf16" {
-		k = shape() " | " v("recipe"); if (!(k in seen)) { seen[k] = 1; order[++n] = k; sh[k] = shape(); rc[k] = v("recipe") }
-		t[k, gi()] = v("time_median_s"); tmin[k, gi()] = v("time_min_s")
+	{
+		k = $1 " " $2; if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+		r[k, ++nr[k]] = $3
+		if ($4 > 0) fs[k, ++nf[k]] = $4
 	}
 	END {
 		for (i = 1; i <= n; i++) {
-			k = order[i]
-			if (!((k, "cublaslt") in t) || !((k, "f8b") in t)) continue
-			r = t[k, "cublaslt"] / t[k, "f8b"]; g = goal(sh[k], rc[k])
-			printf "| %s | %s | %.4f | %.4f | %s | %s | %s | %s |\n", file, k, 1e3 * t[k, "cublaslt"], 1e3 * t[k, "f8b"], rat(r, g),
-				g ? sprintf(">= %.2f", g) : "-", g ? (r >= g ? "met" : "not met") : "",
-				((tmin[k, "cublaslt"] > 0 && tmin[k, "f8b"] > 0) ? sprintf("%.3f", tmin[k, "cublaslt"] / tmin[k, "f8b"]) : "-")
+			k = order[i]; split(k, w, " ")
+			for (j = 1; j <= nr[k]; j++) A[j] = r[k, j]
+			m = med(A, nr[k]); lo = A[1]; hi = A[nr[k]]
+			for (j = 1; j <= nf[k]; j++) B[j] = fs[k, j]
+			g = lls_goal(w[1], w[2])
+			printf "| %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", w[1], w[2], nr[k], rat(m, g), rat(lo, g), rat(hi, g),
+				g ? sprintf(">= %.2f", g) : "-", g ? (m >= g ? "met" : "not met") : "",
+				nf[k] ? sprintf("%.3f", med(B, nf[k])) : "-"
 		}
-	}' "$tmp/lls.csv"
-done
+	}' "$tmp/rep.txt"
+fi
 
+[ $# -gt 0 ] || exit 0 # section 5 reads the LLS files' kernels
 echo
 echo "### 5. The lls step's GEMMs: cuBLASLt's time over f8b's, each timed alone (> 1: f8b faster)"
 echo

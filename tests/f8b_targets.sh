@@ -100,6 +100,39 @@ want=$(awk -v a="$lo" -v s="$sg" -v b="$fo" 'BEGIN { printf "%.3f, %.3f", 1e3 * 
 got=$(echo "$row" | awk -F'|' '{ sub(/^ /, "", $5); sub(/ $/, "", $5); print $5 }')
 ok "$([ -n "$sg" ] && [ "$got" = "$want" ] && echo 0 || echo 1)" "the output column is cuBLASLt's GEMM plus its sigmoid pass against f8b's fused GEMM ($want; the table: $got)"
 
+# 4, over processes: the files after -- (experiments/f8b-lls-warmup/, four
+# processes of one command), each process's ratio of medians and the
+# median over them, recomputed here from each file's two rows
+w=$d/experiments/f8b-lls-warmup
+if [ -f "$w/lls-4-lanes2.h5" ]; then
+	F8BENCH="$F8BENCH" sh "$top/scripts/f8b-targets.sh" "$d/gemm-impl-sweep.h5" -- "$w/lls-1-lanes2.h5" \
+		"$w/lls-2-lanes2.h5" "$w/lls-3-lanes2.h5" "$w/lls-4-lanes2.h5" >r.md 2>r.err
+	ok $? "with four files after --, it runs ($(head -c 200 r.err))"
+	for i in 1 2 3 4; do
+		"$F8BENCH" export "$w/lls-$i-lanes2.h5" --table lls -o r$i.csv 2>/dev/null
+		a=$(csv_get r$i.csv time_median_s recipe=tensorwise gemm_impl=cublaslt status=ok | head -1)
+		b=$(csv_get r$i.csv time_median_s recipe=tensorwise gemm_impl=f8b status=ok | head -1)
+		awk -v a="$a" -v b="$b" 'BEGIN { if (a > 0 && b > 0) printf "%.9f\n", a / b }'
+	done | sort -n >rr.txt
+	want=$(awk '{ x[NR] = $1 } END { if (NR == 4) printf "4 | %.3f | %.3f | %.3f", (x[2] + x[3]) / 2, x[1], x[4] }' rr.txt)
+	row=$(grep '^| 8192x8192x8192 | tensorwise | 4 |' r.md)
+	ok "$([ -n "$want" ] && echo "$row" | grep -qF "| tensorwise | $want |" && echo 0 || echo 1)" \
+		"tensorwise over the four processes: count, median, least and greatest are $want from the rows ($row)"
+	v=$(echo "$row" | awk -F'|' '{ m = $5 + 0; g = $8; sub(/.*>= /, "", g); verdict = $9; gsub(/ /, "", verdict)
+		print ((m >= g + 0) == (verdict == "met")) ? "ok" : "bad" }')
+	ok "$([ "$v" = ok ] && echo 0 || echo 1)" "its verdict follows the median and the target ($row)"
+	n=$(grep -c '^| 8192x8192x8192 | axiswise | 4 |' r.md)
+	ok "$([ "$n" = 1 ] && echo 0 || echo 1)" "axiswise has its row over the four processes ($n)"
+	n=$(grep -c '^### 5\.' r.md)
+	ok "$([ "$n" = 0 ] && echo 0 || echo 1)" "without LLS files before --, no section 5 ($n)"
+else
+	for i in 1 2 3 4 5; do skip "no experiments/f8b-lls-warmup files"; done
+fi
+F8BENCH="$F8BENCH" sh "$top/scripts/f8b-targets.sh" "$d/gemm-impl-sweep.h5" -- >/dev/null 2>e.txt
+ok "$([ $? = 2 ] && grep -q usage e.txt && echo 0 || echo 1)" "nothing after --: exit 2 and the usage ($(cat e.txt))"
+F8BENCH="$F8BENCH" sh "$top/scripts/f8b-targets.sh" -- "$d/lls-impl-sweep.h5" >/dev/null 2>e.txt
+ok "$([ $? = 2 ] && grep -q usage e.txt && echo 0 || echo 1)" "-- where GEMM.h5 should be: exit 2 and the usage ($(cat e.txt))"
+
 # bad usage
 F8BENCH="$F8BENCH" sh "$top/scripts/f8b-targets.sh" >/dev/null 2>e.txt
 ok "$([ $? = 2 ] && grep -q usage e.txt && echo 0 || echo 1)" "no file: exit 2 and the usage ($(cat e.txt))"
