@@ -23,9 +23,12 @@
 # are a table line of their own, the pair after the label), GEMM1X128_SHAPES
 # (4096x4096x4096,8192x8192x8192,16384x16384x16384), LLS_SHAPES
 # (4096x4096x4096,8192x8192x8192), LLS_RECIPES (lls's --recipe; default
-# every recipe), GEMM_TIMEOUT (330), GEMM1X128_TIMEOUT
-# (120), LLS_TIMEOUT (200): seconds; on a time-out the rows so far are
-# kept.  Exit status: 0 when every part ran to its end and its table was
+# every recipe), LLS_ARGS (more lls options, split at spaces, after the
+# part's own, so that they win: e.g. "--warmup 300 --min-time 1
+# --max-time 3", the long warm-up of results/h100/experiments/
+# f8b-lls-warmup/, with a LLS_TIMEOUT to match), GEMM_TIMEOUT (330),
+# GEMM1X128_TIMEOUT (120), LLS_TIMEOUT (200): seconds; on a time-out the
+# rows so far are kept.  Exit status: 0 when every part ran to its end and its table was
 # read.
 set -uo pipefail
 build=${1:?usage: impl-sweep.sh BUILD OUT [CEILINGS.h5]}
@@ -133,7 +136,8 @@ fi
 if [[ $parts == *" lls "* ]]; then
 	if run_part lls-impl lls "${LLS_TIMEOUT:-200}" lls --gemm-impl cublaslt,f8b \
 		--shapes "${LLS_SHAPES:-4096x4096x4096,8192x8192x8192}" \
-		${LLS_RECIPES:+--recipe "$LLS_RECIPES"} --min-time 0.2 --max-time 1 "${copt[@]}"; then
+		${LLS_RECIPES:+--recipe "$LLS_RECIPES"} --min-time 0.2 --max-time 1 "${copt[@]}" \
+		${LLS_ARGS:-}; then
 		say "lls step, ms (medians); f8b / lt: cuBLASLt's step time over f8b's (> 1: f8b faster)"
 		awk "$CSVAWK"'
 		{

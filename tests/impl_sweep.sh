@@ -104,6 +104,11 @@ PARTS=lls LLS_RECIPES=tensorwise,blockwise LLS_SHAPES=16384x16384x16384 bash "$s
 [ $? -eq 0 ] && grep -q -- "lls --gemm-impl cublaslt,f8b --shapes 16384x16384x16384 --recipe tensorwise,blockwise " calls
 ok $? "LLS_RECIPES and LLS_SHAPES reach lls's --recipe and --shapes ($(cat calls))"
 
+rm -f calls
+PARTS=lls LLS_ARGS="--warmup 300 --min-time 1 --max-time 3" bash "$sweep" build o9 >log 2>err
+[ $? -eq 0 ] && grep -q -- "--min-time 0.2 --max-time 1 --warmup 300 --min-time 1 --max-time 3 -o " calls
+ok $? "LLS_ARGS come after the part's own options, word by word ($(cat calls))"
+
 # GEMM_DTYPES: a second pair's rows are lines of their own, after the label
 cp fake/gemm-impl-sweep.csv fake/gemm-impl-sweep.keep
 cat >fake/gemm-impl-sweep.csv <<'CSV'
