@@ -42,32 +42,17 @@ usage="usage: f8b-targets.sh GEMM.h5 [LLS.h5]... [-- REPEAT.h5...]"
 [ $# -ge 1 ] && [ "$1" != -- ] || { echo "f8b-targets.sh: $usage" >&2; exit 2; }
 gemm=$1
 shift
-# the LLS files stay in "$@"; the REPEAT files, those after the first --,
-# go one a line into $repeat
-repeat=""
-nlls=0
+# "$@" rotated once through, the first -- dropped: the LLS files (nlls of
+# them), then the REPEAT files (nrep)
+nlls=0 dash=0
 for a; do
-	[ "$a" = -- ] && break
-	nlls=$((nlls + 1))
+	shift
+	if [ $dash = 0 ] && [ "$a" = -- ]; then dash=1; continue; fi
+	[ $dash = 1 ] || nlls=$((nlls + 1))
+	set -- "$@" "$a"
 done
-if [ $nlls -lt $# ]; then
-	i=0
-	for a; do
-		i=$((i + 1))
-		[ $i -gt $((nlls + 1)) ] || continue
-		case $a in *"
-"*) echo "f8b-targets.sh: a file name with a newline: $usage" >&2; exit 2 ;; esac
-		repeat="$repeat$a
-"
-	done
-	[ -n "$repeat" ] || { echo "f8b-targets.sh: no file after --; $usage" >&2; exit 2; }
-	i=0
-	for a; do # the word list is expanded once, before set -- changes "$@"
-		i=$((i + 1))
-		[ $i = 1 ] && set --
-		if [ $i -le $nlls ]; then set -- "$@" "$a"; fi
-	done
-fi
+nrep=$(($# - nlls))
+[ $dash = 0 ] || [ $nrep -gt 0 ] || { echo "f8b-targets.sh: no file after --; $usage" >&2; exit 2; }
 f8b=${F8BENCH:-f8bench}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -230,95 +215,92 @@ END {
 echo
 echo "### 4. The lls step: cuBLASLt's step time over f8b's (> 1: f8b faster)"
 echo
-if [ $# -eq 0 ] && [ -z "$repeat" ]; then
+if [ $# -eq 0 ]; then
 	echo "No lls file given."
 	exit 0
 fi
-if [ $# -gt 0 ]; then
+# pairs FILE: per shape and recipe of FILE's lls table with both
+# implementations, "SHAPE RECIPE LT F8B LTMIN F8BMIN" (the steps' median
+# and least times, s), in the table's order
+pairs() {
+	table "$1" lls "$tmp/lls.csv"
+	awk "$AWKLIB"'
+	v("status") == "ok" && v("recipe") != "bf16" {
+		k = shape() " " v("recipe"); if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+		t[k, gi()] = v("time_median_s"); tmin[k, gi()] = v("time_min_s")
+	}
+	END {
+		for (i = 1; i <= n; i++) {
+			k = order[i]
+			if (!((k, "cublaslt") in t) || !((k, "f8b") in t)) continue
+			printf "%s %.17g %.17g %.17g %.17g\n", k, t[k, "cublaslt"], t[k, "f8b"], tmin[k, "cublaslt"], tmin[k, "f8b"]
+		}
+	}' "$tmp/lls.csv"
+}
+# the ratio of medians and the fastest steps' ratio (or -1) of a pairs line
+PAIRAWK='
+function ratio() { return $3 / $4 }
+function fastest() { return ($5 > 0 && $6 > 0) ? $5 / $6 : -1 }
+'
+if [ $nlls -gt 0 ]; then
 	echo "Medians of one process; the target is judged on them. Beside them, the fastest steps' ratio:"
 	echo "under the power cap a median can fall in either of two clock modes from one process to the"
 	echo "next, the fastest step is at the full clock (results/h100/experiments/f8b-lls-spread/)."
 	echo
 	echo "| file | shape | recipe | cuBLASLt ms | f8b ms | cuBLASLt / f8b | target | verdict | fastest steps, cuBLASLt / f8b |"
 	echo "| --- | --- | --- | ---: | ---: | ---: | ---: | --- | ---: |"
-	for f in "$@"; do
-		table "$f" lls "$tmp/lls.csv"
-		awk -v file="$(basename "$f")" "$AWKLIB"'
-		v("status") == "ok" && v("recipe") != "bf16" {
-			k = shape() " | " v("recipe"); if (!(k in seen)) { seen[k] = 1; order[++n] = k; sh[k] = shape(); rc[k] = v("recipe") }
-			t[k, gi()] = v("time_median_s"); tmin[k, gi()] = v("time_min_s")
-		}
-		END {
-			for (i = 1; i <= n; i++) {
-				k = order[i]
-				if (!((k, "cublaslt") in t) || !((k, "f8b") in t)) continue
-				r = t[k, "cublaslt"] / t[k, "f8b"]; g = lls_goal(sh[k], rc[k])
-				printf "| %s | %s | %.4f | %.4f | %s | %s | %s | %s |\n", file, k, 1e3 * t[k, "cublaslt"], 1e3 * t[k, "f8b"], rat(r, g),
-					g ? sprintf(">= %.2f", g) : "-", g ? (r >= g ? "met" : "not met") : "",
-					((tmin[k, "cublaslt"] > 0 && tmin[k, "f8b"] > 0) ? sprintf("%.3f", tmin[k, "cublaslt"] / tmin[k, "f8b"]) : "-")
-			}
-		}' "$tmp/lls.csv"
-	done
 fi
+i=0
+for f; do
+	i=$((i + 1))
+	[ $i -le $nlls ] || break
+	# (the header line AWKLIB's csv-cols.awk takes, then the pairs)
+	{ echo "shape recipe lt f8b ltmin f8bmin"; pairs "$f"; } |
+		awk -v file="$(basename "$f")" "$AWKLIB$PAIRAWK"'
+		{
+			r = ratio(); g = lls_goal($1, $2); q = fastest()
+			printf "| %s | %s | %s | %.4f | %.4f | %s | %s | %s | %s |\n", file, $1, $2, 1e3 * $3, 1e3 * $4, rat(r, g),
+				g ? sprintf(">= %.2f", g) : "-", g ? (r >= g ? "met" : "not met") : "", (q > 0) ? sprintf("%.3f", q) : "-"
+		}'
+done
 
-# REPEAT: each file's ratio (and fastest steps' ratio) per shape and
-# recipe, then the median over the files
-if [ -n "$repeat" ]; then
-	# a header line: AWKLIB's csv-cols.awk takes the first line as one
-	echo "shape recipe ratio fastest" >"$tmp/rep.txt"
-	while IFS= read -r f; do
-		[ -n "$f" ] || continue
-		table "$f" lls "$tmp/r.csv"
-		awk "$AWKLIB"'
-		v("status") == "ok" && v("recipe") != "bf16" {
-			k = shape() " " v("recipe"); if (!(k in seen)) { seen[k] = 1; order[++n] = k }
-			t[k, gi()] = v("time_median_s"); tmin[k, gi()] = v("time_min_s")
-		}
-		END {
-			for (i = 1; i <= n; i++) {
-				k = order[i]
-				if (!((k, "cublaslt") in t) || !((k, "f8b") in t) || t[k, "f8b"] <= 0) continue
-				q = (tmin[k, "cublaslt"] > 0 && tmin[k, "f8b"] > 0) ? tmin[k, "cublaslt"] / tmin[k, "f8b"] : -1
-				printf "%s %.9g %.9g\n", k, t[k, "cublaslt"] / t[k, "f8b"], q
-			}
-		}' "$tmp/r.csv" >>"$tmp/rep.txt"
-	done <<EOF
-$repeat
-EOF
-	nrep=$(printf '%s' "$repeat" | grep -c .)
-	names=$(printf '%s' "$repeat" | sed 's|.*/||' | tr '\n' ' ' | sed 's/ $//')
+# REPEAT: each file's ratio per shape and recipe, then the median over
+# the files
+if [ $nrep -gt 0 ]; then
+	echo "shape recipe lt f8b ltmin f8bmin" >"$tmp/rep.txt"
+	names=
+	i=0
+	for f; do
+		i=$((i + 1))
+		[ $i -gt $nlls ] || continue
+		pairs "$f" >>"$tmp/rep.txt"
+		names="$names${names:+ }$(basename "$f")"
+	done
 	echo
 	echo "Over $nrep processes of one command (the files after --: $names): each process's ratio"
 	echo "of medians, and the median over them, on which the target is judged here."
 	echo
 	echo "| shape | recipe | processes | median cuBLASLt / f8b | least | greatest | target | verdict on the median | median of the fastest steps' ratios |"
 	echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: |"
-	awk "$AWKLIB"'
-	# med(A, n): the median of A[1..n], which it sorts
-	function med(A, n,   i, j, x) {
-		for (i = 2; i <= n; i++) { x = A[i]; for (j = i - 1; j >= 1 && A[j] > x; j--) A[j + 1] = A[j]; A[j + 1] = x }
-		return n % 2 ? A[(n + 1) / 2] : (A[n / 2] + A[n / 2 + 1]) / 2
-	}
+	awk "$AWKLIB$PAIRAWK$(cat "$(dirname "$0")/median.awk")"'
 	{
-		k = $1 " " $2; if (!(k in seen)) { seen[k] = 1; order[++n] = k }
-		r[k, ++nr[k]] = $3
-		if ($4 > 0) fs[k, ++nf[k]] = $4
+		k = $1 " " $2; if (!(k in seen)) { seen[k] = 1; order[++n] = k; sh[k] = $1; rc[k] = $2 }
+		x = ratio(); r[k, ++nr[k]] = x
+		if (nr[k] == 1 || x < lo[k]) lo[k] = x
+		if (nr[k] == 1 || x > hi[k]) hi[k] = x
+		if (fastest() > 0) fs[k, ++nf[k]] = fastest()
 	}
 	END {
 		for (i = 1; i <= n; i++) {
-			k = order[i]; split(k, w, " ")
-			for (j = 1; j <= nr[k]; j++) A[j] = r[k, j]
-			m = med(A, nr[k]); lo = A[1]; hi = A[nr[k]]
-			for (j = 1; j <= nf[k]; j++) B[j] = fs[k, j]
-			g = lls_goal(w[1], w[2])
-			printf "| %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", w[1], w[2], nr[k], rat(m, g), rat(lo, g), rat(hi, g),
+			k = order[i]; m = median_of(r, k, nr[k]); g = lls_goal(sh[k], rc[k])
+			printf "| %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", sh[k], rc[k], nr[k], rat(m, g), rat(lo[k], g), rat(hi[k], g),
 				g ? sprintf(">= %.2f", g) : "-", g ? (m >= g ? "met" : "not met") : "",
-				nf[k] ? sprintf("%.3f", med(B, nf[k])) : "-"
+				nf[k] ? sprintf("%.3f", median_of(fs, k, nf[k])) : "-"
 		}
 	}' "$tmp/rep.txt"
 fi
 
-[ $# -gt 0 ] || exit 0 # section 5 reads the LLS files' kernels
+[ $nlls -gt 0 ] || exit 0 # section 5 reads the LLS files' kernels
 echo
 echo "### 5. The lls step's GEMMs: cuBLASLt's time over f8b's, each timed alone (> 1: f8b faster)"
 echo
@@ -328,7 +310,10 @@ echo "lw-axiswise-gw-hp's grad_weight is cuBLASLt's bf16 GEMM in both."
 echo
 echo "| file | shape | recipe | output ms: cuBLASLt + sigmoid, f8b | ratio | grad_input ms | ratio | grad_weight ms | ratio |"
 echo "| --- | --- | --- | --- | ---: | --- | ---: | --- | ---: |"
-for f in "$@"; do
+i=0
+for f; do
+	i=$((i + 1))
+	[ $i -le $nlls ] || break
 	table "$f" lls_kernels "$tmp/kern.csv"
 	awk -v file="$(basename "$f")" "$AWKLIB"'
 	v("status") == "ok" && v("recipe") != "bf16" && (v("kernel") == "gemm" || v("kernel") == "sigmoid_fwd") {

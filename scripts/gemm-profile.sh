@@ -24,12 +24,12 @@
 #   scripts/gemm-profile.sh BUILD OUT
 # BUILD: a configured and built tree (its f8bench); NCU (default: ncu on
 # the PATH, else /usr/local/cuda/bin/ncu); CASES (default: fast promote8k
-# promote4k block8k; colsc8k, colsc16k and the 4k pairs only when named); SECTIONS (more ncu
-# sections, e.g. SourceCounters: the stall samples by instruction); TAG
-# (a suffix of the files' names); SOURCE=1: also the SourceCounters
-# section and, per case, OUT/ncu-NAME-sass.csv, ncu's source page of the
-# kernel: every SASS instruction with its executions and warp stall
-# samples by reason (where in the loop the warps wait).
+# promote4k block8k; colsc8k, colsc16k and the 4k pairs only when named);
+# SECTIONS (more ncu sections, e.g. SourceCounters: the stall samples by
+# instruction); TAG (a suffix of the files' names); SOURCE=1: also the
+# SourceCounters section and, per case, OUT/ncu-NAME-sass.csv, ncu's
+# source page of the kernel: every SASS instruction with its executions
+# and warp stall samples by reason (where in the loop the warps wait).
 set -uo pipefail
 build=${1:?usage: gemm-profile.sh BUILD OUT}
 out=${2:?usage: gemm-profile.sh BUILD OUT}
@@ -52,7 +52,7 @@ for name in ${CASES:-fast promote8k promote4k block8k}; do
 		sc=tensorwise fa=off
 		case $name in ax*) sc=axiswise ;; esac
 		case $name in *fast*) fa=on ;; esac
-		args=(--shapes 8192x4096x4096 --scaling $sc --fast-accum $fa) ;;
+		args=(--shapes 8192x4096x4096 --scaling "$sc" --fast-accum "$fa") ;;
 	*) echo "gemm-profile.sh: unknown case '$name'" >&2; exit 2 ;;
 	esac
 	# the first launch of the kernel: the one the check runs before timing

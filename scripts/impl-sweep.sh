@@ -28,8 +28,8 @@
 # --max-time 3", the long warm-up of results/h100/experiments/
 # f8b-lls-warmup/, with a LLS_TIMEOUT to match), GEMM_TIMEOUT (330),
 # GEMM1X128_TIMEOUT (120), LLS_TIMEOUT (200): seconds; on a time-out the
-# rows so far are kept.  Exit status: 0 when every part ran to its end and its table was
-# read.
+# rows so far are kept.  Exit status: 0 when every part ran to its end and
+# its table was read.
 set -uo pipefail
 build=${1:?usage: impl-sweep.sh BUILD OUT [CEILINGS.h5]}
 out=${2:?usage: impl-sweep.sh BUILD OUT [CEILINGS.h5]}

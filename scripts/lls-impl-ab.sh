@@ -115,12 +115,7 @@ for k in $(seq 1 "$rounds"); do
 	done
 done
 
-awk '
-function median(v, n,    i, j, t) {
-	for (i = 2; i <= n; i++)
-		for (j = i; j > 1 && v[j - 1] > v[j]; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
-	return n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2
-}
+awk "$(cat "$here/median.awk")"'
 {
 	key = $1 SUBSEP $3 SUBSEP $4 SUBSEP $5
 	if ($7 != "ok") { bad[++nbad] = sprintf("round %s, lanes %s, %s %s, %s: %s", $1, $3, $4, $5, $6, $7); next }
@@ -156,18 +151,11 @@ END {
 	for (i = 1; i <= ng; i++) {
 		g = gorder[i]
 		split(g, p, SUBSEP)
-		n = 0; for (j = 1; j <= na[g]; j++) v[++n] = all[g, j]
-		m = median(v, n); delete v
-		a = "-"; n = 0; for (j = 1; j <= nl[g]; j++) v[++n] = ltf[g, j]
-		if (n) a = sprintf("%.3f", median(v, n)); delete v
-		b = "-"; n = 0; for (j = 1; j <= nf[g]; j++) v[++n] = f8f[g, j]
-		if (n) b = sprintf("%.3f", median(v, n)); delete v
-		n = 0; for (j = 1; j <= na[g]; j++) v[++n] = fst[g, j]
-		mf = median(v, n); delete v
-		n = 0; for (j = 1; j <= na[g]; j++) v[++n] = krn[g, j]
-		mk = median(v, n); delete v
-		printf "%-5s %-18s %-18s %6d %7.3f %7.3f %7.3f %9s %9s %7.3f %7.3f\n", p[1], p[2], p[3], na[g], m,
-		       lo[g], hi[g], a, b, mf, mk
+		a = nl[g] ? sprintf("%.3f", median_of(ltf, g, nl[g])) : "-"
+		b = nf[g] ? sprintf("%.3f", median_of(f8f, g, nf[g])) : "-"
+		printf "%-5s %-18s %-18s %6d %7.3f %7.3f %7.3f %9s %9s %7.3f %7.3f\n", p[1], p[2], p[3], na[g],
+		       median_of(all, g, na[g]), lo[g], hi[g], a, b, median_of(fst, g, na[g]),
+		       median_of(krn, g, na[g])
 	}
 	if (nbad) {
 		print ""
