@@ -133,6 +133,23 @@ static int fake_reduce(void *ctx, double v[2])
 	return F8B_OK;
 }
 
+/* Launches whose duration grows with the virtual clock, as a GPU slows
+ * when it heats under a power cap: base * (1 + drift * vclock), logging
+ * its letter. */
+struct drifting {
+	double base, drift;
+	char letter;
+	int calls;
+};
+static int drifting_launch(void *ctx)
+{
+	struct drifting *d = ctx;
+	vlog_add(d->letter);
+	vclock += d->base * (1.0 + d->drift * vclock);
+	d->calls++;
+	return F8B_OK;
+}
+
 static int failing_launch(void *ctx)
 {
 	(void)ctx;
@@ -306,6 +323,78 @@ int main(void)
 	vlog[0] = '\0';
 	rc = f8b_measure(&vops, be, logged_launch, NULL, &o, &r, NULL);
 	tap_ok(rc == F8B_OK && !strcmp(vlog, "eLe"), "no gate (host): %s", vlog);
+
+	/* A group measured together (--interleave).  Two launches of 1 and
+	 * 2 ms on a clock that slows them by 10% a virtual second: measured
+	 * one after the other, the second member runs on a slower GPU and
+	 * the ratio of medians is off; interleaved, the two share the drift
+	 * and the ratio holds. */
+	f8b_measure_defaults(&o);
+	o.warmup = 1;
+	o.min_samples = 200;
+	o.max_samples = 200;
+	o.min_time_s = 0;
+	o.max_noise = 1;
+	o.hold = false;
+	vclock = 0;
+	struct drifting da = {1e-3, 0.1, 'A', 0}, db = {2e-3, 0.1, 'B', 0};
+	struct f8b_measure_result ra, rb, rg[2];
+	rc = f8b_measure(&vops, be, drifting_launch, &da, &o, &ra, NULL);
+	if (rc == F8B_OK)
+		rc = f8b_measure(&vops, be, drifting_launch, &db, &o, &rb, NULL);
+	const double seq = rb.median_s / ra.median_s;
+	vclock = 0;
+	vlog[0] = '\0';
+	const f8b_launch_fn two[] = {drifting_launch, drifting_launch};
+	void *const ctxs[] = {&da, &db};
+	const struct f8b_measure_opts og[] = {o, o};
+	int rg_rc = rc == F8B_OK ? f8b_measure_group(&vops, be, 2, two, ctxs, og, rg) : rc;
+	const double grp = rg[1].median_s / rg[0].median_s;
+	tap_ok(rg_rc == F8B_OK && fabs(grp - 2) < 2e-3 && fabs(seq - 2) > 2e-2,
+	       "interleaved: the ratio of medians holds under drift (%.5f; one after the other "
+	       "%.5f; exactly 2)",
+	       grp, seq);
+	char order[16] = "";
+	for (size_t i = 0, k = 0; vlog[i] && k + 1 < sizeof order; i++)
+		if (vlog[i] == 'A' || vlog[i] == 'B')
+			order[k++] = vlog[i]; /* the launches, without the events */
+	tap_ok(!strncmp(order, "ABABBAABBA", 10),
+	       "interleaved: warm-up in turn, then the order rotated each round (%.10s, want "
+	       "ABABBAABBA)",
+	       order);
+	tap_ok(rg[0].samples == 200 && rg[1].samples == 200 && rg[0].converged && rg[1].converged,
+	       "interleaved: each member's own samples and stopping rule (%d, %d)", rg[0].samples,
+	       rg[1].samples);
+	/* One member noisy, the other steady: the group goes on until both meet
+	 * the rule, and a member stopped by the other's cap says so. */
+	static const double steady[] = {1e-3}, jumpy[] = {1e-3, 2e-3, 3e-3};
+	struct program ps = {steady, 1, 0}, pj = {jumpy, 3, 0};
+	const f8b_launch_fn vl[] = {virtual_launch, virtual_launch};
+	void *const pc[] = {&ps, &pj};
+	struct f8b_measure_opts on[2] = {o, o};
+	on[0].min_samples = 5;
+	on[0].max_samples = 1000;
+	on[0].max_noise = 0.05;
+	on[1].min_samples = 5;
+	on[1].max_samples = 30;
+	on[1].max_noise = 0;
+	rc = f8b_measure_group(&vops, be, 2, vl, pc, on, rg);
+	tap_ok(rc == F8B_OK && rg[0].samples == 30 && rg[1].samples == 30 && !rg[1].converged,
+	       "interleaved: the steady member is sampled as long as the noisy one (%d, %d)",
+	       rg[0].samples, rg[1].samples);
+	tap_ok(strstr(rg[1].unmet, "max-samples") && rg[0].converged,
+	       "interleaved: the noisy member stopped at its cap ('%s'), the steady one converged",
+	       rg[1].unmet);
+	on[0].min_time_s = 1e9; /* never met: the steady member is stopped by the other */
+	rc = f8b_measure_group(&vops, be, 2, vl, pc, on, rg);
+	tap_ok(rc == F8B_OK && strstr(rg[0].unmet, "with its group"),
+	       "interleaved: a member stopped by the other's cap says so ('%s')", rg[0].unmet);
+	on[1].sync = fake_sync;
+	tap_ok(f8b_measure_group(&vops, be, 2, vl, pc, on, rg) == F8B_EINVAL,
+	       "interleaved: collective samples are refused");
+	on[1].sync = NULL;
+	tap_ok(f8b_measure_group(&vops, be, 0, vl, pc, on, rg) == F8B_EINVAL,
+	       "interleaved: an empty group is refused");
 
 	/* The host backend's real clock: a spin of 2 ms is never timed shorter
 	 * (load can only lengthen it), and the shortest of 10 is not 10 times

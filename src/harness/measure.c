@@ -164,6 +164,39 @@ static int pick_batch(const struct f8b_backend_ops *ops, struct f8b_backend *be,
 	return F8B_OK;
 }
 
+/* r's statistics from its n samples buf (work: scratch of n), and, when it
+ * did not converge, every criterion that was not met, so a user knows
+ * which cap to raise. */
+static void summarize(struct f8b_measure_result *r, const double *buf, double *work, int n,
+                      const struct f8b_measure_opts *o, const char *stop)
+{
+	memcpy(work, buf, sizeof *buf * (size_t)n);
+	qsort(work, (size_t)n, sizeof *work, cmp_double);
+	r->samples = n;
+	r->min_s = work[0];
+	r->max_s = work[n - 1];
+	r->median_s = f8b_median_sorted(work, n);
+	r->mean_s = r->total_s / n;
+	r->noise = f8b_noise_of_median(work, n);
+	if (r->converged)
+		return;
+	char *u = r->unmet;
+	size_t left = sizeof r->unmet;
+	int k = 0;
+	if (n < o->min_samples)
+		k += snprintf(u + k, left - k, "samples %d < %d; ", n, o->min_samples);
+	if (r->gpu_s < o->min_time_s && (size_t)k < left)
+		k += snprintf(u + k, left - k, "time %.3gs < %.3gs; ", r->gpu_s, o->min_time_s);
+	if (!(r->noise <= o->max_noise) && (size_t)k < left)
+		k += snprintf(u + k, left - k, "noise %.2f%% > %.2f%%; ", 100 * r->noise,
+		              100 * o->max_noise);
+	if ((size_t)k < left)
+		snprintf(u + k, left - k, "stopped %s",
+		         stop                  ? stop
+		         : n >= o->max_samples ? "at max-samples"
+		                               : "at max-time");
+}
+
 int f8b_measure(const struct f8b_backend_ops *ops, struct f8b_backend *be, f8b_launch_fn launch,
                 void *ctx, const struct f8b_measure_opts *o, struct f8b_measure_result *r,
                 double *samples)
@@ -218,41 +251,125 @@ int f8b_measure(const struct f8b_backend_ops *ops, struct f8b_backend *be, f8b_l
 			break;
 	}
 
-	if (rc == F8B_OK && n > 0) {
-		memcpy(work, buf, sizeof *buf * (size_t)n);
-		qsort(work, (size_t)n, sizeof *work, cmp_double);
-		r->samples = n;
-		r->min_s = work[0];
-		r->max_s = work[n - 1];
-		r->median_s = f8b_median_sorted(work, n);
-		r->mean_s = r->total_s / n;
-		r->noise = f8b_noise_of_median(work, n);
-		if (!r->converged) {
-			/* Name every criterion that was not met, so a user knows
-			 * which cap to raise. */
-			char *u = r->unmet;
-			size_t left = sizeof r->unmet;
-			int k = 0;
-			if (n < o->min_samples)
-				k += snprintf(u + k, left - k, "samples %d < %d; ", n,
-				              o->min_samples);
-			if (r->gpu_s < o->min_time_s && (size_t)k < left)
-				k += snprintf(u + k, left - k, "time %.3gs < %.3gs; ", r->gpu_s,
-				              o->min_time_s);
-			if (!(r->noise <= o->max_noise) && (size_t)k < left)
-				k += snprintf(u + k, left - k, "noise %.2f%% > %.2f%%; ",
-				              100 * r->noise, 100 * o->max_noise);
-			if ((size_t)k < left)
-				snprintf(u + k, left - k, "stopped at %s",
-				         n >= o->max_samples ? "max-samples" : "max-time");
-		}
-	}
+	if (rc == F8B_OK && n > 0)
+		summarize(r, buf, work, n, o, NULL);
 	if (e0)
 		ops->event_destroy(be, e0);
 	if (e1)
 		ops->event_destroy(be, e1);
 	if (buf != samples)
 		free(buf);
+	free(work);
+	return rc;
+}
+
+/* A group measured together (--interleave): the members' samples are
+ * taken in turn, one each a round, the round's order rotated by one each
+ * time (AB, BA for two), so that the clock, the temperature and the power
+ * cap drift under every member alike and no member always follows the
+ * same other one.  Warm-up launches are interleaved the same way.  Each
+ * member has its own options (its batch, its caps); the group goes on
+ * until every member meets its stopping rule, and stops as a whole when a
+ * member reaches its max_samples or the group's wall time passes the sum
+ * of the members' max_time_s.  Independent cases only: a collective
+ * (o->sync) is refused. */
+int f8b_measure_group(const struct f8b_backend_ops *ops, struct f8b_backend *be, int n,
+                      const f8b_launch_fn *launch, void *const *ctx,
+                      const struct f8b_measure_opts *o, struct f8b_measure_result *r)
+{
+	if (n < 1)
+		return F8B_ERR(F8B_EINVAL, "an interleaved group of %d members", n);
+	double cap_s = 0;
+	int warm = 0;
+	for (int i = 0; i < n; i++) {
+		memset(&r[i], 0, sizeof r[i]);
+		if (o[i].min_samples < 1 || o[i].max_samples < o[i].min_samples)
+			return F8B_ERR(F8B_EINVAL,
+			               "measurement needs 1 <= --min-samples (%d) <= --max-samples "
+			               "(%d)",
+			               o[i].min_samples, o[i].max_samples);
+		if (o[i].sync || o[i].reduce)
+			return F8B_ERR(F8B_EINVAL, "--interleave: collective samples are not "
+			                           "interleaved");
+		cap_s += o[i].max_time_s;
+		warm = o[i].warmup > warm ? o[i].warmup : warm;
+	}
+	struct f8b_event *e0 = NULL, *e1 = NULL;
+	double **buf = calloc((size_t)n, sizeof *buf), *work = NULL;
+	int *batch = calloc((size_t)n, sizeof *batch), *ns = calloc((size_t)n, sizeof *ns);
+	int maxs = 0, rc = F8B_OK;
+	for (int i = 0; i < n; i++)
+		maxs = o[i].max_samples > maxs ? o[i].max_samples : maxs;
+	if (!buf || !batch || !ns || !(work = malloc(sizeof *work * (size_t)maxs)))
+		rc = F8B_ERR(F8B_ENOMEM, "an interleaved group's samples");
+	for (int i = 0; rc == F8B_OK && i < n; i++)
+		if (!(buf[i] = malloc(sizeof *buf[i] * (size_t)o[i].max_samples)))
+			rc = F8B_ERR(F8B_ENOMEM, "%d timing samples", o[i].max_samples);
+	if (rc == F8B_OK)
+		rc = ops->event_create(be, &e0);
+	if (rc == F8B_OK)
+		rc = ops->event_create(be, &e1);
+
+	for (int w = 0; rc == F8B_OK && w < warm; w++)
+		for (int i = 0; rc == F8B_OK && i < n; i++)
+			if (w < o[i].warmup)
+				rc = launch[i](ctx[i]);
+	if (rc == F8B_OK)
+		rc = ops->sync(be);
+	for (int i = 0; rc == F8B_OK && i < n; i++) {
+		batch[i] = o[i].batch > 1 ? o[i].batch : 1;
+		if (o[i].batch <= 1 && o[i].batch_target_s > 0)
+			rc = pick_batch(ops, be, launch[i], ctx[i], &o[i], e0, e1, &batch[i]);
+		r[i].batch = batch[i];
+	}
+
+	double t_start = f8b_now();
+	for (int round = 0; rc == F8B_OK; round++) {
+		bool over = false, all = true;
+		for (int j = 0; rc == F8B_OK && j < n; j++) {
+			const int i = (round + j) % n;
+			double t;
+			bool past; /* its own cap: the group keeps cap_s */
+			rc = timed_sample(ops, be, launch[i], ctx[i], &o[i], batch[i], e0, e1,
+			                  t_start, &t, &past);
+			if (rc != F8B_OK)
+				break;
+			buf[i][ns[i]++] = t / batch[i];
+			r[i].total_s += t / batch[i];
+			r[i].gpu_s += t;
+			note_clock(ops, be, &r[i]);
+			over = over || ns[i] >= o[i].max_samples;
+		}
+		if (rc != F8B_OK)
+			break;
+		for (int i = 0; i < n; i++) {
+			r[i].converged = false;
+			if (ns[i] >= o[i].min_samples && r[i].gpu_s >= o[i].min_time_s) {
+				memcpy(work, buf[i], sizeof *work * (size_t)ns[i]);
+				r[i].converged = f8b_noise_of_median(work, ns[i]) <= o[i].max_noise;
+			}
+			all = all && r[i].converged;
+		}
+		if (all || over || f8b_now() - t_start > cap_s)
+			break;
+	}
+	/* a member stopped by another's sample cap says so */
+	const bool late = f8b_now() - t_start > cap_s;
+	for (int i = 0; rc == F8B_OK && i < n; i++)
+		if (ns[i] > 0)
+			summarize(&r[i], buf[i], work, ns[i], &o[i],
+			          ns[i] < o[i].max_samples && !late
+			              ? "with its group, at another member's max-samples"
+			              : NULL);
+	if (e0)
+		ops->event_destroy(be, e0);
+	if (e1)
+		ops->event_destroy(be, e1);
+	for (int i = 0; buf && i < n; i++)
+		free(buf[i]);
+	free(buf);
+	free(batch);
+	free(ns);
 	free(work);
 	return rc;
 }

@@ -91,6 +91,13 @@ int f8b_measure(const struct f8b_backend_ops *ops, struct f8b_backend *be, f8b_l
                 void *ctx, const struct f8b_measure_opts *o, struct f8b_measure_result *r,
                 double *samples);
 
+/* n cases measured together, their samples taken in turn, one each a
+ * round, the order rotated each round (--interleave; measure.c): o[i],
+ * launch[i](ctx[i]) and r[i] are member i's.  Independent cases only. */
+int f8b_measure_group(const struct f8b_backend_ops *ops, struct f8b_backend *be, int n,
+                      const f8b_launch_fn *launch, void *const *ctx,
+                      const struct f8b_measure_opts *o, struct f8b_measure_result *r);
+
 /* Statistics on an array (sorted in place): exposed for tests and compare. */
 double f8b_median_sorted(const double *v, int n);
 double f8b_noise_of_median(double *v, int n); /* sorts v */
