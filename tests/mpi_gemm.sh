@@ -38,4 +38,19 @@ ok $? "rel_error and SQNR identical to the single-rank run"
 ok $? "provenance records 4 ranks"
 n=$("$F8BENCH" export m.h5 --provenance | grep -c "^rank [0-3] ")
 ok "$([ "$n" = 3 ] && echo 0 || echo 1)" "provenance lists every rank's device (continuation lines: $n)"
+
+# --interleave: a rank takes a whole group a round (gemm's groups: the
+# implementations and D^T of one case; on the host the f8b rows are
+# unsupported), and rank 0 writes every row of every rank's group.
+ISWEEP="--shapes 256x256x256,512x1024x256 --scaling tensorwise,axiswise --fast-accum on,off --impl cublaslt,f8b --out-t on,off"
+$MPIEXEC $extra -n 3 "$F8BENCH" gemm $Q $ISWEEP --interleave -o i.h5 >out.txt 2>err.txt
+ok $? "mpiexec -n 3 f8bench gemm --interleave exits 0 ($(tail -c 300 err.txt))"
+"$F8BENCH" export i.h5 --table gemm >i.csv
+ikey="$key,$(col impl),$(col out_t)"
+n=$(($(wc -l <i.csv) - 1))
+ok "$([ "$n" = 34 ] && echo 0 || echo 1)" "34 rows under 3 ranks with --interleave (got $n)"
+dups=$(tail -n +2 i.csv | cut -d, -f"$ikey" | sort | uniq -d | wc -l)
+ok "$([ "$dups" = 0 ] && echo 0 || echo 1)" "no case twice"
+ranks=$(tail -n +2 i.csv | cut -d, -f"$(col rank)" | sort -u | tr '\n' ' ')
+ok "$([ "$ranks" = "0 1 2 " ] && echo 0 || echo 1)" "rows came from ranks 0-2 ($ranks)"
 done_testing

@@ -19,6 +19,10 @@ struct f8b_gate_column {
 	int better;       /* +1: higher is better (SQNR); -1: lower is better (error) */
 };
 
+/* The most cases --interleave measures together (a longer run of one
+ * group is cut into groups of this many). */
+#define F8B_GROUP_MAX 8
+
 /* Per-process context handed to every driver hook. */
 struct f8b_run {
 	const struct f8b_backend_ops *ops;
@@ -53,6 +57,13 @@ struct f8b_bench {
 	void (*case_key)(const void *cfg, size_t i, void *row);
 	/* True if two rows describe the same case (--resume, compare). */
 	bool (*same_case)(const void *row_a, const void *row_b);
+	/* Optional (--interleave): true when case j, which follows case i in
+	 * the list, is measured together with it: the cases of a group are
+	 * set up at once and their samples taken in turn (measure.h,
+	 * f8b_measure_group), so that a drifting clock falls on each alike.
+	 * gemm: the implementations (and D^T) of one fp8 case; lls: the
+	 * --gemm-impl of one shape and recipe.  NULL: --interleave refused. */
+	bool (*same_group)(const void *cfg, size_t i, size_t j);
 	/* Short human descriptions for progress lines: the case, and its
 	 * outcome ("ok 1.23 ms 1520 TFLOP/s 1.93x bf16"). */
 	void (*describe)(const void *row, char *buf, size_t n);

@@ -27,6 +27,7 @@ enum {
 	OPT_NO_HOLD,
 	OPT_FLUSH_BY,
 	OPT_BATCH,
+	OPT_INTERLEAVE,
 	OPT_QUIET,
 	OPT_VERBOSE,
 	OPT_SHARD,
@@ -58,6 +59,10 @@ static const struct f8b_option common_options[] = {
      "host backend too"},
     {"no-hold", OPT_NO_HOLD, 0, NULL, "do not hold the GPU while a sample is queued"},
     {"batch", OPT_BATCH, 0, "N", "time N back-to-back launches per sample (no flush; default off)"},
+    {"interleave", OPT_INTERLEAVE, 0, NULL,
+     "measure the cases that differ only in implementation together,\ntheir samples in turn "
+     "(gemm: --impl and --out-t of one case; lls:\n--gemm-impl of one shape and recipe), so "
+     "that clock drift falls\non each alike"},
     {"quiet", OPT_QUIET, 'q', NULL, "no progress lines"},
     {"verbose", OPT_VERBOSE, 'v', NULL,
      "more detail on stderr where the benchmark has it: gemm,\neach --autotune candidate's time; "
@@ -159,6 +164,7 @@ static int on_option(void *vctx, int table, int key, const char *arg)
 		F8B_TRY(parse_long("batch", arg, 1, 100000, &v));
 		c->m.batch = (int)v;
 		return F8B_OK;
+	case OPT_INTERLEAVE: c->interleave = true; return F8B_OK;
 	case OPT_QUIET: c->quiet = true; return F8B_OK;
 	case OPT_VERBOSE: c->verbose = true; return F8B_OK;
 	case OPT_SHARD: return f8b_shard_parse(arg, &c->shard);
@@ -248,6 +254,11 @@ int f8b_run_options_parse(const struct f8b_bench *b, int argc, char **argv,
 	if (rc == F8B_OK && cc->m.max_samples < cc->m.min_samples)
 		rc = F8B_ERR(F8B_EINVAL, "--max-samples %d is below --min-samples %d",
 		             cc->m.max_samples, cc->m.min_samples);
+	if (rc == F8B_OK && cc->interleave && (!b->same_group || b->collective))
+		rc = F8B_ERR(F8B_EINVAL,
+		             "--interleave: f8bench %s has no cases to measure together "
+		             "(gemm and lls have: their implementations)",
+		             b->name);
 	if (rc == F8B_OK)
 		rc = b->cfg_finalize(pc.cfg, ncases);
 	if (rc == F8B_OK && !cc->output) {

@@ -12,6 +12,7 @@ struct f8b_common_cfg {
 	const char *backend; /* "host", "cuda" or NULL (pick) */
 	const char *output;
 	bool append, resume, help, quiet, verbose;
+	bool interleave; /* --interleave: groups measured together (bench.h) */
 	long long seed;
 	int device; /* -1: node-local rank modulo the GPU count */
 	struct f8b_measure_opts m;

@@ -151,21 +151,20 @@ static void set_column(const struct f8b_table_schema *s, void *row, const char *
 			set_str(row, s->fields[f].offset, s->fields[f].size, v);
 }
 
-/* One case: the memory check, setup, one checked launch, then measurement if it was right.
- * Returns a status only for failures that end the sweep (device lost). */
-static int run_case(const struct f8b_bench *b, struct f8b_run *run, size_t i, void *row,
-                    void *detail, uint32_t *ndetail)
+/* A case up to its measurement: the memory check, setup, one checked
+ * launch.  *ok: the check passed; *state: the driver's, to tear down. */
+static int case_prepare(const struct f8b_bench *b, struct f8b_run *run, size_t i, void *row,
+                        void **state, bool *ok)
 {
-	const size_t ss = F8B_STR, ms = F8B_MSG; /* every table's status/message */
-	void *state = NULL;
-	bool ok = false;
+	*state = NULL;
+	*ok = false;
 	b->case_key(run->cfg, i, row);
 	*(int32_t *)((char *)row + b->off_run_id) = run->run_id;
 	f8b_clear_error();
 	/* A case that cannot fit is refused before it allocates anything. */
 	int rc = f8b_case_fits(b, run, i);
 	if (rc == F8B_OK) {
-		rc = b->setup(run, i, row, &state);
+		rc = b->setup(run, i, row, state);
 	} else {
 		/* setup, which fills these, does not run: say where anyway */
 		set_column(b->schema, row, "backend", run->ops->name);
@@ -173,17 +172,60 @@ static int run_case(const struct f8b_bench *b, struct f8b_run *run, size_t i, vo
 	}
 	rc = agree(b, rc);
 	if (rc == F8B_OK)
-		rc = b->launch(state);
+		rc = b->launch(*state);
 	if (rc == F8B_OK)
 		rc = run->ops->sync(run->be);
 	if (rc == F8B_OK)
-		rc = b->check(state, row, &ok);
+		rc = b->check(*state, row, ok);
 	rc = agree(b, rc);
 	if (b->collective && rc == F8B_OK) {
-		int wrong = !ok; /* wrong on any rank is wrong */
+		int wrong = !*ok; /* wrong on any rank is wrong */
 		rc = f8b_comm_max_int(&wrong) == F8B_OK ? F8B_OK : F8B_EMPI;
-		ok = !wrong;
+		*ok = !wrong;
 	}
+	return rc;
+}
+
+/* After a measurement m: the derived columns and the detail rows. */
+static int case_finish(const struct f8b_bench *b, void *state, const struct f8b_measure_result *m,
+                       void *row, void *detail, uint32_t *ndetail)
+{
+	int rc = b->finish(state, m, row);
+	if (rc == F8B_OK && b->detail && detail) {
+		size_t nd = b->detail(state, row, detail);
+		*ndetail = (uint32_t)(nd < b->detail_max ? nd : b->detail_max);
+	}
+	return rc;
+}
+
+/* Teardown and the row's status: ok or wrong, else unsupported or error
+ * with the message (msg: the error's text, when it was kept earlier; NULL:
+ * f8b_last_error()).  Returns a status only for failures that end the
+ * sweep (device lost). */
+static int case_close(const struct f8b_bench *b, void *row, void *state, int rc, bool ok,
+                      const char *msg)
+{
+	const size_t ss = F8B_STR, ms = F8B_MSG; /* every table's status/message */
+	if (state)
+		b->teardown(state);
+	if (rc == F8B_OK) {
+		set_str(row, b->off_status, ss, ok ? F8B_ROW_OK : F8B_ROW_WRONG);
+		return F8B_OK;
+	}
+	set_str(row, b->off_status, ss,
+	        rc == F8B_EUNSUPPORTED ? F8B_ROW_UNSUPPORTED : F8B_ROW_ERROR);
+	set_str(row, b->off_message, ms, msg ? msg : f8b_last_error());
+	/* A device error can leave the context unusable: stop the sweep. */
+	return rc == F8B_EDEVICE ? rc : F8B_OK;
+}
+
+/* One case: prepared, measured if it was right, closed. */
+static int run_case(const struct f8b_bench *b, struct f8b_run *run, size_t i, void *row,
+                    void *detail, uint32_t *ndetail)
+{
+	void *state;
+	bool ok;
+	int rc = case_prepare(b, run, i, row, &state, &ok);
 	if (rc == F8B_OK && ok) {
 		struct f8b_measure_result m;
 		struct f8b_measure_opts mo = run->mopts;
@@ -191,24 +233,67 @@ static int run_case(const struct f8b_bench *b, struct f8b_run *run, size_t i, vo
 			b->tune(state, &mo);
 		rc = f8b_measure(run->ops, run->be, b->launch, state, &mo, &m, NULL);
 		if (rc == F8B_OK)
-			rc = b->finish(state, &m, row);
-		if (rc == F8B_OK && b->detail && detail) {
-			size_t nd = b->detail(state, row, detail);
-			*ndetail = (uint32_t)(nd < b->detail_max ? nd : b->detail_max);
+			rc = case_finish(b, state, &m, row, detail, ndetail);
+	}
+	return case_close(b, row, state, rc, ok, NULL);
+}
+
+/* A group of cases (--interleave, independent benchmarks): each prepared
+ * in turn, all set up at once; those that were right measured together,
+ * their samples in turn (f8b_measure_group); then each finished and
+ * closed.  rows[g], detail[g], ndetail[g]: case cases[g]'s.  A case that
+ * fails keeps its own status and message; the others go on. */
+static int run_group(const struct f8b_bench *b, struct f8b_run *run, const size_t *cases, size_t n,
+                     void *const *rows, void *const *detail, uint32_t **ndetail)
+{
+	void *state[F8B_GROUP_MAX] = {0}, *ctx[F8B_GROUP_MAX];
+	bool ok[F8B_GROUP_MAX] = {0};
+	int rc[F8B_GROUP_MAX];
+	char msg[F8B_GROUP_MAX][F8B_MSG];
+	size_t idx[F8B_GROUP_MAX], nm = 0;
+	f8b_launch_fn fn[F8B_GROUP_MAX];
+	struct f8b_measure_opts mo[F8B_GROUP_MAX];
+	struct f8b_measure_result m[F8B_GROUP_MAX];
+	bool lost = false; /* a device error: the rest of the group is not run */
+	for (size_t g = 0; g < n; g++) {
+		if (lost) {
+			b->case_key(run->cfg, cases[g], rows[g]);
+			*(int32_t *)((char *)rows[g] + b->off_run_id) = run->run_id;
+			rc[g] = F8B_EDEVICE;
+			snprintf(msg[g], sizeof msg[g],
+			         "not run: a case before it in its group "
+			         "failed on the device");
+			continue;
+		}
+		rc[g] = case_prepare(b, run, cases[g], rows[g], &state[g], &ok[g]);
+		snprintf(msg[g], sizeof msg[g], "%s", rc[g] ? f8b_last_error() : "");
+		lost = rc[g] == F8B_EDEVICE;
+		if (rc[g] == F8B_OK && ok[g]) {
+			idx[nm] = g;
+			fn[nm] = b->launch;
+			ctx[nm] = state[g];
+			mo[nm] = run->mopts;
+			if (b->tune)
+				b->tune(state[g], &mo[nm]);
+			nm++;
 		}
 	}
-	if (state)
-		b->teardown(state);
-
-	if (rc == F8B_OK) {
-		set_str(row, b->off_status, ss, ok ? F8B_ROW_OK : F8B_ROW_WRONG);
-		return F8B_OK;
+	if (nm > 0 && !lost) {
+		int mrc = f8b_measure_group(run->ops, run->be, (int)nm, fn, ctx, mo, m);
+		for (size_t j = 0; j < nm; j++) {
+			const size_t g = idx[j];
+			rc[g] = mrc != F8B_OK ? mrc
+			                      : case_finish(b, state[g], &m[j], rows[g], detail[g],
+			                                    ndetail[g]);
+			snprintf(msg[g], sizeof msg[g], "%s", rc[g] ? f8b_last_error() : "");
+		}
 	}
-	set_str(row, b->off_status, ss,
-	        rc == F8B_EUNSUPPORTED ? F8B_ROW_UNSUPPORTED : F8B_ROW_ERROR);
-	set_str(row, b->off_message, ms, f8b_last_error());
-	/* A device error can leave the context unusable: stop the sweep. */
-	return rc == F8B_EDEVICE ? rc : F8B_OK;
+	int fatal = F8B_OK;
+	for (size_t g = 0; g < n; g++) {
+		int r = case_close(b, rows[g], state[g], rc[g], ok[g], msg[g]);
+		fatal = fatal != F8B_OK ? fatal : r;
+	}
+	return fatal;
 }
 
 /* Everything one run holds, so that each step is a function of it. */
@@ -223,12 +308,16 @@ struct sweep {
 	size_t written;      /* rows this run appended (rank 0) */
 	unsigned char *done; /* [ncases]: already in the file (--resume) */
 	size_t *todo;        /* [ntodo]: the cases to run, in order */
-	/* this rank's part of a round: its row, a "has a row" byte, the
-	 * number of detail rows (uint32) and the detail rows */
+	/* units: what one rank runs in a round, each a run of todo: a case,
+	 * or (--interleave) a group measured together, at most gmax cases */
+	size_t *ustart, *ulen, nunits, gmax;
+	/* this rank's part of a round: gmax slots, each a row, a "has a row"
+	 * byte, the number of detail rows (uint32) and the detail rows */
 	unsigned char *row;
 	unsigned char *all; /* rank 0: every rank's part */
-	size_t part;        /* bytes of one part (a multiple of 16) */
-	size_t doff;        /* where its detail rows start (16-byte aligned) */
+	size_t slot;        /* bytes of one slot (a multiple of 16) */
+	size_t part;        /* bytes of one part: gmax slots */
+	size_t doff;        /* where a slot's detail rows start (16-byte aligned) */
 	struct f8b_progress prog;
 	struct tally t;
 	int fatal; /* a failure that ends the sweep (device lost, write failed) */
@@ -309,11 +398,12 @@ static int open_results(struct sweep *sw, int argc, char **argv)
 		f8b_prov_set(&sw->prov, "shard", "%d/%d", cc->shard.index, cc->shard.count);
 		f8b_prov_set(&sw->prov, "measure",
 		             "warmup=%d min_samples=%d max_samples=%d min_time_s=%g "
-		             "max_time_s=%g max_noise=%g flush=%d flush_by=%s hold=%d batch=%d",
+		             "max_time_s=%g max_noise=%g flush=%d flush_by=%s hold=%d batch=%d "
+		             "interleave=%d",
 		             cc->m.warmup, cc->m.min_samples, cc->m.max_samples, cc->m.min_time_s,
 		             cc->m.max_time_s, cc->m.max_noise, cc->m.flush,
 		             cc->m.flush_how == F8B_FLUSH_READ ? "read" : "write", cc->m.hold,
-		             cc->m.batch);
+		             cc->m.batch, cc->interleave);
 		if (cc->resume)
 			rc =
 			    mark_done(b, sw->run.cfg, cc->output, sw->ncases, sw->done, &sw->ndone);
@@ -338,20 +428,43 @@ static int plan_rounds(struct sweep *sw)
 	const struct f8b_bench *b = sw->b;
 	const size_t rs = b->schema->row_size;
 	sw->doff = (rs + 1 + sizeof(uint32_t) + 15) / 16 * 16;
-	sw->part = sw->doff;
+	sw->slot = sw->doff;
 	if (b->detail_schema && !b->collective)
-		sw->part += (b->detail_max * b->detail_schema->row_size + 15) / 16 * 16;
-	sw->todo = malloc(sizeof *sw->todo * (sw->ncases ? sw->ncases : 1));
-	sw->row = calloc(1, sw->part);
-	if (sw->comm.rank == 0)
-		sw->all = calloc((size_t)sw->comm.size, sw->part);
-	if (!sw->todo || !sw->row || (sw->comm.rank == 0 && !sw->all)) {
+		sw->slot += (b->detail_max * b->detail_schema->row_size + 15) / 16 * 16;
+	size_t nc = sw->ncases ? sw->ncases : 1;
+	sw->todo = malloc(sizeof *sw->todo * nc);
+	sw->ustart = malloc(sizeof *sw->ustart * nc);
+	sw->ulen = malloc(sizeof *sw->ulen * nc);
+	if (!sw->todo || !sw->ustart || !sw->ulen) {
 		fprintf(stderr, "f8bench: error: out of host memory for the case list\n");
 		return 1;
 	}
 	for (size_t i = 0; i < sw->ncases; i++)
 		if (!sw->done[i] && f8b_shard_has(&sw->cc.shard, i))
 			sw->todo[sw->ntodo++] = i;
+	/* Units: each case alone, or (--interleave) each run of cases the
+	 * benchmark groups with the run's first, at most F8B_GROUP_MAX. */
+	sw->gmax = 1;
+	for (size_t k = 0; k < sw->ntodo; k++) {
+		size_t u = sw->nunits;
+		if (u > 0 && sw->cc.interleave && sw->ulen[u - 1] < F8B_GROUP_MAX &&
+		    b->same_group(sw->run.cfg, sw->todo[sw->ustart[u - 1]], sw->todo[k])) {
+			if (++sw->ulen[u - 1] > sw->gmax)
+				sw->gmax = sw->ulen[u - 1];
+			continue;
+		}
+		sw->ustart[u] = k;
+		sw->ulen[u] = 1;
+		sw->nunits++;
+	}
+	sw->part = sw->gmax * sw->slot;
+	sw->row = calloc(1, sw->part);
+	if (sw->comm.rank == 0)
+		sw->all = calloc((size_t)sw->comm.size, sw->part);
+	if (!sw->row || (sw->comm.rank == 0 && !sw->all)) {
+		fprintf(stderr, "f8bench: error: out of host memory for the case list\n");
+		return 1;
+	}
 	if (sw->comm.rank == 0) {
 		fprintf(stderr, "f8bench %s: %zu cases%s on %d rank(s), backend %s (%s) -> %s\n",
 		        b->name, sw->ntodo, sw->ndone ? " left" : "", sw->comm.size,
@@ -366,22 +479,33 @@ static int plan_rounds(struct sweep *sw)
 	return GO_ON;
 }
 
-/* Round r: this rank's case (if it has one), then every row to rank 0.
- * Independent cases: round r gives rank k case r*size + k.  Collective
- * cases: every rank runs case r, and only rank 0's row is kept.  False
- * when the gather failed. */
+/* Round r: this rank's unit (if it has one), then every row to rank 0.
+ * Independent cases: round r gives rank k unit r*size + k (a case, or a
+ * group with --interleave).  Collective cases: every rank runs case r,
+ * and only rank 0's row is kept.  False when the gather failed. */
 static bool run_round(struct sweep *sw, size_t r)
 {
 	const struct f8b_bench *b = sw->b;
 	const size_t rs = b->schema->row_size;
-	size_t k = b->collective ? r : r * (size_t)sw->comm.size + (size_t)sw->comm.rank;
+	size_t u = b->collective ? r : r * (size_t)sw->comm.size + (size_t)sw->comm.rank;
 	memset(sw->row, 0, sw->part);
-	if (k < sw->ntodo && !sw->fatal) {
-		uint32_t nd = 0;
-		void *detail = sw->part > sw->doff ? sw->row + sw->doff : NULL;
-		sw->row[rs] = !b->collective || sw->comm.rank == 0; /* a row this round */
-		int rc = run_case(b, &sw->run, sw->todo[k], sw->row, detail, &nd);
-		memcpy(sw->row + rs + 1, &nd, sizeof nd);
+	if (u < sw->nunits && !sw->fatal) {
+		const size_t n = sw->ulen[u];
+		void *rows[F8B_GROUP_MAX], *detail[F8B_GROUP_MAX];
+		uint32_t nd[F8B_GROUP_MAX] = {0}, *ndp[F8B_GROUP_MAX];
+		for (size_t g = 0; g < n; g++) {
+			unsigned char *slot = sw->row + g * sw->slot;
+			rows[g] = slot;
+			detail[g] = sw->slot > sw->doff ? slot + sw->doff : NULL;
+			ndp[g] = &nd[g];
+			slot[rs] = !b->collective || sw->comm.rank == 0; /* a row this round */
+		}
+		int rc =
+		    n == 1
+		        ? run_case(b, &sw->run, sw->todo[sw->ustart[u]], rows[0], detail[0], &nd[0])
+		        : run_group(b, &sw->run, sw->todo + sw->ustart[u], n, rows, detail, ndp);
+		for (size_t g = 0; g < n; g++)
+			memcpy(sw->row + g * sw->slot + rs + 1, &nd[g], sizeof nd[g]);
 		if (rc != F8B_OK) {
 			fprintf(stderr, "f8bench %s: error: %s (stopping)\n", b->name,
 			        f8b_last_error());
@@ -426,8 +550,8 @@ static void write_rows(struct sweep *sw)
 	const size_t rs = sw->b->schema->row_size;
 	if (sw->comm.rank != 0)
 		return;
-	for (int p = 0; p < sw->comm.size; p++) {
-		unsigned char *row = sw->all + (size_t)p * sw->part;
+	for (size_t q = 0; q < (size_t)sw->comm.size * sw->gmax; q++) {
+		unsigned char *row = sw->all + q * sw->slot; /* rank q / gmax, slot q % gmax */
 		uint32_t nd;
 		if (!row[rs])
 			continue;
@@ -487,7 +611,7 @@ static int finish(struct sweep *sw, int exit_code)
 static int run_rounds(struct sweep *sw)
 {
 	size_t per_round = sw->b->collective ? 1 : (size_t)sw->comm.size;
-	size_t rounds = (sw->ntodo + per_round - 1) / per_round;
+	size_t rounds = (sw->nunits + per_round - 1) / per_round;
 	for (size_t r = 0; r < rounds; r++) {
 		if (!run_round(sw, r))
 			return 1;
@@ -521,6 +645,8 @@ static int cleanup(struct sweep *sw, int exit_code)
 	f8b_prov_free(&sw->prov);
 	free(sw->done);
 	free(sw->todo);
+	free(sw->ustart);
+	free(sw->ulen);
 	free(sw->row);
 	free(sw->all);
 	f8b_comm_finalize();

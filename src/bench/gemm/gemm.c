@@ -566,6 +566,16 @@ static int64_t case_bytes(const void *cfg, size_t i)
 	return need < 9e18 ? (int64_t)need : INT64_MAX;
 }
 
+/* --interleave: the implementations of one fp8 case (shape, scaling,
+ * fast_accum, dtypes), each with and without D^T; the bf16 baseline alone. */
+static bool same_group(const void *vcfg, size_t i, size_t j)
+{
+	const struct gemm_cfg *c = vcfg;
+	const struct gemm_case *a = &c->cases[i], *b = &c->cases[j];
+	return a->sc != SC_NONE && a->shape == b->shape && a->sc == b->sc &&
+	       a->fast_accum == b->fast_accum && a->dt.a == b->dt.a && a->dt.b == b->dt.b;
+}
+
 /* What case_key fills and same_case / describe read. */
 static const char *const gemm_key_columns[] = {
     "m",          "k",       "n",       "label",     "scaling", "a_gran", "b_gran",
@@ -594,6 +604,7 @@ const struct f8b_bench f8b_bench_gemm = {
     .cfg_free = f8b_gemm_cfg_free,
     .case_key = f8b_gemm_case_key,
     .same_case = f8b_gemm_same_case,
+    .same_group = same_group,
     .describe = f8b_gemm_describe,
     .summarize = f8b_gemm_summarize,
     .off_status = offsetof(struct f8b_gemm_row, status),

@@ -27,6 +27,14 @@ static int launch(void *vs)
 	return f8b_lls_run_step(s);
 }
 
+/* --interleave: the --gemm-impl cases of one shape and recipe. */
+static bool same_group(const void *vcfg, size_t i, size_t j)
+{
+	const struct lls_cfg *c = vcfg;
+	const struct lls_case *a = &c->cases[i], *b = &c->cases[j];
+	return a->shape == b->shape && a->recipe == b->recipe && a->impl != b->impl;
+}
+
 static void teardown(void *vs)
 {
 	struct lls_state *s = vs;
@@ -317,6 +325,7 @@ const struct f8b_bench f8b_bench_lls = {
     .cfg_free = f8b_lls_cfg_free,
     .case_key = f8b_lls_case_key,
     .same_case = f8b_lls_same_case,
+    .same_group = same_group,
     .describe = f8b_lls_describe,
     .summarize = f8b_lls_summarize,
     .off_status = offsetof(struct f8b_lls_row, status),
