@@ -49,11 +49,12 @@ static int run(const struct f8b_bench *b, const char *out, const char *extra)
 	char *argv[32];
 	int argc = 0;
 	static char buf[512];
-	snprintf(buf, sizeof buf,
-	         "gemm --backend host --shapes 64x64x64,32x64x96 --scaling tensorwise,axiswise "
-	         "--fast-accum on,off --min-samples 20 --max-samples 400 --min-time 0 --noise 0.001 "
-	         "-q -o %s %s",
-	         out, extra);
+	snprintf(
+	    buf, sizeof buf,
+	    "gemm --backend host --shapes 64x64x64,32x64x96 --scaling tensorwise,axiswise "
+	    "--fast-accum on,off --min-samples 20 --max-samples 400 --min-time 0 --noise 0.001 "
+	    "-q -o %s %s",
+	    out, extra);
 	for (char *t = strtok(buf, " "); t && argc < 31; t = strtok(NULL, " "))
 		argv[argc++] = t;
 	argv[argc] = NULL;
