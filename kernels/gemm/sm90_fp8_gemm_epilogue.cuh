@@ -235,13 +235,27 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 	                                           int row_d, int col_d, int warp, int lane,
 	                                           float tw_scale, f8b_kg_out8 *o8 = nullptr)
 	{
-		/* the sigmoid's branch outside the loops, as in run() */
-		if (!OUT8 && p.sigmoid)
-			tma_as<BUFS, BAR, true, CB0, CB1>(p, acc, tmap_d, epi, n, row_d, col_d,
-			                                  warp, lane, tw_scale, o8);
+		/* the sigmoid's branch outside the loops, as in run(), and the
+		 * axiswise one beside it (VM, tma_as): the tensorwise and block
+		 * modes' code has no scale loads at all.  An e4m3 D keeps one
+		 * path for both (VM 2): the two side by side spilled 128 bytes
+		 * (FAST, 128x256). */
+		const bool vec = SCALED && (p.a_vec || p.b_vec);
+		if (OUT8)
+			tma_as<BUFS, BAR, false, 2, CB0, CB1>(p, acc, tmap_d, epi, n, row_d, col_d,
+			                                      warp, lane, tw_scale, o8);
+		else if (p.sigmoid && vec)
+			tma_as<BUFS, BAR, true, 1, CB0, CB1>(p, acc, tmap_d, epi, n, row_d, col_d,
+			                                     warp, lane, tw_scale, o8);
+		else if (p.sigmoid)
+			tma_as<BUFS, BAR, true, 0, CB0, CB1>(p, acc, tmap_d, epi, n, row_d, col_d,
+			                                     warp, lane, tw_scale, o8);
+		else if (vec)
+			tma_as<BUFS, BAR, false, 1, CB0, CB1>(p, acc, tmap_d, epi, n, row_d, col_d,
+			                                      warp, lane, tw_scale, o8);
 		else
-			tma_as<BUFS, BAR, false, CB0, CB1>(p, acc, tmap_d, epi, n, row_d, col_d,
-			                                   warp, lane, tw_scale, o8);
+			tma_as<BUFS, BAR, false, 0, CB0, CB1>(p, acc, tmap_d, epi, n, row_d, col_d,
+			                                      warp, lane, tw_scale, o8);
 	}
 
 	/* The scales of a TMA epilogue's boxes (tma_as, tma_t_as): vec, the
@@ -250,7 +264,11 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 	 * block modes, which store acc as it is).  row_scales: this thread's
 	 * two rows of fragment f, from D's row row_d of the warpgroup's first;
 	 * col_scales: this thread's pairs of the OCT octets from D's column
-	 * col0 (its lane's offset included); also the direct way's axiswise(). */
+	 * col0 (its lane's offset included); also the direct way's axiswise().
+	 * pairs: the box lies inside N and B's scales are 8-byte aligned, so
+	 * each pair of columns is one unclamped 8-byte load (col0 is even):
+	 * the 16 clamped loads of a box were most of the axiswise epilogue's
+	 * cost (results/h100/experiments/f8b-gemm-ax-epilogue/). */
 	static __device__ __forceinline__ void row_scales(const f8b_kgemm_args &p, bool vec,
 	                                                  float tw_scale, int row_d, int f,
 	                                                  int warp, int lane, float sa[2])
@@ -268,12 +286,22 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 
 	template <int OCT>
 	static __device__ __forceinline__ void col_scales(const f8b_kgemm_args &p, bool vec,
-	                                                  int col0, float sb[2 * OCT])
+	                                                  int col0, float sb[2 * OCT],
+	                                                  bool pairs = false)
 	{
 #pragma unroll
 		for (int i = 0; i < 2 * OCT; i++)
 			sb[i] = 1.0f;
-		if (vec)
+		if (vec && pairs && p.b_vec) {
+			/* a pair of columns a load, unclamped */
+			const float2 *b2 = reinterpret_cast<const float2 *>(p.b_scale_inv + col0);
+#pragma unroll
+			for (int jj = 0; jj < OCT; jj++) {
+				const float2 v = __ldg(b2 + 4 * jj);
+				sb[2 * jj] = v.x;
+				sb[2 * jj + 1] = v.y;
+			}
+		} else if (vec)
 #pragma unroll
 			for (int jj = 0; jj < OCT; jj++)
 #pragma unroll
@@ -328,7 +356,10 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 		}
 	}
 
-	template <int BUFS, int BAR, bool SIG, int CB0 = 0, int CB1 = -1>
+	/* VM: which scales, a template parameter so that the tensorwise path
+	 * has no scale loads: 0 tw_scale (or none, !SCALED), 1 axiswise
+	 * (SCALED and either operand axiswise), 2 either, as p says (e4m3) */
+	template <int BUFS, int BAR, bool SIG, int VM, int CB0 = 0, int CB1 = -1>
 	static __device__ __forceinline__ void tma_as(const f8b_kgemm_args &p, const float *acc,
 	                                              const void *tmap_d, uint32_t epi, uint32_t &n,
 	                                              int row_d, int col_d, int warp, int lane,
@@ -340,7 +371,8 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 		constexpr int CBE = CB1 < 0 ? BN / BOXC : CB1;
 		static_assert(0 <= CB0 && CB0 < CBE && CBE <= BN / BOXC, "boxes of the tile");
 		const bool leader = warp == 0 && lane == 0;
-		const bool vec = SCALED && (p.a_vec || p.b_vec);
+		const bool vec = VM == 2 ? SCALED && (p.a_vec || p.b_vec) : VM == 1;
+		const bool al8 = (reinterpret_cast<uintptr_t>(p.b_scale_inv) & 7u) == 0;
 		const int colb = col_d + 2 * (lane % 4);
 #pragma unroll
 		for (int f = 0; f < HALVES; f++) {
@@ -349,7 +381,8 @@ template <int BN, typename OutT, bool SCALED, int HALVES> struct f8b_kg_store {
 #pragma unroll
 			for (int cb = CB0; cb < CBE; cb++, n++) {
 				float sb[2 * OCT];
-				col_scales<OCT>(p, vec, colb + BOXC * cb, sb);
+				col_scales<OCT>(p, vec, colb + BOXC * cb, sb,
+				                VM == 1 && al8 && col_d + BOXC * (cb + 1) <= p.n);
 				const uint32_t box = box_take<BUFS, BAR>(epi, n, leader);
 #pragma unroll
 				for (int jj = 0; jj < OCT; jj++)
