@@ -14,7 +14,10 @@
 #          FFMAs kept). Its sums are wrong on purpose (the scales are 1);
 #   l1fix  BLOCK reads K-block 0's scales anew every K-block (an index
 #          that is a run-time 0): the loads and products stay in the
-#          loop, hit L1, with little address arithmetic.
+#          loop, hit L1, with little address arithmetic;
+#   ahead2 BLOCK with three scale sets in turn, each K-block's scales
+#          read two K-blocks before their use (one in base): a candidate
+#          fix, exact (its sums are right), untested on a GPU.
 # VARIANTS (default "base off32 noscl") and SHAPES ("M N K" quads, "one"
 # as a 4th word: one CTA) pick what runs.
 set -uo pipefail
@@ -31,7 +34,7 @@ b=/tmp/block-cost
 mkdir -p $b
 variants=${VARIANTS:-base off32 noscl}
 for v in $variants; do
-	case $v in base) f= ;; off32) f=-DGT_OFF32 ;; noscl) f=-DGT_NOSCL ;; l1fix) f=-DGT_L1FIX ;;
+	case $v in base) f= ;; off32) f=-DGT_OFF32 ;; noscl) f=-DGT_NOSCL ;; l1fix) f=-DGT_L1FIX ;; ahead2) f=-DGT_AHEAD2 ;;
 	*) echo "run.sh: no variant $v" >&2; exit 2 ;; esac
 	"$nvcc" -O3 -std=c++17 -gencode=arch=compute_90a,code=sm_90a -Isrc -Ikernels $f \
 		scripts/gemm-time.cu -o $b/$v -Xptxas -v >"$out/ptxas-$v.txt" 2>&1 &
