@@ -58,3 +58,22 @@ for r in $(seq 1 "$rounds"); do
 		done
 	done
 done
+# summary.txt: per shape and build:mode, the rounds' times, their mean, and
+# the mean over base:promote's and over base:block's (call4/summary.txt's form)
+{
+	echo "# f8b-gemm-block-cost: scripts/gemm-time.cu (the kernel alone, L2 warm, median of 10 back-to-back launches), $rounds round(s)."
+	echo "# Columns: M N K (gemm-time's order), build:mode, the rounds' ms, their mean, the mean over base:promote's, over base:block's."
+	sed -E 's/^([0-9]+) ([a-z0-9]+) gemm-time ([a-z]+) ([0-9x]+) .*launches ([0-9.]+) ms.*/\1 \2 \3 \4 \5/' "$out/times.txt" |
+		awk 'NF == 5 { k = $4 " " $2 ":" $3; t[k] = t[k] " " $5; s[k] += $5; n[k]++ }
+		END {
+			for (k in t) {
+				split(k, a, " ")
+				m = s[k] / n[k]
+				pk = a[1] " base:promote"; bk = a[1] " base:block"
+				pr = (pk in n) ? s[pk] / n[pk] : 0; bl = (bk in n) ? s[bk] / n[bk] : 0
+				printf "%-15s %-14s %s  mean %.4f  /promote %.3f  /block %.3f\n", a[1], a[2], t[k], m,
+					(pr > 0) ? m / pr : 0, (bl > 0) ? m / bl : 0
+			}
+		}' | sort -k1,1 -k2,2
+} >"$out/summary.txt"
+cat "$out/summary.txt"
