@@ -53,6 +53,17 @@ for a; do
 done
 nrep=$(($# - nlls))
 [ $dash = 0 ] || [ $nrep -gt 0 ] || { echo "f8b-targets.sh: no file after --; $usage" >&2; exit 2; }
+# each FN FROM TO FILE...: FN FILE for the files at positions FROM..TO
+# (the LLS files: 1 $nlls; the REPEAT files: $((nlls + 1)) $#)
+each() {
+	fn=$1 from=$2 to=$3 i=0
+	shift 3
+	for f; do
+		i=$((i + 1))
+		[ $i -ge "$from" ] && [ $i -le "$to" ] && "$fn" "$f"
+	done
+	return 0
+}
 f8b=${F8BENCH:-f8bench}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -250,32 +261,29 @@ if [ $nlls -gt 0 ]; then
 	echo "| file | shape | recipe | cuBLASLt ms | f8b ms | cuBLASLt / f8b | target | verdict | fastest steps, cuBLASLt / f8b |"
 	echo "| --- | --- | --- | ---: | ---: | ---: | ---: | --- | ---: |"
 fi
-i=0
-for f; do
-	i=$((i + 1))
-	[ $i -le $nlls ] || break
+# lls_rows FILE: section 4's rows of one LLS file
+lls_rows() {
 	# (the header line AWKLIB's csv-cols.awk takes, then the pairs)
-	{ echo "shape recipe lt f8b ltmin f8bmin"; pairs "$f"; } |
-		awk -v file="$(basename "$f")" "$AWKLIB$PAIRAWK"'
+	{ echo "shape recipe lt f8b ltmin f8bmin"; pairs "$1"; } |
+		awk -v file="$(basename "$1")" "$AWKLIB$PAIRAWK"'
 		{
 			r = ratio(); g = lls_goal($1, $2); q = fastest()
 			printf "| %s | %s | %s | %.4f | %.4f | %s | %s | %s | %s |\n", file, $1, $2, 1e3 * $3, 1e3 * $4, rat(r, g),
 				g ? sprintf(">= %.2f", g) : "-", g ? (r >= g ? "met" : "not met") : "", (q > 0) ? sprintf("%.3f", q) : "-"
 		}'
-done
+}
+each lls_rows 1 $nlls "$@"
 
 # REPEAT: each file's ratio per shape and recipe, then the median over
 # the files
 if [ $nrep -gt 0 ]; then
 	echo "shape recipe lt f8b ltmin f8bmin" >"$tmp/rep.txt"
 	names=
-	i=0
-	for f; do
-		i=$((i + 1))
-		[ $i -gt $nlls ] || continue
-		pairs "$f" >>"$tmp/rep.txt"
-		names="$names${names:+ }$(basename "$f")"
-	done
+	rep_pairs() {
+		pairs "$1" >>"$tmp/rep.txt"
+		names="$names${names:+ }$(basename "$1")"
+	}
+	each rep_pairs $((nlls + 1)) $# "$@"
 	echo
 	echo "Over $nrep processes of one command (the files after --: $names): each process's ratio"
 	echo "of medians, and the median over them, on which the target is judged here."
@@ -310,12 +318,10 @@ echo "lw-axiswise-gw-hp's grad_weight is cuBLASLt's bf16 GEMM in both."
 echo
 echo "| file | shape | recipe | output ms: cuBLASLt + sigmoid, f8b | ratio | grad_input ms | ratio | grad_weight ms | ratio |"
 echo "| --- | --- | --- | --- | ---: | --- | ---: | --- | ---: |"
-i=0
-for f; do
-	i=$((i + 1))
-	[ $i -le $nlls ] || break
-	table "$f" lls_kernels "$tmp/kern.csv"
-	awk -v file="$(basename "$f")" "$AWKLIB"'
+# kern_rows FILE: section 5's rows of one LLS file
+kern_rows() {
+	table "$1" lls_kernels "$tmp/kern.csv"
+	awk -v file="$(basename "$1")" "$AWKLIB"'
 	v("status") == "ok" && v("recipe") != "bf16" && (v("kernel") == "gemm" || v("kernel") == "sigmoid_fwd") {
 		k = shape() " | " v("recipe"); if (!(k in seen)) { seen[k] = 1; order[++n] = k }
 		# the forward GEMM and the sigmoid pass both count as the output
@@ -333,4 +339,5 @@ for f; do
 			printf "| %s | %s | %s | %s | %s |\n", file, k, cell(k, "output"), cell(k, "grad_input"), cell(k, "grad_weight")
 		}
 	}' "$tmp/kern.csv"
-done
+}
+each kern_rows 1 $nlls "$@"
