@@ -60,9 +60,9 @@ static const struct f8b_option common_options[] = {
     {"no-hold", OPT_NO_HOLD, 0, NULL, "do not hold the GPU while a sample is queued"},
     {"batch", OPT_BATCH, 0, "N", "time N back-to-back launches per sample (no flush; default off)"},
     {"interleave", OPT_INTERLEAVE, 0, NULL,
-     "measure the cases that differ only in implementation together,\ntheir samples in turn "
-     "(gemm: --impl and --out-t of one case; lls:\n--gemm-impl of one shape and recipe), so "
-     "that clock drift falls\non each alike"},
+     "gemm and lls (the others refuse it): measure the cases that\ndiffer only in "
+     "implementation together, their samples in turn\n(gemm: --impl and --out-t of one case; "
+     "lls: --gemm-impl of one\nshape and recipe), so that clock drift falls on each alike"},
     {"quiet", OPT_QUIET, 'q', NULL, "no progress lines"},
     {"verbose", OPT_VERBOSE, 'v', NULL,
      "more detail on stderr where the benchmark has it: gemm,\neach --autotune candidate's time; "
