@@ -31,7 +31,12 @@
 #      with REPEAT files, the same targets on the median over processes;
 #   5. no target, the arithmetic of 4: each lls GEMM timed alone
 #      (lls_kernels), cuBLASLt's time over f8b's, the forward GEMM with
-#      cuBLASLt's sigmoid pass against f8b's fused one.
+#      cuBLASLt's sigmoid pass against f8b's fused one;
+#   6. no target, each lls step beside the sum of its kernels timed alone
+#      (kernels_time_s): how much each implementation's step runs under
+#      that sum, and the ratio of the two implementations on each
+#      measure (where they part, the kernels alone do not explain the
+#      step: results/h100/experiments/f8b-lls-interleave/).
 # Rows: e4m3 x e4m3 with a bf16 D and no D^T (the issue's targets), status
 # ok.  A ratio is printed to three decimals, or to as many more as it takes
 # not to round it onto the other side of its target (0.9698, not 0.970).
@@ -341,3 +346,33 @@ kern_rows() {
 	}' "$tmp/kern.csv"
 }
 each kern_rows 1 $nlls "$@"
+
+echo
+echo "### 6. The lls step beside the sum of its kernels timed alone"
+echo
+echo "From each file's \`lls\` table: the step's median and \`kernels_time_s\`, the sum of the medians of"
+echo "its kernels, each timed alone. Under: how much shorter the step is than that sum. The ratios"
+echo "are cuBLASLt's over f8b's (> 1: f8b faster), of the steps and of the sums."
+echo
+echo "| file | shape | recipe | cuBLASLt step, sum ms | under | f8b step, sum ms | under | steps | sums |"
+echo "| --- | --- | --- | --- | ---: | --- | ---: | ---: | ---: |"
+# sum_rows FILE: section 6's rows of one LLS file
+sum_rows() {
+	table "$1" lls "$tmp/sum.csv"
+	awk -v file="$(basename "$1")" "$AWKLIB"'
+	v("status") == "ok" && v("recipe") != "bf16" && v("kernels_time_s") > 0 {
+		k = shape() " | " v("recipe"); if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+		st[k, gi()] = v("time_median_s"); su[k, gi()] = v("kernels_time_s")
+	}
+	END {
+		for (i = 1; i <= n; i++) {
+			k = order[i]
+			if (!((k, "cublaslt") in st) || !((k, "f8b") in st)) continue
+			printf "| %s | %s | %.3f, %.3f | %.3f | %.3f, %.3f | %.3f | %.3f | %.3f |\n", file, k,
+			       1e3 * st[k, "cublaslt"], 1e3 * su[k, "cublaslt"], 1e3 * (su[k, "cublaslt"] - st[k, "cublaslt"]),
+			       1e3 * st[k, "f8b"], 1e3 * su[k, "f8b"], 1e3 * (su[k, "f8b"] - st[k, "f8b"]),
+			       st[k, "cublaslt"] / st[k, "f8b"], su[k, "cublaslt"] / su[k, "f8b"]
+		}
+	}' "$tmp/sum.csv"
+}
+each sum_rows 1 $nlls "$@"

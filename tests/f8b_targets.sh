@@ -3,7 +3,8 @@
 # committed H100 files: it runs, its tables have a row per target shape
 # (two shapes may share M x K x N under different labels), its summary
 # lines count what its rows say, a ratio it prints is the ratio of the two
-# rows (read here with csv_get), and it refuses bad usage.
+# rows (read here with csv_get), section 6 reads the lls table's step and
+# kernel sums, and it refuses bad usage.
 . "${srcdir:-.}/tests/tap.sh"
 top=$(cd "${srcdir:-.}" && pwd)
 tmp=$(mktemp -d)
@@ -99,6 +100,21 @@ fo=$(kc gemm_impl=f8b kernel=gemm tensor=output)
 want=$(awk -v a="$lo" -v s="$sg" -v b="$fo" 'BEGIN { printf "%.3f, %.3f", 1e3 * (a + s), 1e3 * b }')
 got=$(echo "$row" | awk -F'|' '{ sub(/^ /, "", $5); sub(/ $/, "", $5); print $5 }')
 ok "$([ -n "$sg" ] && [ "$got" = "$want" ] && echo 0 || echo 1)" "the output column is cuBLASLt's GEMM plus its sigmoid pass against f8b's fused GEMM ($want; the table: $got)"
+
+# 6. the step beside the sum of its kernels, from the lls table's own
+# columns: a row per case of section 4, and 8192^3 axiswise's cells
+sec 6 | grep '^| lls-impl-sweep.h5 |' >s6.txt
+want=$(sec 4 | grep -c '^| lls-impl-sweep.h5 |')
+n=$(wc -l <s6.txt)
+ok "$([ "$n" -gt 0 ] && [ "$n" = "$want" ] && echo 0 || echo 1)" "section 6 has a row for each case of section 4 ($n, $want)"
+"$F8BENCH" export "$d/lls-impl-sweep.h5" --table lls -o l.csv 2>/dev/null
+lc() { csv_get l.csv "$1" m=8192 k=8192 n=8192 recipe=axiswise gemm_impl="$2" status=ok | head -1; }
+ls_=$(lc time_median_s cublaslt) lk=$(lc kernels_time_s cublaslt)
+fs=$(lc time_median_s f8b) fk=$(lc kernels_time_s f8b)
+want=$(awk -v a="$ls_" -v b="$lk" -v c="$fs" -v e="$fk" 'BEGIN {
+	printf "| %.3f, %.3f | %.3f | %.3f, %.3f | %.3f | %.3f | %.3f |", 1e3 * a, 1e3 * b, 1e3 * (b - a), 1e3 * c, 1e3 * e, 1e3 * (e - c), a / c, b / e }')
+row=$(grep '| 8192x8192x8192 | axiswise |' s6.txt)
+ok "$([ -n "$lk" ] && echo "$row" | grep -qF -- "$want" && echo 0 || echo 1)" "8192^3 axiswise: steps, sums, what each step is under its sum and the two ratios are $want from the rows ($row)"
 
 # 4, over processes: the files after -- (experiments/f8b-lls-warmup/, four
 # processes of one command), each process's ratio of medians and the
