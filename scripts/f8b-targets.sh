@@ -236,20 +236,22 @@ if [ $# -eq 0 ]; then
 	exit 0
 fi
 # pairs FILE: per shape and recipe of FILE's lls table with both
-# implementations, "SHAPE RECIPE LT F8B LTMIN F8BMIN" (the steps' median
-# and least times, s), in the table's order
+# implementations, "SHAPE RECIPE LT F8B LTMIN F8BMIN LTSUM F8BSUM" (the
+# steps' median and least times and the sums of their kernels timed alone,
+# s; a sum 0 where the file has none), in the table's order
 pairs() {
 	table "$1" lls "$tmp/lls.csv"
 	awk "$AWKLIB"'
 	v("status") == "ok" && v("recipe") != "bf16" {
 		k = shape() " " v("recipe"); if (!(k in seen)) { seen[k] = 1; order[++n] = k }
-		t[k, gi()] = v("time_median_s"); tmin[k, gi()] = v("time_min_s")
+		t[k, gi()] = v("time_median_s"); tmin[k, gi()] = v("time_min_s"); tsum[k, gi()] = v("kernels_time_s")
 	}
 	END {
 		for (i = 1; i <= n; i++) {
 			k = order[i]
 			if (!((k, "cublaslt") in t) || !((k, "f8b") in t)) continue
-			printf "%s %.17g %.17g %.17g %.17g\n", k, t[k, "cublaslt"], t[k, "f8b"], tmin[k, "cublaslt"], tmin[k, "f8b"]
+			printf "%s %.17g %.17g %.17g %.17g %.17g %.17g\n", k, t[k, "cublaslt"], t[k, "f8b"], tmin[k, "cublaslt"], tmin[k, "f8b"],
+			       tsum[k, "cublaslt"], tsum[k, "f8b"]
 		}
 	}' "$tmp/lls.csv"
 }
@@ -258,6 +260,13 @@ PAIRAWK='
 function ratio() { return $3 / $4 }
 function fastest() { return ($5 > 0 && $6 > 0) ? $5 / $6 : -1 }
 '
+# the header line of pairs lines (AWKLIB's csv-cols.awk takes it)
+PAIRHEAD="shape recipe lt f8b ltmin f8bmin ltsum f8bsum"
+# paired FILE PROG: the awk program PROG (after AWKLIB and PAIRAWK; `file`
+# is FILE's name) over FILE's pairs lines
+paired() {
+	{ echo "$PAIRHEAD"; pairs "$1"; } | awk -v file="$(basename "$1")" "$AWKLIB$PAIRAWK$2"
+}
 if [ $nlls -gt 0 ]; then
 	echo "Medians of one process; the target is judged on them. Beside them, the fastest steps' ratio:"
 	echo "under the power cap a median can fall in either of two clock modes from one process to the"
@@ -268,9 +277,7 @@ if [ $nlls -gt 0 ]; then
 fi
 # lls_rows FILE: section 4's rows of one LLS file
 lls_rows() {
-	# (the header line AWKLIB's csv-cols.awk takes, then the pairs)
-	{ echo "shape recipe lt f8b ltmin f8bmin"; pairs "$1"; } |
-		awk -v file="$(basename "$1")" "$AWKLIB$PAIRAWK"'
+	paired "$1" '
 		{
 			r = ratio(); g = lls_goal($1, $2); q = fastest()
 			printf "| %s | %s | %s | %.4f | %.4f | %s | %s | %s | %s |\n", file, $1, $2, 1e3 * $3, 1e3 * $4, rat(r, g),
@@ -282,7 +289,7 @@ each lls_rows 1 $nlls "$@"
 # REPEAT: each file's ratio per shape and recipe, then the median over
 # the files
 if [ $nrep -gt 0 ]; then
-	echo "shape recipe lt f8b ltmin f8bmin" >"$tmp/rep.txt"
+	echo "$PAIRHEAD" >"$tmp/rep.txt"
 	names=
 	rep_pairs() {
 		pairs "$1" >>"$tmp/rep.txt"
@@ -356,23 +363,12 @@ echo "are cuBLASLt's over f8b's (> 1: f8b faster), of the steps and of the sums.
 echo
 echo "| file | shape | recipe | cuBLASLt step, sum ms | under | f8b step, sum ms | under | steps | sums |"
 echo "| --- | --- | --- | --- | ---: | --- | ---: | ---: | ---: |"
-# sum_rows FILE: section 6's rows of one LLS file
+# sum_rows FILE: section 6's rows of one LLS file, from its pairs
 sum_rows() {
-	table "$1" lls "$tmp/sum.csv"
-	awk -v file="$(basename "$1")" "$AWKLIB"'
-	v("status") == "ok" && v("recipe") != "bf16" && v("kernels_time_s") > 0 {
-		k = shape() " | " v("recipe"); if (!(k in seen)) { seen[k] = 1; order[++n] = k }
-		st[k, gi()] = v("time_median_s"); su[k, gi()] = v("kernels_time_s")
-	}
-	END {
-		for (i = 1; i <= n; i++) {
-			k = order[i]
-			if (!((k, "cublaslt") in st) || !((k, "f8b") in st)) continue
-			printf "| %s | %s | %.3f, %.3f | %.3f | %.3f, %.3f | %.3f | %.3f | %.3f |\n", file, k,
-			       1e3 * st[k, "cublaslt"], 1e3 * su[k, "cublaslt"], 1e3 * (su[k, "cublaslt"] - st[k, "cublaslt"]),
-			       1e3 * st[k, "f8b"], 1e3 * su[k, "f8b"], 1e3 * (su[k, "f8b"] - st[k, "f8b"]),
-			       st[k, "cublaslt"] / st[k, "f8b"], su[k, "cublaslt"] / su[k, "f8b"]
-		}
-	}' "$tmp/sum.csv"
+	paired "$1" '
+		$7 > 0 && $8 > 0 {
+			printf "| %s | %s | %s | %.3f, %.3f | %.3f | %.3f, %.3f | %.3f | %.3f | %.3f |\n", file, $1, $2,
+			       1e3 * $3, 1e3 * $7, 1e3 * ($7 - $3), 1e3 * $4, 1e3 * $8, 1e3 * ($8 - $4), $3 / $4, $7 / $8
+		}'
 }
 each sum_rows 1 $nlls "$@"
