@@ -210,7 +210,13 @@ static void test_pick(void)
 	    /* 16 waves of 32768 (halves, column scales in shared memory) < 32
 	     * of 16384 x 9/8 */
 	    {8192, 8192, F8B_KGEMM_BLOCK_1X128, 256},
-	    {1024, 1024, F8B_KGEMM_BLOCK_1X128, 128}, /* 1 wave: 16384 x 9/8 < 32768 */
+	    /* 1 wave of 32768 = 1 of 16384 x 2 (128x128 holds its column
+	     * scales in registers, read from global memory): wider */
+	    {1024, 1024, F8B_KGEMM_BLOCK_1X128, 256},
+	    /* the ragged shape the charge was measured on: 5 waves of 32768 <
+	     * 8 of 16384 x 2 (with 9/8: 147456 < 163840, 128x128 at half the
+	     * speed) */
+	    {4000, 4112, F8B_KGEMM_BLOCK_1X128, 256},
 	    /* 1 wave: 16384 x 9/8 < 24576 x 9/8 < 32768 */
 	    {1024, 1024, F8B_KGEMM_PROMOTE, 128},
 	};

@@ -62,6 +62,13 @@ struct f8b_kplan {
  *    memory), on an H100 (tree 10fa4b8, the lls step's grad_weight): 1.43
  *    ms against 2.43 for 128x128 at 8192^3, 0.178 against 0.313 at 4096^3
  *    (results/h100/experiments/f8b-gemm-colscales/).
+ *  - BLOCK_1X128 counts 128x128, whose BN/4 column scales a thread are
+ *    read from global memory, twice (BLK1_NARROW_COST, in place of
+ *    NARROW_COST): on an H100 (tree 4e208bd, --autotune) it ran at
+ *    456, 482 and 447 TFLOP/s against 902, 888 and 752 for 128x256 at
+ *    4096^3, 8192x8192x8320 and the ragged 4000x4096x4112, where the
+ *    count with 9/8 had picked it (8 waves of 16384 x 9/8 against 5 of
+ *    32768; results/h100/experiments/f8b-gemm-ragged-pick/).
  *  - BLOCK counts 128x192, whose adds overlap no wgmma (neither the
  *    second partial of 128x128, F8B_KGEMM_OVERLAPS, nor the other half of
  *    128x256), 9/8 times more (NO_OVERLAP_COST): with block scales
@@ -71,8 +78,9 @@ struct f8b_kplan {
  *    16384 x 9/8).
  * Tiles with a cluster or the ping-pong schedule are --autotune
  * candidates only, until measured.  -1 when no tile has the mode. */
-#define NARROW_COST     1.125
-#define NO_OVERLAP_COST 1.125
+#define NARROW_COST      1.125
+#define NO_OVERLAP_COST  1.125
+#define BLK1_NARROW_COST 2.0
 
 /* The modes tile t is compiled for with output dtype out: e4m3 has its
  * own, fewer, variants (gemm.h); with F8B_KGEMM_OUT_T (a D^T written too)
@@ -105,7 +113,7 @@ int f8b_kgemm_pick_tile(int64_t m, int64_t n, int sms, int mode, int out)
 		double waves = (double)((tiles + sms - 1) / sms);
 		double cost = waves * t->bm * t->bn;
 		if (t->bn < 256)
-			cost *= NARROW_COST;
+			cost *= mode == F8B_KGEMM_BLOCK_1X128 ? BLK1_NARROW_COST : NARROW_COST;
 		if (mode == F8B_KGEMM_BLOCK && !F8B_KGEMM_OVERLAPS(t->bn, mode) &&
 		    !F8B_KGEMM_HALVES(t->bn, mode))
 			cost *= NO_OVERLAP_COST; /* 128x192 */
