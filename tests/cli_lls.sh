@@ -91,6 +91,8 @@ check "speedup over the same-process bf16 step on every row" \
 	'all(abs(f(x["speedup_vs_bf16"]) * f(x["time_median_s"]) - f(by("bf16", x["m"])["time_median_s"])) < 1e-9 for x in r)'
 check "kernel rows: bytes, time and GB/s agree" \
 	'all(abs(f(y["gbps"]) - f(y["bytes"]) / f(y["time_median_s"]) / 1e9) < 1e-6 * f(y["gbps"]) for y in k)'
+check "in the step: every kernel's time on its lane (in_step_median_s) and the traced step's, positive; the kernels' in-step times add up to no more than the traced step (x1.25, medians)" \
+	'all(f(y["in_step_median_s"]) > 0 for y in k) and all(0 < sum(f(y["in_step_median_s"]) for y in k if (y["m"], y["recipe"]) == (x["m"], x["recipe"])) <= 1.25 * f(x["traced_time_median_s"]) for x in r)'
 check "reference: every element on these shapes (host-f64)" 'all(x["reference"] == "host-f64" for x in r)'
 
 # --gemm-impl cublaslt,f8b: each fp8 recipe on each, bf16 once on
@@ -207,6 +209,8 @@ else
 	"$F8BENCH" export cu.h5 --table lls >r.csv && "$F8BENCH" export cu.h5 --table lls_kernels >k.csv
 	check "cuda: every row ok (casts bit-exact with the host, SQNRs above their floors)" \
 		'len(r) == 12 and all(x["status"] == "ok" for x in r)'
+	check "cuda: in the step, every kernel's time positive and within the traced step; the traced (eager) step within 5x the graph's" \
+		'all(0 < f(y["in_step_median_s"]) <= 1.05 * f(by(y["recipe"], y["m"])["traced_time_median_s"]) for y in k) and all(0 < f(x["traced_time_median_s"]) < 5 * f(x["time_median_s"]) for x in r)'
 	"$PY" - <<'EOF2'
 import csv, sys
 g = {(x["m"], x["recipe"]): float(x["sqnr_min_db"]) for x in csv.DictReader(open("r.csv"))}

@@ -43,6 +43,13 @@ double f8b_median_sorted(const double *v, int n)
 	return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+double f8b_median(double *v, int n)
+{
+	if (n > 1)
+		qsort(v, (size_t)n, sizeof *v, cmp_double);
+	return f8b_median_sorted(v, n);
+}
+
 /* Relative standard error of the median from the median absolute
  * deviation: sigma ~ 1.4826 MAD for normal data, and the median's standard
  * error is sqrt(pi/2) = 1.2533 times the mean's (doc/formulas.md). */

@@ -100,6 +100,7 @@ int f8b_measure_group(const struct f8b_backend_ops *ops, struct f8b_backend *be,
 
 /* Statistics on an array (sorted in place): exposed for tests and compare. */
 double f8b_median_sorted(const double *v, int n);
+double f8b_median(double *v, int n);          /* sorts v; NaN when n <= 0 */
 double f8b_noise_of_median(double *v, int n); /* sorts v */
 
 #endif

@@ -215,6 +215,7 @@ const struct f8b_table_schema f8b_ceilings_schema = {
 	X(S, speedup_vs_bf16, F64, "")                                                             \
 	X(S, kernels_time_s, F64, "s")                                                             \
 	X(S, gemm_time_s, F64, "s")                                                                \
+	X(S, traced_time_median_s, F64, "s")                                                       \
 	X(S, predicted_time_s, F64, "s")                                                           \
 	X(S, pct_of_roofline, F64, "%")                                                            \
 	X(S, roofline_source, STR, "")                                                             \
@@ -283,6 +284,7 @@ const struct f8b_table_schema f8b_lls_schema = {
 	X(S, flops, F64, "flop")                                                                   \
 	X(S, time_median_s, F64, "s")                                                              \
 	X(S, time_noise, F64, "")                                                                  \
+	X(S, in_step_median_s, F64, "s")                                                           \
 	X(S, gbps, F64, "GB/s")                                                                    \
 	X(S, pct_of_bw, F64, "%")                                                                  \
 	X(S, tflops, F64, "TFLOP/s")                                                               \

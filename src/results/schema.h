@@ -115,8 +115,12 @@ struct f8b_lls_row {
 	int32_t sm_mhz_min, sm_mhz_max;
 	double bf16_time_median_s; /* the bf16 step of this shape, this process */
 	double speedup_vs_bf16;
-	double kernels_time_s;   /* sum of the step's kernels timed alone */
-	double gemm_time_s;      /* of which the three GEMMs */
+	double kernels_time_s; /* sum of the step's kernels timed alone */
+	double gemm_time_s;    /* of which the three GEMMs */
+	/* The step run eagerly with an event before and after each kernel
+	 * (the lls_kernels rows' in_step_median_s): its median, to set
+	 * beside time_median_s; NaN in older files */
+	double traced_time_median_s;
 	double predicted_time_s; /* roofline: GEMMs at the GEMM peak, the rest at bandwidth */
 	double pct_of_roofline;  /* 100 * predicted / measured */
 	char roofline_source[F8B_STR];
@@ -157,9 +161,10 @@ struct f8b_lls_kernel_row {
 	double flops;
 	double time_median_s; /* timed alone */
 	double time_noise;
-	double gbps;      /* bytes / time / 1e9 */
-	double pct_of_bw; /* of the bandwidth ceiling; NaN unknown */
-	double tflops;    /* GEMMs: flops / time / 1e12 */
+	double in_step_median_s; /* inside the step, on its lane; NaN in older files */
+	double gbps;             /* bytes / time / 1e9 */
+	double pct_of_bw;        /* of the bandwidth ceiling; NaN unknown */
+	double tflops;           /* GEMMs: flops / time / 1e12 */
 	double predicted_time_s;
 	double pct_of_roofline;
 	char status[F8B_STR];

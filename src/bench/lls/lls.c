@@ -7,8 +7,9 @@
  * history's steps for delayed scaling), capture it as a graph (--graph
  * on), then the harness launches it once, the check (lls_check.c) runs it
  * again keeping every intermediate and compares, and the step is timed.
- * finish() then times each kernel alone for the lls_kernels table and
- * places the step against the roofline: the GEMMs at the GEMM peak of
+ * finish() then times each kernel alone for the lls_kernels table, traces
+ * the step for each kernel's time inside it, and places the step against
+ * the roofline: the GEMMs at the GEMM peak of
  * their dtype, every other kernel at the memory bandwidth.
  */
 #include <math.h>
@@ -195,6 +196,74 @@ static int launch_single(void *vs)
 	return f8b_lls_run_stage(s, s->single);
 }
 
+/* Where the step's time goes inside the step (each stage's in_step_s,
+ * the lls_kernels rows' in_step_median_s): the step run eagerly with an
+ * event just before and after every kernel on its lane, each sample taken
+ * the way the step's own are (flush, hold, the step, release), as many
+ * samples as the step had (TRACE_MIN to TRACE_MAX), after one not kept.
+ * A kernel's time there includes whatever the other lane's kernels take
+ * from it; the traced step's own median (*step) is set beside the step's
+ * (the graph's, with --graph on), so the events' cost shows. */
+#define TRACE_MIN 10
+#define TRACE_MAX 200
+
+static int trace_sample(struct lls_state *s, struct f8b_event **ev, double *t)
+{
+	const struct f8b_backend_ops *ops = s->run->ops;
+	struct f8b_backend *be = s->run->be;
+	const struct f8b_measure_opts *o = &s->run->mopts;
+	const bool gate = ops->hold && ops->release && o->hold;
+	if (o->flush)
+		F8B_TRY(ops->flush_cache(be, o->flush_how));
+	if (gate)
+		F8B_TRY(ops->hold(be, o->hold_timeout_s));
+	s->trace = ev;
+	int rc = f8b_lls_run_step(s);
+	s->trace = NULL;
+	if (gate) { /* a held GPU is never left waiting */
+		int rr = ops->release(be);
+		rc = rc != F8B_OK ? rc : rr;
+	}
+	for (int i = 0; i < s->nst && rc == F8B_OK; i++)
+		rc = ops->event_elapsed(be, ev[1 + 2 * i], ev[2 + 2 * i], &t[i]);
+	if (rc == F8B_OK)
+		rc = ops->event_elapsed(be, ev[0], ev[2 * s->nst + 1], &t[s->nst]);
+	return rc;
+}
+
+static int trace_step(struct lls_state *s, int samples, double *step)
+{
+	const struct f8b_backend_ops *ops = s->run->ops;
+	struct f8b_backend *be = s->run->be;
+	const int ne = 2 * s->nst + 2, w = s->nst + 1;
+	const int n = samples < TRACE_MIN ? TRACE_MIN : samples > TRACE_MAX ? TRACE_MAX : samples;
+	struct f8b_event *ev[2 * LLS_MAX_STAGES + 2] = {0};
+	double *t = malloc(sizeof *t * (size_t)(n + 1) * (size_t)w);
+	double *col = malloc(sizeof *col * (size_t)n);
+	int rc = t && col ? F8B_OK : F8B_ERR(F8B_ENOMEM, "lls: the trace of %d steps", n);
+	for (int e = 0; e < ne && rc == F8B_OK; e++)
+		rc = ops->event_create(be, &ev[e]);
+	/* sample 0 is not kept: the eager step's first run after the kernels
+	 * alone */
+	for (int j = 0; j <= n && rc == F8B_OK; j++)
+		rc = trace_sample(s, ev, t + (size_t)j * w);
+	for (int i = 0; i < w && rc == F8B_OK; i++) {
+		for (int j = 0; j < n; j++)
+			col[j] = t[(size_t)(j + 1) * w + i];
+		double med = f8b_median(col, n);
+		if (i < s->nst)
+			s->st[i].in_step_s = med;
+		else
+			*step = med;
+	}
+	for (int e = 0; e < ne; e++)
+		if (ev[e])
+			ops->event_destroy(be, ev[e]);
+	free(t);
+	free(col);
+	return rc;
+}
+
 static int finish(void *vs, const struct f8b_measure_result *m, void *vrow)
 {
 	struct lls_state *s = vs;
@@ -239,6 +308,7 @@ static int finish(void *vs, const struct f8b_measure_result *m, void *vrow)
 	}
 	row->kernels_time_s = ksum;
 	row->gemm_time_s = gsum;
+	F8B_TRY(trace_step(s, m->samples, &row->traced_time_median_s));
 	row->step_flops = flops;
 	row->step_bytes = bytes;
 	/* A graph pays one launch, not one per kernel. */
@@ -281,6 +351,7 @@ static size_t detail(void *vs, const void *vrow, void *vrows)
 		r->flops = st->cost.flops;
 		r->time_median_s = st->time_s;
 		r->time_noise = st->noise;
+		r->in_step_median_s = st->in_step_s;
 		r->gbps = r->bytes / st->time_s / 1e9;
 		r->pct_of_bw = 100.0 * r->bytes / st->time_s / ceil->hbm_bytes_per_s;
 		r->tflops = st->kind == K_GEMM ? r->flops / st->time_s / 1e12 : NAN;
@@ -315,8 +386,9 @@ const struct f8b_bench f8b_bench_lls = {
                "Runs y = sigmoid(layernorm(x) @ W^T) forward and backward with our own fused\n"
                "cast kernels and cuBLASLt's GEMMs (or, --gemm-impl f8b, f8bench's own fp8\n"
                "GEMM for the fp8 ones), checks every cast bit for bit and the step against a\n"
-               "double-precision reference, then times the step (as one CUDA graph) and each\n"
-               "of its kernels alone beside the roofline's prediction.",
+               "double-precision reference, then times the step (as one CUDA graph), each of\n"
+               "its kernels alone beside the roofline's prediction, and each kernel inside\n"
+               "the step (events around it in an eager step).",
     .schema = &f8b_lls_schema,
     .options = f8b_lls_options,
     .cfg_new = f8b_lls_cfg_new,

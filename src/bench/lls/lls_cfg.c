@@ -242,6 +242,7 @@ void f8b_lls_case_key(const void *cfg, size_t i, void *vrow)
 	row->time_median_s = row->time_min_s = row->time_max_s = row->time_noise = NAN;
 	row->bf16_time_median_s = row->speedup_vs_bf16 = row->kernels_time_s = NAN;
 	row->gemm_time_s = row->predicted_time_s = row->pct_of_roofline = NAN;
+	row->traced_time_median_s = NAN;
 	row->step_flops = row->step_bytes = NAN;
 	row->sqnr_y_db = row->sqnr_grad_x_db = row->sqnr_grad_w_db = row->sqnr_min_db = NAN;
 	row->scale_staleness = NAN;

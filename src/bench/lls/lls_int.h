@@ -109,6 +109,7 @@ struct lls_stage {
 	struct f8b_cost cost;
 	enum f8b_dtype compute; /* GEMM dtype; F8B_F32: memory-bound */
 	double time_s, noise;   /* timed alone (finish) */
+	double in_step_s;       /* its median time inside the step (finish's trace) */
 	int lane;               /* 0: the backend's stream, 1: the second (lls_lanes.c) */
 	int wait;               /* the stage of the other lane to wait for first, -1 none */
 	bool signal;            /* a stage of the other lane waits for this one */
@@ -175,6 +176,11 @@ struct lls_state {
 	 * the lane's last stage (join). */
 	struct f8b_stream *side;
 	struct f8b_event *ev[LLS_MAX_STAGES], *ev_fork, *ev_join;
+	/* finish's trace of the step (NULL otherwise): run_step records
+	 * trace[0] at the step's start, trace[1 + 2i] and trace[2 + 2i] just
+	 * before and after stage i on its lane (after its wait), and
+	 * trace[2 * nst + 1] at the end, on the backend's stream. */
+	struct f8b_event **trace;
 	bool force_hp;     /* check: fused casts also write their bf16 value */
 	int64_t allocated; /* bytes of backend memory the step holds */
 	int single;        /* finish: the stage timed alone */

@@ -74,9 +74,10 @@ int f8b_lrpt_write_csv(const struct lrpt *L)
 	F8B_TRY(f8b_rpt_close(&o, F8B_OK));
 
 	F8B_TRY(f8b_rpt_open(L->ctx.dir, &o, "lls-kernels.csv"));
-	fprintf(o.f, "m,k,n,recipe,gemm_impl,graph,lanes,index,kernel,category,tensor,pass,fuses,"
-	             "dtype,bytes,flops,time_median_s,share_of_kernels,gbps,pct_of_bw,tflops,"
-	             "predicted_time_s,pct_of_roofline,run_id,file\n");
+	fprintf(o.f,
+	        "m,k,n,recipe,gemm_impl,graph,lanes,index,kernel,category,tensor,pass,fuses,"
+	        "dtype,bytes,flops,time_median_s,share_of_kernels,in_step_median_s,gbps,pct_of_bw,"
+	        "tflops,predicted_time_s,pct_of_roofline,run_id,file\n");
 	for (size_t i = 0; i < L->npts; i++) {
 		const struct lrpt_point *p = &L->pts[i];
 		for (size_t k = 0; k < p->nkern; k++) {
@@ -101,6 +102,7 @@ int f8b_lrpt_write_csv(const struct lrpt *L)
 			                    f8b_rpt_finite_pos(p->r->kernels_time_s)
 			                        ? kr->time_median_s / p->r->kernels_time_s
 			                        : NAN,
+			                    kr->in_step_median_s,
 			                    kr->gbps,
 			                    kr->pct_of_bw,
 			                    kr->tflops,

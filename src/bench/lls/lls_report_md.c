@@ -92,11 +92,13 @@ static void breakdown(const struct lrpt *L, FILE *f, bool drawn)
 	fprintf(f, "The largest square shape with kernel rows (else the largest shape).  Each "
 	           "kernel was timed alone (`lls_kernels`); the bar stacks them in step order, "
 	           "the black tick is the whole step as timed (one graph when `graph` is on), "
-	           "the dashed one the roofline's prediction.\n\n");
-	fprintf(f, "| recipe | step ms | kernels alone ms |");
+	           "the dashed one the roofline's prediction.  \"traced\" is the step run "
+	           "eagerly with an event before and after each kernel; \"in step\" is a "
+	           "kernel's time there, on its lane.\n\n");
+	fprintf(f, "| recipe | step ms | traced ms | kernels alone ms |");
 	for (int c = 0; c < NCAT; c++)
 		fprintf(f, " %s ms |", f8b_lrpt_cat_names[c]);
-	fprintf(f, " predicted ms |\n| --- | --- | --- |");
+	fprintf(f, " predicted ms |\n| --- | --- | --- | --- |");
 	for (int c = 0; c < NCAT; c++)
 		fprintf(f, " --- |");
 	fprintf(f, " --- |\n");
@@ -107,6 +109,8 @@ static void breakdown(const struct lrpt *L, FILE *f, bool drawn)
 		fprintf(f, " | ");
 		md_ms(f, B->p->r->time_median_s);
 		fprintf(f, " | ");
+		md_ms(f, B->p->r->traced_time_median_s);
+		fprintf(f, " | ");
 		md_ms(f, B->p->r->kernels_time_s);
 		for (int c = 0; c < NCAT; c++) {
 			fprintf(f, " | ");
@@ -116,9 +120,10 @@ static void breakdown(const struct lrpt *L, FILE *f, bool drawn)
 		md_ms(f, B->p->r->predicted_time_s);
 		fprintf(f, " |\n");
 	}
-	fprintf(f, "\nEvery kernel:\n\n| recipe | # | kernel | tensor | pass | fuses | dtype | ms "
-	           "| %% of kernels | GB/s | TFLOP/s | %% of roofline |\n| --- | --- | --- | --- | "
-	           "--- | --- | --- | --- | --- | --- | --- | --- |\n");
+	fprintf(f,
+	        "\nEvery kernel:\n\n| recipe | # | kernel | tensor | pass | fuses | dtype | ms "
+	        "| %% of kernels | in step ms | GB/s | TFLOP/s | %% of roofline |\n| --- | --- | "
+	        "--- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
 	for (int b = 0; b < L->nbars; b++) {
 		const struct lrpt_point *p = L->bars[b].p;
 		for (size_t k = 0; k < p->nkern; k++) {
@@ -135,6 +140,8 @@ static void breakdown(const struct lrpt *L, FILE *f, bool drawn)
 			               f8b_rpt_finite_pos(p->r->kernels_time_s)
 			                   ? 100 * kr->time_median_s / p->r->kernels_time_s
 			                   : NAN);
+			fprintf(f, " | ");
+			md_ms(f, kr->in_step_median_s);
 			fprintf(f, " | ");
 			f8b_rpt_md_num(f, "%.3g", kr->gbps);
 			fprintf(f, " | ");
