@@ -206,6 +206,10 @@ static void test_pick(void)
 	    {2048, 1536, F8B_KGEMM_PROMOTE, 192},
 	    /* 1 wave of 24576 x (9/8)^2 < 1 of 32768 < 2 of 16384 x 9/8 */
 	    {2048, 1536, F8B_KGEMM_BLOCK, 192},
+	    /* ragged: 5 waves of 32768 = 8 of 16384 x 5/4 (BLOCK's 128x128 at
+	     * 0.76-0.83x its 128x256): a tie, the wider tile (with 9/8,
+	     * 147456 < 163840 had picked 128x128, 7% slower there) */
+	    {4000, 4112, F8B_KGEMM_BLOCK, 256},
 	    {2048, 1536, F8B_KGEMM_FAST, 256}, /* 1 wave of 32768 = 2 of 16384: wider */
 	    /* 16 waves of 32768 (halves, column scales in shared memory) < 32
 	     * of 16384 x 9/8 */

@@ -69,6 +69,13 @@ struct f8b_kplan {
  *    4096^3, 8192x8192x8320 and the ragged 4000x4096x4112, where the
  *    count with 9/8 had picked it (8 waves of 16384 x 9/8 against 5 of
  *    32768; results/h100/experiments/f8b-gemm-ragged-pick/).
+ *  - BLOCK counts 128x128 5/4 times (BLOCK_NARROW_COST, in place of
+ *    NARROW_COST): on an H100 (tree 24c8996, --autotune, session 24) it
+ *    ran at 0.76-0.83x its 128x256's TFLOP/s at 16 ragged shapes from
+ *    1008x4096x4096 to 16000x4096x4096 (results/h100/experiments/
+ *    f8b-gemm-ragged-pick/sweep/), where 9/8 had picked it at
+ *    4000x4096x4112 (908 TFLOP/s against 975; now a tie of 8 waves of
+ *    16384 x 5/4 and 5 of 32768, which the wider tile wins).
  *  - BLOCK counts 128x192, whose adds overlap no wgmma (neither the
  *    second partial of 128x128, F8B_KGEMM_OVERLAPS, nor the other half of
  *    128x256), 9/8 times more (NO_OVERLAP_COST): with block scales
@@ -78,9 +85,10 @@ struct f8b_kplan {
  *    16384 x 9/8).
  * Tiles with a cluster or the ping-pong schedule are --autotune
  * candidates only, until measured.  -1 when no tile has the mode. */
-#define NARROW_COST      1.125
-#define NO_OVERLAP_COST  1.125
-#define BLK1_NARROW_COST 2.0
+#define NARROW_COST       1.125
+#define NO_OVERLAP_COST   1.125
+#define BLK1_NARROW_COST  2.0
+#define BLOCK_NARROW_COST 1.25
 
 /* The modes tile t is compiled for with output dtype out: e4m3 has its
  * own, fewer, variants (gemm.h); with F8B_KGEMM_OUT_T (a D^T written too)
@@ -112,8 +120,12 @@ int f8b_kgemm_pick_tile(int64_t m, int64_t n, int sms, int mode, int out)
 		int64_t tiles = ((m + t->bm - 1) / t->bm) * ((n + t->bn - 1) / t->bn);
 		double waves = (double)((tiles + sms - 1) / sms);
 		double cost = waves * t->bm * t->bn;
-		if (t->bn < 256)
-			cost *= mode == F8B_KGEMM_BLOCK_1X128 ? BLK1_NARROW_COST : NARROW_COST;
+		if (mode == F8B_KGEMM_BLOCK_1X128 && t->bn < 256)
+			cost *= BLK1_NARROW_COST;
+		else if (mode == F8B_KGEMM_BLOCK && t->bn == 128)
+			cost *= BLOCK_NARROW_COST;
+		else if (t->bn < 256)
+			cost *= NARROW_COST;
 		if (mode == F8B_KGEMM_BLOCK && !F8B_KGEMM_OVERLAPS(t->bn, mode) &&
 		    !F8B_KGEMM_HALVES(t->bn, mode))
 			cost *= NO_OVERLAP_COST; /* 128x192 */
