@@ -36,7 +36,11 @@
 #      (kernels_time_s): how much each implementation's step runs under
 #      that sum, and the ratio of the two implementations on each
 #      measure (where they part, the kernels alone do not explain the
-#      step: results/h100/experiments/f8b-lls-interleave/).
+#      step: results/h100/experiments/f8b-lls-interleave/);
+#   7. the targets of 4 on the traced steps (traced_time_median_s, files
+#      from 9417aea on): each implementation's steps sampled one after
+#      another, where --interleave samples them in turn
+#      (results/h100/experiments/f8b-lls-instep/).
 # Rows: e4m3 x e4m3 with a bf16 D and no D^T (the issue's targets), status
 # ok.  A ratio is printed to three decimals, or to as many more as it takes
 # not to round it onto the other side of its target (0.9698, not 0.970).
@@ -236,22 +240,25 @@ if [ $# -eq 0 ]; then
 	exit 0
 fi
 # pairs FILE: per shape and recipe of FILE's lls table with both
-# implementations, "SHAPE RECIPE LT F8B LTMIN F8BMIN LTSUM F8BSUM" (the
-# steps' median and least times and the sums of their kernels timed alone,
-# s; a sum 0 where the file has none), in the table's order
+# implementations, "SHAPE RECIPE LT F8B LTMIN F8BMIN LTSUM F8BSUM LTTR
+# F8BTR" (the steps' median and least times, the sums of their kernels
+# timed alone and the traced steps' medians, s; a sum or traced time 0
+# where the file has none), in the table's order
 pairs() {
 	table "$1" lls "$tmp/lls.csv"
 	awk "$AWKLIB"'
+	function num(x) { return (x ~ /^[0-9.eE+-]+$/) ? x + 0 : 0 }
 	v("status") == "ok" && v("recipe") != "bf16" {
 		k = shape() " " v("recipe"); if (!(k in seen)) { seen[k] = 1; order[++n] = k }
-		t[k, gi()] = v("time_median_s"); tmin[k, gi()] = v("time_min_s"); tsum[k, gi()] = v("kernels_time_s")
+		t[k, gi()] = v("time_median_s"); tmin[k, gi()] = v("time_min_s"); tsum[k, gi()] = num(v("kernels_time_s"))
+		ttr[k, gi()] = ("traced_time_median_s" in c) ? num(v("traced_time_median_s")) : 0
 	}
 	END {
 		for (i = 1; i <= n; i++) {
 			k = order[i]
 			if (!((k, "cublaslt") in t) || !((k, "f8b") in t)) continue
-			printf "%s %.17g %.17g %.17g %.17g %.17g %.17g\n", k, t[k, "cublaslt"], t[k, "f8b"], tmin[k, "cublaslt"], tmin[k, "f8b"],
-			       tsum[k, "cublaslt"], tsum[k, "f8b"]
+			printf "%s %.17g %.17g %.17g %.17g %.17g %.17g %.17g %.17g\n", k, t[k, "cublaslt"], t[k, "f8b"], tmin[k, "cublaslt"],
+			       tmin[k, "f8b"], tsum[k, "cublaslt"], tsum[k, "f8b"], ttr[k, "cublaslt"], ttr[k, "f8b"]
 		}
 	}' "$tmp/lls.csv"
 }
@@ -261,7 +268,7 @@ function ratio() { return $3 / $4 }
 function fastest() { return ($5 > 0 && $6 > 0) ? $5 / $6 : -1 }
 '
 # the header line of pairs lines (AWKLIB's csv-cols.awk takes it)
-PAIRHEAD="shape recipe lt f8b ltmin f8bmin ltsum f8bsum"
+PAIRHEAD="shape recipe lt f8b ltmin f8bmin ltsum f8bsum lttr f8btr"
 # paired FILE PROG: the awk program PROG (after AWKLIB and PAIRAWK; `file`
 # is FILE's name) over FILE's pairs lines
 paired() {
@@ -372,3 +379,26 @@ sum_rows() {
 		}'
 }
 each sum_rows 1 $nlls "$@"
+
+echo
+echo "### 7. The lls step traced: each implementation's steps one after another"
+echo
+echo "From each file's \`lls\` table where it has \`traced_time_median_s\` (f8bench from 9417aea on): the"
+echo "step run eagerly with an event around each kernel, sampled like the step (flush, hold), each"
+echo "implementation's samples in a row after its kernels alone, where \`--interleave\` samples the two"
+echo "steps in turn. The targets of section 4 are judged here on these medians too, as a second measure"
+echo "(results/h100/experiments/f8b-lls-instep/)."
+echo
+echo "| file | shape | recipe | cuBLASLt traced ms | f8b traced ms | traced, cuBLASLt / f8b | step, cuBLASLt / f8b | target | verdict on the traced steps |"
+echo "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | --- |"
+# traced_rows FILE: section 7's rows of one LLS file, from its pairs
+traced_rows() {
+	paired "$1" '
+		$9 > 0 && $10 > 0 {
+			r = $9 / $10; g = lls_goal($1, $2)
+			printf "| %s | %s | %s | %.4f | %.4f | %s | %s | %s | %s |\n", file, $1, $2, 1e3 * $9, 1e3 * $10, rat(r, g), rat(ratio(), g),
+			       g ? sprintf(">= %.2f", g) : "-", g ? (r >= g ? "met" : "not met") : ""
+		}'
+}
+each traced_rows 1 $nlls "$@" >"$tmp/s7.txt"
+if [ -s "$tmp/s7.txt" ]; then cat "$tmp/s7.txt"; else echo "| no file given has traced steps | | | | | | | | |"; fi

@@ -4,7 +4,7 @@
 # (two shapes may share M x K x N under different labels), its summary
 # lines count what its rows say, a ratio it prints is the ratio of the two
 # rows (read here with csv_get), section 6 reads the lls table's step and
-# kernel sums, and it refuses bad usage.
+# kernel sums, section 7 its traced steps, and it refuses bad usage.
 . "${srcdir:-.}/tests/tap.sh"
 top=$(cd "${srcdir:-.}" && pwd)
 tmp=$(mktemp -d)
@@ -115,6 +115,28 @@ want=$(awk -v a="$ls_" -v b="$lk" -v c="$fs" -v e="$fk" 'BEGIN {
 	printf "| %.3f, %.3f | %.3f | %.3f, %.3f | %.3f | %.3f | %.3f |", 1e3 * a, 1e3 * b, 1e3 * (b - a), 1e3 * c, 1e3 * e, 1e3 * (e - c), a / c, b / e }')
 row=$(grep '| 8192x8192x8192 | axiswise |' s6.txt)
 ok "$([ -n "$lk" ] && echo "$row" | grep -qF -- "$want" && echo 0 || echo 1)" "8192^3 axiswise: steps, sums, what each step is under its sum and the two ratios are $want from the rows ($row)"
+
+# 7. the traced steps: the sweep has none (older than the column); the
+# in-step experiment's 8192^3 axiswise ratio and verdict from its rows
+n=$(sec 7 | grep -c '^| no file given has traced steps |')
+ok "$([ "$n" = 1 ] && echo 0 || echo 1)" "section 7 says the sweep has no traced steps ($n)"
+e=$d/experiments/f8b-lls-instep/lls-instep-8192.h5
+if [ -f "$e" ]; then
+	F8BENCH="$F8BENCH" sh "$top/scripts/f8b-targets.sh" "$d/gemm-impl-sweep.h5" "$e" >i.md 2>i.err
+	ok $? "with the in-step file, it runs ($(head -c 200 i.err))"
+	"$F8BENCH" export "$e" --table lls -o i.csv 2>/dev/null
+	tc() { csv_get i.csv traced_time_median_s m=8192 k=8192 n=8192 recipe=axiswise gemm_impl="$1" status=ok | head -1; }
+	a=$(tc cublaslt) b=$(tc f8b)
+	want=$(awk -v a="$a" -v b="$b" 'BEGIN { r = a / b; printf "| %.4f | %.4f | %.3f |", 1e3 * a, 1e3 * b, r }')
+	verdict=$(awk -v a="$a" -v b="$b" 'BEGIN { print (a / b >= 1.04) ? "| met |" : "| not met |" }')
+	row=$(awk '/^### 7\./ { on = 1 } on' i.md | grep '| 8192x8192x8192 | axiswise |')
+	ok "$([ -n "$a" ] && echo "$row" | grep -qF -- "$want" && echo "$row" | grep -qF -- ">= 1.04 $verdict" && echo 0 || echo 1)" \
+		"8192^3 axiswise traced: $want and its verdict against 1.04 from the rows ($row)"
+	n=$(awk '/^### 7\./ { on = 1 } on' i.md | grep -c '^| lls-instep-8192.h5 |')
+	ok "$([ "$n" = 3 ] && echo 0 || echo 1)" "a row per recipe of the file (3: $n)"
+else
+	for i in 1 2 3; do skip "no experiments/f8b-lls-instep files"; done
+fi
 
 # 4, over processes: the files after -- (experiments/f8b-lls-warmup/, four
 # processes of one command), each process's ratio of medians and the
