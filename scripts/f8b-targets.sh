@@ -40,7 +40,9 @@
 #   7. the targets of 4 on the traced steps (traced_time_median_s, files
 #      from 9417aea on): each implementation's steps sampled one after
 #      another, where --interleave samples them in turn
-#      (results/h100/experiments/f8b-lls-instep/).
+#      (results/h100/experiments/f8b-lls-instep/);
+#   8. no target, section 5 on each GEMM's time inside that traced step
+#      (lls_kernels' in_step_median_s).
 # Rows: e4m3 x e4m3 with a bf16 D and no D^T (the issue's targets), status
 # ok.  A ratio is printed to three decimals, or to as many more as it takes
 # not to round it onto the other side of its target (0.9698, not 0.970).
@@ -337,15 +339,18 @@ echo "lw-axiswise-gw-hp's grad_weight is cuBLASLt's bf16 GEMM in both."
 echo
 echo "| file | shape | recipe | output ms: cuBLASLt + sigmoid, f8b | ratio | grad_input ms | ratio | grad_weight ms | ratio |"
 echo "| --- | --- | --- | --- | ---: | --- | ---: | --- | ---: |"
-# kern_rows FILE: section 5's rows of one LLS file
+# kern_rows FILE [COLUMN]: section 5's rows of one LLS file, from the
+# kernel rows' COLUMN (time_median_s: timed alone; section 8 passes
+# in_step_median_s, and rows without a number there are left out)
 kern_rows() {
 	table "$1" lls_kernels "$tmp/kern.csv"
-	awk -v file="$(basename "$1")" "$AWKLIB"'
-	v("status") == "ok" && v("recipe") != "bf16" && (v("kernel") == "gemm" || v("kernel") == "sigmoid_fwd") {
+	awk -v file="$(basename "$1")" -v col="${2:-time_median_s}" "$AWKLIB"'
+	v("status") == "ok" && v("recipe") != "bf16" && (v("kernel") == "gemm" || v("kernel") == "sigmoid_fwd") &&
+	(col in c) && v(col) ~ /^[0-9.eE+-]+$/ {
 		k = shape() " | " v("recipe"); if (!(k in seen)) { seen[k] = 1; order[++n] = k }
 		# the forward GEMM and the sigmoid pass both count as the output
 		w = v("kernel") == "sigmoid_fwd" ? "output" : v("tensor")
-		t[k, gi(), w] += v("time_median_s")
+		t[k, gi(), w] += v(col)
 	}
 	function cell(k, w) {
 		if (!((k, "cublaslt", w) in t) || !((k, "f8b", w) in t)) return "- | -"
@@ -402,3 +407,16 @@ traced_rows() {
 }
 each traced_rows 1 $nlls "$@" >"$tmp/s7.txt"
 if [ -s "$tmp/s7.txt" ]; then cat "$tmp/s7.txt"; else echo "| no file given has traced steps | | | | | | | | |"; fi
+
+echo
+echo "### 8. The lls step's GEMMs inside the step: cuBLASLt's time over f8b's (> 1: f8b faster)"
+echo
+echo "Section 5 from each file's \`in_step_median_s\` (f8bench from 9417aea on): each GEMM's time inside"
+echo "the traced step of section 7, the arithmetic of its ratio. On two lanes grad_weight runs on the"
+echo "second, beside the first lane's kernels, and its time there includes what they take from it."
+echo
+echo "| file | shape | recipe | output ms: cuBLASLt + sigmoid, f8b | ratio | grad_input ms | ratio | grad_weight ms | ratio |"
+echo "| --- | --- | --- | --- | ---: | --- | ---: | --- | ---: |"
+each_in_step() { kern_rows "$1" in_step_median_s; }
+each each_in_step 1 $nlls "$@" >"$tmp/s8.txt"
+if [ -s "$tmp/s8.txt" ]; then cat "$tmp/s8.txt"; else echo "| no file given has in-step times | | | | | | | | |"; fi

@@ -4,7 +4,8 @@
 # (two shapes may share M x K x N under different labels), its summary
 # lines count what its rows say, a ratio it prints is the ratio of the two
 # rows (read here with csv_get), section 6 reads the lls table's step and
-# kernel sums, section 7 its traced steps, and it refuses bad usage.
+# kernel sums, sections 7 and 8 its traced steps and the kernels in them,
+# and it refuses bad usage.
 . "${srcdir:-.}/tests/tap.sh"
 top=$(cd "${srcdir:-.}" && pwd)
 tmp=$(mktemp -d)
@@ -132,11 +133,22 @@ if [ -f "$e" ]; then
 	row=$(awk '/^### 7\./ { on = 1 } on' i.md | grep '| 8192x8192x8192 | axiswise |')
 	ok "$([ -n "$a" ] && echo "$row" | grep -qF -- "$want" && echo "$row" | grep -qF -- ">= 1.04 $verdict" && echo 0 || echo 1)" \
 		"8192^3 axiswise traced: $want and its verdict against 1.04 from the rows ($row)"
-	n=$(awk '/^### 7\./ { on = 1 } on' i.md | grep -c '^| lls-instep-8192.h5 |')
+	n=$(awk '/^### 7\./ { on = 1 } /^### 8\./ { on = 0 } on' i.md | grep -c '^| lls-instep-8192.h5 |')
 	ok "$([ "$n" = 3 ] && echo 0 || echo 1)" "a row per recipe of the file (3: $n)"
+	# 8. the GEMMs inside the step: 8192^3 axiswise grad_input from the
+	# kernel rows' in_step_median_s
+	"$F8BENCH" export "$e" --table lls_kernels -o ik.csv 2>/dev/null
+	ic() { csv_get ik.csv in_step_median_s m=8192 k=8192 n=8192 recipe=axiswise kernel=gemm tensor=grad_input gemm_impl="$1" status=ok | head -1; }
+	a=$(ic cublaslt) b=$(ic f8b)
+	want=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "| %.3f, %.3f | %.3f |", 1e3 * a, 1e3 * b, a / b }')
+	row=$(awk '/^### 8\./ { on = 1 } on' i.md | grep '| 8192x8192x8192 | axiswise |')
+	ok "$([ -n "$a" ] && echo "$row" | grep -qF -- "$want" && echo 0 || echo 1)" \
+		"section 8, 8192^3 axiswise grad_input inside the step: $want from the rows ($row)"
 else
-	for i in 1 2 3; do skip "no experiments/f8b-lls-instep files"; done
+	for i in 1 2 3 4; do skip "no experiments/f8b-lls-instep files"; done
 fi
+n=$(sec 8 | grep -c '^| no file given has in-step times |')
+ok "$([ "$n" = 1 ] && echo 0 || echo 1)" "section 8 says the sweep has no in-step times ($n)"
 
 # 4, over processes: the files after -- (experiments/f8b-lls-warmup/, four
 # processes of one command), each process's ratio of medians and the
