@@ -21,7 +21,17 @@
  * is printed, so variants that must agree bit for bit can be compared.
  * The tile is GT_BN wide (256, 4 stages, unless GT_BN and GT_STAGES are given).
  * Ablations: build it against a patched copy of kernels/ (the patches
- * live with each study under results/h100/experiments/). */
+ * live with each study under results/h100/experiments/).
+ *
+ * GT_PAIR=rand|one: two instances of the kernel, X (filled as GT_FILL
+ * says) and Y (filled as GT_PAIR says), each with its own buffers, timed
+ * the way f8bench samples (an L2 flush, then one launch between two
+ * events, then a wait for it), in four phases of GT_RUNS (200) samples
+ * each: one instance after the other (X's samples, then Y's), in turn
+ * (X Y, Y X, ... as --interleave rotates), one after the other again, in
+ * turn again.  Each phase's medians are printed.  With Y like X, a gap
+ * between the phases comes from the alternation itself (buffers, caches);
+ * with a low-power Y, from the power the other instance drew. */
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -119,6 +129,123 @@ static cudaError_t launch(f8b_kgemm_fn fn, int grid, void **kargs, int smem)
 	return cudaLaunchKernelExC(&cfg, (const void *)fn, kargs);
 }
 
+/* One problem: its operands, D, scales, maps and kernel arguments (kargs
+ * points into the struct, so it stays where it was made). */
+struct inst {
+	uint8_t *a, *b;
+	void *d;
+	float *sa, *sb;
+	CUtensorMap ta, tb, td, tt;
+	f8b_kgemm_args p;
+	void *kargs[5];
+};
+
+/* e4m3 values 2^-3 to 2^3 of either sign (exponent field 4..10, no zeros,
+ * no NaN), or with fill "one" every value 1.0 (0x38), a low-power
+ * pattern; A and B from the same bytes; every scale 1. */
+static void inst_make(inst &I, PFN_cuTensorMapEncodeTiled_v12000 enc, int m, int n, int k,
+                      const char *fill, bool tma_store)
+{
+	std::vector<uint8_t> h((size_t)(m > n ? m : n) * k);
+	srand(1);
+	for (auto &b : h)
+		b = fill && !strcmp(fill, "one")
+		        ? (uint8_t)0x38
+		        : (uint8_t)(((rand() & 1) << 7) | ((4 + rand() % 7) << 3) | (rand() & 7));
+	const int kb = k / 128;
+	std::vector<float> ones((size_t)(m > n ? m : n) * kb, 1.0f);
+	CHECK(cudaMalloc(&I.a, (size_t)m * k));
+	CHECK(cudaMalloc(&I.b, (size_t)n * k));
+	CHECK(cudaMalloc(&I.d, (size_t)m * n * sizeof(gt_out)));
+	CHECK(cudaMalloc(&I.sa, ones.size() * 4));
+	CHECK(cudaMalloc(&I.sb, ones.size() * 4));
+	CHECK(cudaMemcpy(I.a, h.data(), (size_t)m * k, cudaMemcpyHostToDevice));
+	CHECK(cudaMemcpy(I.b, h.data(), (size_t)n * k, cudaMemcpyHostToDevice));
+	CHECK(cudaMemcpy(I.sa, ones.data(), ones.size() * 4, cudaMemcpyHostToDevice));
+	CHECK(cudaMemcpy(I.sb, ones.data(), ones.size() * 4, cudaMemcpyHostToDevice));
+	I.ta = map_op(enc, I.a, m, k, F8B_KG_BM);
+	I.tb = map_op(enc, I.b, n, k, BN / GT_CL);
+	I.td = map_d(enc, I.d, m, n);
+	I.tt = CUtensorMap{}; /* no D^T (p.tma_t = 0) */
+	I.p = f8b_kgemm_args{};
+	I.p.a_scale_inv = I.sa;
+	I.p.b_scale_inv = I.sb;
+	I.p.d = I.d;
+	I.p.m = m;
+	I.p.n = n;
+	I.p.k = k;
+	I.p.b_scale_ld = kb; /* block128x128: kb scales a 128-row block of B */
+	I.p.tma_store = tma_store;
+	I.kargs[0] = &I.ta;
+	I.kargs[1] = &I.tb;
+	I.kargs[2] = &I.td;
+	I.kargs[3] = &I.tt;
+	I.kargs[4] = &I.p;
+}
+
+static float median_of(std::vector<float> v)
+{
+	std::sort(v.begin(), v.end());
+	const size_t n = v.size();
+	return n % 2 ? v[n / 2] : 0.5f * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/* GT_PAIR: the four phases (see the top of the file). */
+static int pair(f8b_kgemm_fn fn, int grid, int smem, inst &x, inst &y, int runs, const char *mode,
+                int m, int n, int k, const char *fx, const char *fy)
+{
+	int l2 = 0;
+	CHECK(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+	void *flush;
+	const size_t fb = 2 * (size_t)l2; /* f8bench's flush: 2 x L2 written */
+	CHECK(cudaMalloc(&flush, fb));
+	cudaEvent_t e0, e1;
+	CHECK(cudaEventCreate(&e0));
+	CHECK(cudaEventCreate(&e1));
+	auto sample = [&](inst &I) {
+		CHECK(cudaMemsetAsync(flush, 0, fb));
+		CHECK(cudaEventRecord(e0));
+		CHECK(launch(fn, grid, I.kargs, smem));
+		CHECK(cudaEventRecord(e1));
+		CHECK(cudaEventSynchronize(e1));
+		float ms;
+		CHECK(cudaEventElapsedTime(&ms, e0, e1));
+		return ms;
+	};
+	for (int i = 0; i < 5; i++) {
+		CHECK(launch(fn, grid, x.kargs, smem));
+		CHECK(launch(fn, grid, y.kargs, smem));
+	}
+	CHECK(cudaDeviceSynchronize());
+	printf("gemm-time %s %dx%dx%d (M N K), %dx%d tile, grid %d: X filled %s, Y %s, %d samples "
+	       "each a phase, medians in ms\n",
+	       mode, m, n, k, F8B_KG_BM, BN, grid, fx, fy, runs);
+	for (int ph = 0; ph < 4; ph++) {
+		std::vector<float> tx, ty;
+		if (ph % 2 == 0) {
+			for (int i = 0; i < runs; i++)
+				tx.push_back(sample(x));
+			for (int i = 0; i < runs; i++)
+				ty.push_back(sample(y));
+		} else {
+			for (int i = 0; i < runs; i++) {
+				if (i % 2 == 0) {
+					tx.push_back(sample(x));
+					ty.push_back(sample(y));
+				} else {
+					ty.push_back(sample(y));
+					tx.push_back(sample(x));
+				}
+			}
+		}
+		const float mx = median_of(tx), my = median_of(ty);
+		printf("phase %d, %-16s X %.4f  Y %.4f  X/Y %.4f  (fastest X %.4f Y %.4f)\n", ph + 1,
+		       ph % 2 ? "in turn:" : "one after other:", mx, my, mx / my,
+		       *std::min_element(tx.begin(), tx.end()), *std::min_element(ty.begin(), ty.end()));
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2 || (strcmp(argv[1], "fast") && strcmp(argv[1], "promote") &&
@@ -163,45 +290,24 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	/* e4m3 values 2^-3 to 2^3 of either sign: exponent field 4..10 */
-	std::vector<uint8_t> h((size_t)(m > n ? m : n) * k);
-	srand(1);
-	const char *fill = getenv("GT_FILL"); /* "one": every value 1.0 (0x38), a low-power pattern */
-	for (auto &b : h)
-		b = fill && !strcmp(fill, "one")
-		        ? (uint8_t)0x38
-		        : (uint8_t)(((rand() & 1) << 7) | ((4 + rand() % 7) << 3) | (rand() & 7));
-	const int kb = k / 128;
-	std::vector<float> ones((size_t)(m > n ? m : n) * kb, 1.0f);
-	uint8_t *a, *b;
-	void *d;
-	float *sa, *sb;
-	CHECK(cudaMalloc(&a, (size_t)m * k));
-	CHECK(cudaMalloc(&b, (size_t)n * k));
-	CHECK(cudaMalloc(&d, (size_t)m * n * sizeof(gt_out)));
-	CHECK(cudaMalloc(&sa, ones.size() * 4));
-	CHECK(cudaMalloc(&sb, ones.size() * 4));
-	CHECK(cudaMemcpy(a, h.data(), (size_t)m * k, cudaMemcpyHostToDevice));
-	CHECK(cudaMemcpy(b, h.data(), (size_t)n * k, cudaMemcpyHostToDevice));
-	CHECK(cudaMemcpy(sa, ones.data(), ones.size() * 4, cudaMemcpyHostToDevice));
-	CHECK(cudaMemcpy(sb, ones.data(), ones.size() * 4, cudaMemcpyHostToDevice));
-
 	PFN_cuTensorMapEncodeTiled_v12000 enc = encoder();
-	CUtensorMap ta = map_op(enc, a, m, k, F8B_KG_BM), tb = map_op(enc, b, n, k, BN / GT_CL),
-	            td = map_d(enc, d, m, n);
-	f8b_kgemm_args p = {};
-	p.a_scale_inv = sa;
-	p.b_scale_inv = sb;
-	p.d = d;
-	p.m = m;
-	p.n = n;
-	p.k = k;
-	p.b_scale_ld = kb; /* block128x128: kb scales a 128-row block of B */
 	/* GT_DIRECT=1, or a tile width that 64-column boxes do not tile (a
 	 * study patch's 144): D stored from registers */
-	p.tma_store = !(getenv("GT_DIRECT") && !strcmp(getenv("GT_DIRECT"), "1")) && BN % 64 == 0;
-	CUtensorMap tt = {}; /* no D^T (p.tma_t = 0) */
-	void *kargs[] = {&ta, &tb, &td, &tt, &p};
+	const bool tma_store = !(getenv("GT_DIRECT") && !strcmp(getenv("GT_DIRECT"), "1")) && BN % 64 == 0;
+	static inst x, y;
+	inst_make(x, enc, m, n, k, getenv("GT_FILL"), tma_store);
+	void **kargs = x.kargs;
+	void *d = x.d;
+	if (getenv("GT_PAIR")) {
+		const char *py = getenv("GT_PAIR");
+		if (strcmp(py, "rand") && strcmp(py, "one")) {
+			fprintf(stderr, "gemm-time: GT_PAIR is rand or one\n");
+			return 2;
+		}
+		inst_make(y, enc, m, n, k, py, tma_store);
+		return pair(fn, grid, smem, x, y, getenv("GT_RUNS") ? RUNS : 200, argv[1], m, n,
+		            k, getenv("GT_FILL") ? getenv("GT_FILL") : "rand", py);
+	}
 	for (int i = 0; i < 5; i++)
 		CHECK(launch(fn, grid, kargs, smem));
 	CHECK(cudaDeviceSynchronize());
