@@ -280,6 +280,10 @@ if [ $nlls -gt 0 ]; then
 	echo "Medians of one process; the target is judged on them. Beside them, the fastest steps' ratio:"
 	echo "under the power cap a median can fall in either of two clock modes from one process to the"
 	echo "next, the fastest step is at the full clock (results/h100/experiments/f8b-lls-spread/)."
+	echo "A file sampled with --interleave (lls-impl-sweep.h5, the in-step files) takes the two steps"
+	echo "in turn, and under the cap each then runs at a clock the other's power sets, which costs f8b"
+	echo "2-7% (results/h100/experiments/f8b-lls-instep/); section 7 has the steps sampled one"
+	echo "implementation at a time."
 	echo
 	echo "| file | shape | recipe | cuBLASLt ms | f8b ms | cuBLASLt / f8b | target | verdict | fastest steps, cuBLASLt / f8b |"
 	echo "| --- | --- | --- | ---: | ---: | ---: | ---: | --- | ---: |"
