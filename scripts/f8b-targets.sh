@@ -86,7 +86,8 @@ table() {
 table "$gemm" gemm "$tmp/gemm.csv"
 # Columns by name, fields split as RFC 4180 writes them (scripts/csv.awk).
 AWKLIB="$(cat "$(dirname "$0")/csv.awk" "$(dirname "$0")/csv-cols.awk")"'
-function v(name,   x) { x = F[c[name]]; return x ~ /^[-+]?[0-9.]+([eE][-+]?[0-9]+)?$/ ? x + 0 : x }
+function isnum(x) { return x ~ /^[-+]?[0-9.]+([eE][-+]?[0-9]+)?$/ }
+function v(name,   x) { x = F[c[name]]; return isnum(x) ? x + 0 : x }
 function shape() { return v("m") "x" v("k") "x" v("n") }
 function impl() { return v("impl") == "" ? "cublaslt" : v("impl") }
 function gi() { return v("gemm_impl") == "" ? "cublaslt" : v("gemm_impl") }
@@ -249,11 +250,10 @@ fi
 pairs() {
 	table "$1" lls "$tmp/lls.csv"
 	awk "$AWKLIB"'
-	function num(x) { return (x ~ /^[0-9.eE+-]+$/) ? x + 0 : 0 }
 	v("status") == "ok" && v("recipe") != "bf16" {
 		k = shape() " " v("recipe"); if (!(k in seen)) { seen[k] = 1; order[++n] = k }
-		t[k, gi()] = v("time_median_s"); tmin[k, gi()] = v("time_min_s"); tsum[k, gi()] = num(v("kernels_time_s"))
-		ttr[k, gi()] = ("traced_time_median_s" in c) ? num(v("traced_time_median_s")) : 0
+		t[k, gi()] = v("time_median_s"); tmin[k, gi()] = v("time_min_s"); tsum[k, gi()] = isnum(v("kernels_time_s")) ? v("kernels_time_s") : 0
+		ttr[k, gi()] = ("traced_time_median_s" in c) && isnum(v("traced_time_median_s")) ? v("traced_time_median_s") : 0
 	}
 	END {
 		for (i = 1; i <= n; i++) {
@@ -350,7 +350,7 @@ kern_rows() {
 	table "$1" lls_kernels "$tmp/kern.csv"
 	awk -v file="$(basename "$1")" -v col="${2:-time_median_s}" "$AWKLIB"'
 	v("status") == "ok" && v("recipe") != "bf16" && (v("kernel") == "gemm" || v("kernel") == "sigmoid_fwd") &&
-	(col in c) && v(col) ~ /^[0-9.eE+-]+$/ {
+	(col in c) && isnum(v(col)) {
 		k = shape() " | " v("recipe"); if (!(k in seen)) { seen[k] = 1; order[++n] = k }
 		# the forward GEMM and the sigmoid pass both count as the output
 		w = v("kernel") == "sigmoid_fwd" ? "output" : v("tensor")
@@ -409,8 +409,15 @@ traced_rows() {
 			       g ? sprintf(">= %.2f", g) : "-", g ? (r >= g ? "met" : "not met") : ""
 		}'
 }
-each traced_rows 1 $nlls "$@" >"$tmp/s7.txt"
-if [ -s "$tmp/s7.txt" ]; then cat "$tmp/s7.txt"; else echo "| no file given has traced steps | | | | | | | | |"; fi
+# rows_or NOTE FN FROM TO FILE...: each FN ..., or one row saying NOTE when
+# it prints nothing (sections 7 and 8: files older than their columns)
+rows_or() {
+	note=$1
+	shift
+	each "$@" >"$tmp/rows.txt"
+	if [ -s "$tmp/rows.txt" ]; then cat "$tmp/rows.txt"; else echo "| $note | | | | | | | | |"; fi
+}
+rows_or "no file given has traced steps" traced_rows 1 $nlls "$@"
 
 echo
 echo "### 8. The lls step's GEMMs inside the step: cuBLASLt's time over f8b's (> 1: f8b faster)"
@@ -422,5 +429,4 @@ echo
 echo "| file | shape | recipe | output ms: cuBLASLt + sigmoid, f8b | ratio | grad_input ms | ratio | grad_weight ms | ratio |"
 echo "| --- | --- | --- | --- | ---: | --- | ---: | --- | ---: |"
 each_in_step() { kern_rows "$1" in_step_median_s; }
-each each_in_step 1 $nlls "$@" >"$tmp/s8.txt"
-if [ -s "$tmp/s8.txt" ]; then cat "$tmp/s8.txt"; else echo "| no file given has in-step times | | | | | | | | |"; fi
+rows_or "no file given has in-step times" each_in_step 1 $nlls "$@"
