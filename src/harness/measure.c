@@ -130,6 +130,13 @@ static int take_sample(const struct f8b_backend_ops *ops, struct f8b_backend *be
 	return rc;
 }
 
+int f8b_measure_cold(const struct f8b_backend_ops *ops, struct f8b_backend *be,
+                     f8b_launch_fn launch, void *ctx, const struct f8b_measure_opts *o,
+                     struct f8b_event *e0, struct f8b_event *e1, double *t)
+{
+	return take_sample(ops, be, launch, ctx, o, 1, e0, e1, t);
+}
+
 /* One sample as every rank keeps it: take_sample, then (collectives) the
  * slowest rank's time and whether any rank is past its time cap. */
 static int timed_sample(const struct f8b_backend_ops *ops, struct f8b_backend *be,

@@ -207,27 +207,18 @@ static int launch_single(void *vs)
 #define TRACE_MIN 10
 #define TRACE_MAX 200
 
+/* One traced sample: the step between the harness's own e0 (ev[0]) and
+ * e1 (ev[1]), stage i between ev[2 + 2i] and ev[3 + 2i] (lls_int.h). */
 static int trace_sample(struct lls_state *s, struct f8b_event **ev, double *t)
 {
 	const struct f8b_backend_ops *ops = s->run->ops;
 	struct f8b_backend *be = s->run->be;
-	const struct f8b_measure_opts *o = &s->run->mopts;
-	const bool gate = ops->hold && ops->release && o->hold;
-	if (o->flush)
-		F8B_TRY(ops->flush_cache(be, o->flush_how));
-	if (gate)
-		F8B_TRY(ops->hold(be, o->hold_timeout_s));
 	s->trace = ev;
-	int rc = f8b_lls_run_step(s);
+	int rc = f8b_measure_cold(ops, be, f8b_lls_run_step, s, &s->run->mopts, ev[0], ev[1],
+	                          &t[s->nst]);
 	s->trace = NULL;
-	if (gate) { /* a held GPU is never left waiting */
-		int rr = ops->release(be);
-		rc = rc != F8B_OK ? rc : rr;
-	}
 	for (int i = 0; i < s->nst && rc == F8B_OK; i++)
-		rc = ops->event_elapsed(be, ev[1 + 2 * i], ev[2 + 2 * i], &t[i]);
-	if (rc == F8B_OK)
-		rc = ops->event_elapsed(be, ev[0], ev[2 * s->nst + 1], &t[s->nst]);
+		rc = ops->event_elapsed(be, ev[2 + 2 * i], ev[3 + 2 * i], &t[i]);
 	return rc;
 }
 

@@ -177,9 +177,9 @@ struct lls_state {
 	struct f8b_stream *side;
 	struct f8b_event *ev[LLS_MAX_STAGES], *ev_fork, *ev_join;
 	/* finish's trace of the step (NULL otherwise): run_step records
-	 * trace[0] at the step's start, trace[1 + 2i] and trace[2 + 2i] just
-	 * before and after stage i on its lane (after its wait), and
-	 * trace[2 * nst + 1] at the end, on the backend's stream. */
+	 * trace[2 + 2i] and trace[3 + 2i] just before and after stage i on
+	 * its lane (after its wait); trace[0] and trace[1] are the harness's
+	 * events around the whole step (f8b_measure_cold). */
 	struct f8b_event **trace;
 	bool force_hp;     /* check: fused casts also write their bf16 value */
 	int64_t allocated; /* bytes of backend memory the step holds */

@@ -176,18 +176,18 @@ static int mark(struct lls_state *s, int k)
 	return s->trace ? s->run->ops->event_record(s->run->be, s->trace[k]) : F8B_OK;
 }
 
+/* Stage i, between its two marks when the step is traced. */
 static int run_marked(struct lls_state *s, int i)
 {
-	F8B_TRY(mark(s, 1 + 2 * i));
+	F8B_TRY(mark(s, 2 + 2 * i));
 	F8B_TRY(f8b_lls_run_stage(s, i));
-	return mark(s, 2 + 2 * i);
+	return mark(s, 3 + 2 * i);
 }
 
 static int run_lanes(struct lls_state *s)
 {
 	const struct f8b_backend_ops *ops = s->run->ops;
 	struct f8b_backend *be = s->run->be;
-	F8B_TRY(mark(s, 0));
 	F8B_TRY(ops->event_record(be, s->ev_fork));
 	F8B_TRY(ops->stream_use(be, s->side));
 	F8B_TRY(ops->stream_wait(be, s->ev_fork));
@@ -206,18 +206,16 @@ static int run_lanes(struct lls_state *s)
 	F8B_TRY(ops->stream_use(be, s->side));
 	F8B_TRY(ops->event_record(be, s->ev_join));
 	F8B_TRY(ops->stream_use(be, NULL));
-	F8B_TRY(ops->stream_wait(be, s->ev_join));
-	return mark(s, 2 * s->nst + 1);
+	return ops->stream_wait(be, s->ev_join);
 }
 
 int f8b_lls_run_step(void *state)
 {
 	struct lls_state *s = state;
 	if (!s->side) {
-		F8B_TRY(mark(s, 0));
 		for (int i = 0; i < s->nst; i++)
 			F8B_TRY(run_marked(s, i));
-		return mark(s, 2 * s->nst + 1);
+		return F8B_OK;
 	}
 	int rc = run_lanes(s);
 	if (rc != F8B_OK) /* back on the backend's stream whatever failed */
