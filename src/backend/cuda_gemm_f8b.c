@@ -107,6 +107,27 @@ static unsigned tile_modes(const struct f8b_kgemm_tile *t, int out)
 	return m;
 }
 
+/* The measured charges above on tile t's count of work in `mode`: 1 for
+ * a 256-wide tile; a narrower one NARROW_COST, or its mode's own charge
+ * (BLK1_NARROW_COST, BLOCK_NARROW_COST at 128); and BLOCK's 128x192,
+ * whose adds overlap no wgmma, NO_OVERLAP_COST more. */
+static double tile_charge(const struct f8b_kgemm_tile *t, int mode)
+{
+	double c = 1.0;
+	if (t->bn < 256) {
+		if (mode == F8B_KGEMM_BLOCK_1X128)
+			c = BLK1_NARROW_COST;
+		else if (mode == F8B_KGEMM_BLOCK && t->bn == 128)
+			c = BLOCK_NARROW_COST;
+		else
+			c = NARROW_COST;
+	}
+	if (mode == F8B_KGEMM_BLOCK && !F8B_KGEMM_OVERLAPS(t->bn, mode) &&
+	    !F8B_KGEMM_HALVES(t->bn, mode))
+		c *= NO_OVERLAP_COST; /* 128x192 */
+	return c;
+}
+
 int f8b_kgemm_pick_tile(int64_t m, int64_t n, int sms, int mode, int out)
 {
 	int best = -1;
@@ -119,16 +140,7 @@ int f8b_kgemm_pick_tile(int64_t m, int64_t n, int sms, int mode, int out)
 			continue; /* --autotune only, until measured */
 		int64_t tiles = ((m + t->bm - 1) / t->bm) * ((n + t->bn - 1) / t->bn);
 		double waves = (double)((tiles + sms - 1) / sms);
-		double cost = waves * t->bm * t->bn;
-		if (mode == F8B_KGEMM_BLOCK_1X128 && t->bn < 256)
-			cost *= BLK1_NARROW_COST;
-		else if (mode == F8B_KGEMM_BLOCK && t->bn == 128)
-			cost *= BLOCK_NARROW_COST;
-		else if (t->bn < 256)
-			cost *= NARROW_COST;
-		if (mode == F8B_KGEMM_BLOCK && !F8B_KGEMM_OVERLAPS(t->bn, mode) &&
-		    !F8B_KGEMM_HALVES(t->bn, mode))
-			cost *= NO_OVERLAP_COST; /* 128x192 */
+		double cost = waves * t->bm * t->bn * tile_charge(t, mode);
 		if (best < 0 || cost < best_cost ||
 		    (cost == best_cost && t->bn > f8b_kgemm_tiles[best].bn)) {
 			best = i;
