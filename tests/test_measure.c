@@ -104,6 +104,7 @@ static int v_flush(struct f8b_backend *be, int how)
 {
 	(void)be;
 	(void)how;
+	vlog_add('F');
 	return F8B_OK;
 }
 
@@ -309,20 +310,50 @@ int main(void)
 	o.min_samples = o.max_samples = 1;
 	vlog[0] = '\0';
 	rc = f8b_measure(&gops, be, logged_launch, NULL, &o, &r, NULL);
-	tap_ok(rc == F8B_OK && !strcmp(vlog, "HeLeR"), "held sample: %s (want HeLeR)", vlog);
+	tap_ok(rc == F8B_OK && !strcmp(vlog, "FHeLeR"), "held sample: %s (want FHeLeR)", vlog);
 	o.hold = false;
 	vlog[0] = '\0';
 	rc = f8b_measure(&gops, be, logged_launch, NULL, &o, &r, NULL);
-	tap_ok(rc == F8B_OK && !strcmp(vlog, "eLe"), "--no-hold: %s (want eLe)", vlog);
+	tap_ok(rc == F8B_OK && !strcmp(vlog, "FeLe"), "--no-hold: %s (want FeLe)", vlog);
 	o.hold = true;
 	o.batch = 2;
 	vlog[0] = '\0';
 	rc = f8b_measure(&gops, be, logged_launch, NULL, &o, &r, NULL);
-	tap_ok(rc == F8B_OK && !strcmp(vlog, "eLLe"), "batch samples are not held: %s", vlog);
+	tap_ok(rc == F8B_OK && !strcmp(vlog, "eLLe"),
+	       "batch samples are neither flushed nor held: %s", vlog);
 	o.batch = 0;
 	vlog[0] = '\0';
 	rc = f8b_measure(&vops, be, logged_launch, NULL, &o, &r, NULL);
-	tap_ok(rc == F8B_OK && !strcmp(vlog, "eLe"), "no gate (host): %s", vlog);
+	tap_ok(rc == F8B_OK && !strcmp(vlog, "FeLe"), "no gate (host): %s", vlog);
+
+	/* f8b_measure_cold: one launch, flushed only beside cold samples
+	 * (beside <= 1), held as o says. */
+	struct f8b_event *c0, *c1;
+	double ct = -1;
+	tap_ok(vops.event_create(be, &c0) == F8B_OK && vops.event_create(be, &c1) == F8B_OK,
+	       "events for f8b_measure_cold");
+	const struct {
+		int beside;
+		bool flush, hold;
+		const char *want;
+	} cold[] = {
+	    {1, true, true, "FHeLeR"}, {0, true, true, "FHeLeR"}, {4, true, true, "HeLeR"},
+	    {1, false, true, "HeLeR"}, {1, true, false, "FeLe"},  {8, true, false, "eLe"},
+	};
+	for (size_t i = 0; i < sizeof cold / sizeof cold[0]; i++) {
+		o.flush = cold[i].flush;
+		o.hold = cold[i].hold;
+		vlog[0] = '\0';
+		rc = f8b_measure_cold(&gops, be, logged_launch, NULL, &o, cold[i].beside, c0, c1,
+		                      &ct);
+		tap_ok(rc == F8B_OK && !strcmp(vlog, cold[i].want) && ct >= 0,
+		       "cold sample beside batch %d, flush %d, hold %d: %s (want %s)",
+		       cold[i].beside, cold[i].flush, cold[i].hold, vlog, cold[i].want);
+	}
+	vops.event_destroy(be, c0);
+	vops.event_destroy(be, c1);
+	o.flush = true;
+	o.hold = true;
 
 	/* A group measured together (--interleave).  Two launches of 1 and
 	 * 2 ms on a clock that slows them by 10% a virtual second: measured

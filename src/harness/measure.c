@@ -99,14 +99,14 @@ static void note_clock(const struct f8b_backend_ops *ops, struct f8b_backend *be
  * time the host's enqueue. */
 static int take_sample(const struct f8b_backend_ops *ops, struct f8b_backend *be,
                        f8b_launch_fn launch, void *ctx, const struct f8b_measure_opts *o, int batch,
-                       struct f8b_event *e0, struct f8b_event *e1, double *t)
+                       bool flush, struct f8b_event *e0, struct f8b_event *e1, double *t)
 {
 	/* Collectives always go behind the gate; independent cold samples
 	 * when asked (batch samples queue too much to hold). */
 	bool gate = ops->hold && ops->release && (o->sync || (o->hold && batch == 1));
 	int rc = F8B_OK;
 
-	if (batch == 1 && o->flush)
+	if (flush)
 		F8B_TRY(ops->flush_cache(be, o->flush_how));
 	if (gate)
 		F8B_TRY(ops->hold(be, o->hold_timeout_s));
@@ -131,10 +131,10 @@ static int take_sample(const struct f8b_backend_ops *ops, struct f8b_backend *be
 }
 
 int f8b_measure_cold(const struct f8b_backend_ops *ops, struct f8b_backend *be,
-                     f8b_launch_fn launch, void *ctx, const struct f8b_measure_opts *o,
+                     f8b_launch_fn launch, void *ctx, const struct f8b_measure_opts *o, int beside,
                      struct f8b_event *e0, struct f8b_event *e1, double *t)
 {
-	return take_sample(ops, be, launch, ctx, o, 1, e0, e1, t);
+	return take_sample(ops, be, launch, ctx, o, 1, beside <= 1 && o->flush, e0, e1, t);
 }
 
 /* One sample as every rank keeps it: take_sample, then (collectives) the
@@ -144,7 +144,7 @@ static int timed_sample(const struct f8b_backend_ops *ops, struct f8b_backend *b
                         int batch, struct f8b_event *e0, struct f8b_event *e1, double t_start,
                         double *t, bool *over)
 {
-	F8B_TRY(take_sample(ops, be, launch, ctx, o, batch, e0, e1, t));
+	F8B_TRY(take_sample(ops, be, launch, ctx, o, batch, batch == 1 && o->flush, e0, e1, t));
 	*over = f8b_now() - t_start > o->max_time_s;
 	if (o->reduce) {
 		double v[2] = {*t, *over ? 1.0 : 0.0};

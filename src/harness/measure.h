@@ -98,12 +98,15 @@ int f8b_measure_group(const struct f8b_backend_ops *ops, struct f8b_backend *be,
                       const f8b_launch_fn *launch, void *const *ctx,
                       const struct f8b_measure_opts *o, struct f8b_measure_result *r);
 
-/* One cold sample of launch(ctx) taken as f8b_measure takes each (flush,
- * hold, e0, launch, e1, release; the flush and hold as o says), its time
- * in *t; e0 and e1 are the caller's, so it can read events the launch
- * recorded between them (the lls step's in-step times). */
+/* One sample of a single launch(ctx) taken as f8b_measure takes a cold
+ * one (flush, hold, e0, launch, e1, release; the hold as o says), its
+ * time in *t, to stand beside a measurement whose samples were of
+ * `beside` launches each (f8b_measure_result.batch): flushed as those
+ * were, so only when beside <= 1 and o->flush (a batch sample is never
+ * flushed).  e0 and e1 are the caller's, so it can read events the
+ * launch recorded between them (the lls step's in-step times). */
 int f8b_measure_cold(const struct f8b_backend_ops *ops, struct f8b_backend *be,
-                     f8b_launch_fn launch, void *ctx, const struct f8b_measure_opts *o,
+                     f8b_launch_fn launch, void *ctx, const struct f8b_measure_opts *o, int beside,
                      struct f8b_event *e0, struct f8b_event *e1, double *t);
 
 /* Statistics on an array (sorted in place): exposed for tests and compare. */

@@ -199,22 +199,25 @@ static int launch_single(void *vs)
 /* Where the step's time goes inside the step (each stage's in_step_s,
  * the lls_kernels rows' in_step_median_s): the step run eagerly with an
  * event just before and after every kernel on its lane, each sample taken
- * the way the step's own are (flush, hold, the step, release), as many
- * samples as the step had (TRACE_MIN to TRACE_MAX), after one not kept.
+ * the way the step's own are (flush, hold, the step, release; not flushed
+ * when the step's samples were batches of `batch`, which are not), as
+ * many samples as the step had (TRACE_MIN to TRACE_MAX), after one not
+ * kept.
  * A kernel's time there includes whatever the other lane's kernels take
  * from it; the traced step's own median (*step) is set beside the step's
  * (the graph's, with --graph on), so the events' cost shows. */
 #define TRACE_MIN 10
 #define TRACE_MAX 200
 
-/* One traced sample: the step between the harness's own e0 (ev[0]) and
- * e1 (ev[1]), stage i between ev[2 + 2i] and ev[3 + 2i] (lls_int.h). */
-static int trace_sample(struct lls_state *s, struct f8b_event **ev, double *t)
+/* One traced sample, beside the step's samples of `batch` steps: the step
+ * between the harness's own e0 (ev[0]) and e1 (ev[1]), stage i between
+ * ev[2 + 2i] and ev[3 + 2i] (lls_int.h). */
+static int trace_sample(struct lls_state *s, int batch, struct f8b_event **ev, double *t)
 {
 	const struct f8b_backend_ops *ops = s->run->ops;
 	struct f8b_backend *be = s->run->be;
 	s->trace = ev;
-	int rc = f8b_measure_cold(ops, be, f8b_lls_run_step, s, &s->run->mopts, ev[0], ev[1],
+	int rc = f8b_measure_cold(ops, be, f8b_lls_run_step, s, &s->run->mopts, batch, ev[0], ev[1],
 	                          &t[s->nst]);
 	s->trace = NULL;
 	for (int i = 0; i < s->nst && rc == F8B_OK; i++)
@@ -222,7 +225,7 @@ static int trace_sample(struct lls_state *s, struct f8b_event **ev, double *t)
 	return rc;
 }
 
-static int trace_step(struct lls_state *s, int samples, double *step)
+static int trace_step(struct lls_state *s, int samples, int batch, double *step)
 {
 	const struct f8b_backend_ops *ops = s->run->ops;
 	struct f8b_backend *be = s->run->be;
@@ -237,7 +240,7 @@ static int trace_step(struct lls_state *s, int samples, double *step)
 	/* sample 0 is not kept: the eager step's first run after the kernels
 	 * alone */
 	for (int j = 0; j <= n && rc == F8B_OK; j++)
-		rc = trace_sample(s, ev, t + (size_t)j * w);
+		rc = trace_sample(s, batch, ev, t + (size_t)j * w);
 	for (int i = 0; i < w && rc == F8B_OK; i++) {
 		for (int j = 0; j < n; j++)
 			col[j] = t[(size_t)(j + 1) * w + i];
@@ -299,7 +302,7 @@ static int finish(void *vs, const struct f8b_measure_result *m, void *vrow)
 	}
 	row->kernels_time_s = ksum;
 	row->gemm_time_s = gsum;
-	F8B_TRY(trace_step(s, m->samples, &row->traced_time_median_s));
+	F8B_TRY(trace_step(s, m->samples, m->batch, &row->traced_time_median_s));
 	row->step_flops = flops;
 	row->step_bytes = bytes;
 	/* A graph pays one launch, not one per kernel. */
