@@ -41,6 +41,14 @@ static void set_column(const struct f8b_table_schema *s, void *row, const char *
 			set_str(row, s->fields[f].offset, s->fields[f].size, v);
 }
 
+/* The columns that say which case a row is (its key and run id), set
+ * before anything runs, so that a row says it even when nothing did. */
+static void case_key(const struct f8b_bench *b, const struct f8b_run *run, size_t i, void *row)
+{
+	b->case_key(run->cfg, i, row);
+	*(int32_t *)((char *)row + b->off_run_id) = run->run_id;
+}
+
 /* A case up to its measurement: the memory check, setup, one checked
  * launch.  *ok: the check passed; *state: the driver's, to tear down. */
 static int case_prepare(const struct f8b_bench *b, struct f8b_run *run, size_t i, void *row,
@@ -48,8 +56,7 @@ static int case_prepare(const struct f8b_bench *b, struct f8b_run *run, size_t i
 {
 	*state = NULL;
 	*ok = false;
-	b->case_key(run->cfg, i, row);
-	*(int32_t *)((char *)row + b->off_run_id) = run->run_id;
+	case_key(b, run, i, row);
 	f8b_clear_error();
 	/* A case that cannot fit is refused before it allocates anything. */
 	int rc = f8b_case_fits(b, run, i);
@@ -147,8 +154,7 @@ int f8b_run_group(const struct f8b_bench *b, struct f8b_run *run, const size_t *
 	bool lost = false; /* a device error: the rest of the group is not run */
 	for (size_t g = 0; g < n; g++) {
 		if (lost) {
-			b->case_key(run->cfg, cases[g], rows[g]);
-			*(int32_t *)((char *)rows[g] + b->off_run_id) = run->run_id;
+			case_key(b, run, cases[g], rows[g]);
 			rc[g] = F8B_EDEVICE;
 			snprintf(msg[g], sizeof msg[g],
 			         "not run: a case before it in its group "
