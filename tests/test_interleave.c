@@ -30,6 +30,18 @@ static bool by_shape(const void *vcfg, size_t i, size_t j)
 	return c->cases[i].sc != SC_NONE && c->cases[i].shape == c->cases[j].shape;
 }
 
+/* gemm's setup, but the device is lost at the second fp8 case set up:
+ * the rest of that case's group is not run, and the sweep stops. */
+static int (*gemm_setup)(struct f8b_run *, size_t, void *, void **);
+static int fp8_setups;
+static int losing_setup(struct f8b_run *run, size_t i, void *row, void **state)
+{
+	const struct gemm_cfg *c = run->cfg;
+	if (c->cases[i].sc != SC_NONE && ++fp8_setups == 2)
+		return F8B_ERR(F8B_EDEVICE, "test: the device is lost");
+	return gemm_setup(run, i, row, state);
+}
+
 /* f8b_run_bench in a child process (MPI, which it initialises and
  * finalises, starts once a process); its exit status. */
 static int run_argv(const struct f8b_bench *b, int argc, char **argv)
@@ -121,6 +133,37 @@ int main(void)
 	tap_ok(r && n == 10 && ok == 10, "after --resume, every case once, ok (%zu rows, %d ok)", n,
 	       ok);
 	free(r);
+
+	/* A device lost inside a group: the member that failed says why,
+	 * those after it say they were not run, each with its own key. */
+	struct f8b_bench lb = b;
+	gemm_setup = b.setup;
+	lb.setup = losing_setup;
+	snprintf(p2, sizeof p2, "%s/d.h5", dir);
+	tap_ok(run(&lb, p2, "--interleave") != 0, "a sweep that loses the device fails");
+	r = rows_of(p2, &n);
+	int lost = 0, notrun = 0, unmeasured = 0, untimed_ok = 0, keyed = 1;
+	for (size_t i = 0; r && i < n; i++) {
+		printf("# %s %s %s %lld: %s\n", r[i].scaling, r[i].fast_accum ? "fast" : "slow",
+		       r[i].status, (long long)r[i].m, r[i].message);
+		lost += strstr(r[i].message, "the device is lost") != NULL;
+		notrun += !strcmp(r[i].status, "error") &&
+		          strstr(r[i].message, "not run: a case") != NULL;
+		unmeasured += !strcmp(r[i].status, "error") &&
+		              strstr(r[i].message, "not measured: a case after") != NULL;
+		untimed_ok += !strcmp(r[i].status, "ok") && !(r[i].time_median_s > 0);
+		keyed &= r[i].m > 0 && r[i].run_id == r[0].run_id && strcmp(r[i].scaling, "") != 0;
+	}
+	tap_ok(r && lost == 1 && notrun == 2 && keyed,
+	       "the lost case says why, the 2 after it in its group say not run, each keyed "
+	       "(%zu rows, %d, %d)",
+	       n, lost, notrun);
+	tap_ok(unmeasured == 1 && untimed_ok == 0,
+	       "the member set up before the loss says it was not measured (%d), no row is ok "
+	       "untimed (%d)",
+	       unmeasured, untimed_ok);
+	free(r);
+	unlink(p2);
 
 	/* The benchmarks without groups refuse the flag. */
 	snprintf(p2, sizeof p2, "%s/c.h5", dir);
