@@ -211,15 +211,57 @@ static void summarize(struct f8b_measure_result *r, const double *buf, double *w
 		                               : "at max-time");
 }
 
+/* The options a measurement needs: 1 <= min_samples <= max_samples. */
+static int check_opts(const struct f8b_measure_opts *o)
+{
+	if (o->min_samples < 1 || o->max_samples < o->min_samples)
+		return F8B_ERR(F8B_EINVAL,
+		               "measurement needs 1 <= --min-samples (%d) <= --max-samples (%d)",
+		               o->min_samples, o->max_samples);
+	return F8B_OK;
+}
+
+/* Launches a sample of launch(ctx) takes: o->batch when it asks for more
+ * than one, else the adaptive batch when it is on (pick_batch), else 1. */
+static int sample_batch(const struct f8b_backend_ops *ops, struct f8b_backend *be,
+                        f8b_launch_fn launch, void *ctx, const struct f8b_measure_opts *o,
+                        struct f8b_event *e0, struct f8b_event *e1, int *batch)
+{
+	*batch = o->batch > 1 ? o->batch : 1;
+	if (o->batch <= 1 && o->batch_target_s > 0)
+		return pick_batch(ops, be, launch, ctx, o, e0, e1, batch);
+	return F8B_OK;
+}
+
+/* Keeps a sample of t seconds over `batch` launches as buf[(*n)++] (the
+ * time of one launch) and in r's sums and clock. */
+static void keep_sample(const struct f8b_backend_ops *ops, struct f8b_backend *be,
+                        struct f8b_measure_result *r, double *buf, int *n, int batch, double t)
+{
+	buf[(*n)++] = t / batch;
+	r->total_s += t / batch;
+	r->gpu_s += t;
+	note_clock(ops, be, r);
+}
+
+/* The stopping rule on n samples buf (work: scratch of n): at least
+ * min_samples and min_time_s of GPU time, and the median's noise at most
+ * max_noise. */
+static bool rule_met(const struct f8b_measure_result *r, const double *buf, double *work, int n,
+                     const struct f8b_measure_opts *o)
+{
+	if (n < o->min_samples || r->gpu_s < o->min_time_s)
+		return false;
+	memcpy(work, buf, sizeof *buf * (size_t)n);
+	return f8b_noise_of_median(work, n) <= o->max_noise;
+}
+
 int f8b_measure(const struct f8b_backend_ops *ops, struct f8b_backend *be, f8b_launch_fn launch,
                 void *ctx, const struct f8b_measure_opts *o, struct f8b_measure_result *r,
                 double *samples)
 {
 	memset(r, 0, sizeof *r);
-	if (o->min_samples < 1 || o->max_samples < o->min_samples)
-		return F8B_ERR(F8B_EINVAL,
-		               "measurement needs 1 <= --min-samples (%d) <= --max-samples (%d)",
-		               o->min_samples, o->max_samples);
+	F8B_TRY(check_opts(o));
 
 	struct f8b_event *e0 = NULL, *e1 = NULL;
 	double *buf = samples, *work = NULL;
@@ -236,11 +278,11 @@ int f8b_measure(const struct f8b_backend_ops *ops, struct f8b_backend *be, f8b_l
 	if (rc == F8B_OK)
 		rc = ops->sync(be);
 
-	int batch = o->batch > 1 ? o->batch : 1;
-	if (rc == F8B_OK && o->batch <= 1 && o->batch_target_s > 0)
-		rc = pick_batch(ops, be, launch, ctx, o, e0, e1, &batch);
+	int batch = 1;
+	if (rc == F8B_OK)
+		rc = sample_batch(ops, be, launch, ctx, o, e0, e1, &batch);
 	r->batch = batch;
-	double t_start = f8b_now(), noise = INFINITY;
+	double t_start = f8b_now();
 	int n = 0;
 	while (rc == F8B_OK && n < o->max_samples) {
 		double t;
@@ -248,20 +290,8 @@ int f8b_measure(const struct f8b_backend_ops *ops, struct f8b_backend *be, f8b_l
 		if ((rc = timed_sample(ops, be, launch, ctx, o, batch, e0, e1, t_start, &t,
 		                       &over)) != F8B_OK)
 			break;
-		buf[n++] = t / batch;
-		r->total_s += t / batch;
-		r->gpu_s += t;
-		note_clock(ops, be, r);
-
-		if (n >= o->min_samples && r->gpu_s >= o->min_time_s) {
-			memcpy(work, buf, sizeof *buf * (size_t)n);
-			noise = f8b_noise_of_median(work, n);
-			if (noise <= o->max_noise) {
-				r->converged = true;
-				break;
-			}
-		}
-		if (over)
+		keep_sample(ops, be, r, buf, &n, batch, t);
+		if ((r->converged = rule_met(r, buf, work, n, o)) || over)
 			break;
 	}
 
@@ -297,11 +327,7 @@ int f8b_measure_group(const struct f8b_backend_ops *ops, struct f8b_backend *be,
 	int warm = 0;
 	for (int i = 0; i < n; i++) {
 		memset(&r[i], 0, sizeof r[i]);
-		if (o[i].min_samples < 1 || o[i].max_samples < o[i].min_samples)
-			return F8B_ERR(F8B_EINVAL,
-			               "measurement needs 1 <= --min-samples (%d) <= --max-samples "
-			               "(%d)",
-			               o[i].min_samples, o[i].max_samples);
+		F8B_TRY(check_opts(&o[i]));
 		if (o[i].sync || o[i].reduce)
 			return F8B_ERR(F8B_EINVAL, "--interleave: collective samples are not "
 			                           "interleaved");
@@ -331,9 +357,7 @@ int f8b_measure_group(const struct f8b_backend_ops *ops, struct f8b_backend *be,
 	if (rc == F8B_OK)
 		rc = ops->sync(be);
 	for (int i = 0; rc == F8B_OK && i < n; i++) {
-		batch[i] = o[i].batch > 1 ? o[i].batch : 1;
-		if (o[i].batch <= 1 && o[i].batch_target_s > 0)
-			rc = pick_batch(ops, be, launch[i], ctx[i], &o[i], e0, e1, &batch[i]);
+		rc = sample_batch(ops, be, launch[i], ctx[i], &o[i], e0, e1, &batch[i]);
 		r[i].batch = batch[i];
 	}
 
@@ -348,20 +372,13 @@ int f8b_measure_group(const struct f8b_backend_ops *ops, struct f8b_backend *be,
 			                  t_start, &t, &past);
 			if (rc != F8B_OK)
 				break;
-			buf[i][ns[i]++] = t / batch[i];
-			r[i].total_s += t / batch[i];
-			r[i].gpu_s += t;
-			note_clock(ops, be, &r[i]);
+			keep_sample(ops, be, &r[i], buf[i], &ns[i], batch[i], t);
 			over = over || ns[i] >= o[i].max_samples;
 		}
 		if (rc != F8B_OK)
 			break;
 		for (int i = 0; i < n; i++) {
-			r[i].converged = false;
-			if (ns[i] >= o[i].min_samples && r[i].gpu_s >= o[i].min_time_s) {
-				memcpy(work, buf[i], sizeof *work * (size_t)ns[i]);
-				r[i].converged = f8b_noise_of_median(work, ns[i]) <= o[i].max_noise;
-			}
+			r[i].converged = rule_met(&r[i], buf[i], work, ns[i], &o[i]);
 			all = all && r[i].converged;
 		}
 		if (all || over || f8b_now() - t_start > cap_s)
