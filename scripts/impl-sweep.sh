@@ -14,7 +14,9 @@
 # promotion over cuBLASLt's tensorwise fast row (>= 0.95); per shape,
 # blockwise-1x128 on both and f8b's over each of cuBLASLt's
 # blockwise-1x128 and tensorwise fast rows; per lls case, the step time of
-# each implementation and their ratio.
+# each implementation, their ratio, and the ratio of their traced steps
+# (each implementation's sampled one after another; "-" where the file
+# has none).
 #   scripts/impl-sweep.sh BUILD OUT [CEILINGS.h5]
 # BUILD: a configured and built tree (its f8bench); OUT is created.
 # PARTS (default "gemm gemm1x128 lls"), GEMM_SHAPES
@@ -138,7 +140,8 @@ if [[ $parts == *" lls "* ]]; then
 		--shapes "${LLS_SHAPES:-4096x4096x4096,8192x8192x8192}" \
 		${LLS_RECIPES:+--recipe "$LLS_RECIPES"} --min-time 0.2 --max-time 1 "${copt[@]}" \
 		${LLS_ARGS:-}; then
-		say "lls step, ms (medians); f8b / lt: cuBLASLt's step time over f8b's (> 1: f8b faster)"
+		say "lls step, ms (medians); lt / f8b: cuBLASLt's step time over f8b's (> 1: f8b faster); traced: the same"
+		say "ratio of the traced steps (traced_time_median_s: each implementation's steps one after another, doc/lls.md)"
 		awk "$CSVAWK"'
 		{
 			shape = F[c["m"]] "x" F[c["k"]] "x" F[c["n"]]
@@ -146,14 +149,18 @@ if [[ $parts == *" lls "* ]]; then
 			if (!(k in seen)) { seen[k] = 1; order[++n] = k }
 			im = F[c["gemm_impl"]] == "" ? "cublaslt" : F[c["gemm_impl"]]
 			st[k, im] = F[c["status"]]; tm[k, im] = F[c["time_median_s"]]
+			tt[k, im] = ("traced_time_median_s" in c) ? F[c["traced_time_median_s"]] + 0 : 0
 		}
 		END {
-			printf "  %-34s %10s %10s %8s\n", "shape recipe", "cublaslt", "f8b", "lt / f8b"
+			printf "  %-34s %10s %10s %8s %8s\n", "shape recipe", "cublaslt", "f8b", "lt / f8b", "traced"
 			for (i = 1; i <= n; i++) {
 				k = order[i]; a = tm[k, "cublaslt"]; b = tm[k, "f8b"]
-				printf "  %-34s %10s %10s %8s  %s %s\n", k, (st[k, "cublaslt"] == "ok" ? sprintf("%.4f", 1e3 * a) : "-"),
+				both = st[k, "cublaslt"] == "ok" && st[k, "f8b"] == "ok"
+				ta = tt[k, "cublaslt"]; tb = tt[k, "f8b"]
+				printf "  %-34s %10s %10s %8s %8s  %s %s\n", k, (st[k, "cublaslt"] == "ok" ? sprintf("%.4f", 1e3 * a) : "-"),
 					(st[k, "f8b"] == "ok" ? sprintf("%.4f", 1e3 * b) : "-"),
-					(st[k, "cublaslt"] == "ok" && st[k, "f8b"] == "ok" && b > 0 ? sprintf("%.3f", a / b) : "-"),
+					(both && b > 0 ? sprintf("%.3f", a / b) : "-"),
+					(both && ta > 0 && tb > 0 ? sprintf("%.3f", ta / tb) : "-"),
 					st[k, "cublaslt"], st[k, "f8b"]
 			}
 		}' "$out/lls-impl.csv" | tee -a "$out/summary.txt"

@@ -56,9 +56,11 @@ m,k,n,label,scaling,fast_accum,impl,status,tflops
 4096,4096,4096,,blockwise-1x128,0,f8b,wrong,700
 CSV
 cat >fake/lls-impl.csv <<'CSV'
-m,k,n,recipe,gemm_impl,status,time_median_s
-4096,4096,4096,tensorwise,cublaslt,ok,0.0005
-4096,4096,4096,tensorwise,f8b,ok,0.0004
+m,k,n,recipe,gemm_impl,status,time_median_s,traced_time_median_s
+4096,4096,4096,tensorwise,cublaslt,ok,0.0005,0.00066
+4096,4096,4096,tensorwise,f8b,ok,0.0004,0.0006
+4096,4096,4096,axiswise,cublaslt,ok,0.0005,nan
+4096,4096,4096,axiswise,f8b,ok,0.0004,0.0006
 CSV
 
 bash "$sweep" >out 2>err
@@ -87,8 +89,10 @@ grep -Eq "^  8192x8192x8192 +900.0 +780.0 +0.867 +0.600" $s
 ok $? "gemm1x128: f8b over cuBLASLt's blockwise-1x128 (0.867) and over its tensorwise fast row (0.600) ($(grep '^  8192x8192x8192' $s))"
 grep -Eq "^  4096x4096x4096 +940.0 +- +- +-" $s
 ok $? "gemm1x128: a wrong f8b row is no number ($(grep -E '^  4096x4096x4096 +940' $s))"
-grep -Eq "4096x4096x4096 tensorwise +0.5000 +0.4000 +1.250 +ok ok" $s
-ok $? "lls: each step in ms and cuBLASLt's over f8b's ($(grep 'x4096 tensorwise' $s))"
+grep -Eq "4096x4096x4096 tensorwise +0.5000 +0.4000 +1.250 +1.100 +ok ok" $s
+ok $? "lls: each step in ms, cuBLASLt's over f8b's, and the traced steps' ratio ($(grep 'x4096 tensorwise' $s))"
+grep -Eq "4096x4096x4096 axiswise +0.5000 +0.4000 +1.250 +- +ok ok" $s
+ok $? "lls: a traced time that is no number gives no traced ratio ($(grep 'x4096 axiswise' $s))"
 
 rm -f calls
 PARTS=gemm1x128 GEMM1X128_SHAPES=1024x1024x1024 bash "$sweep" build o2 >log 2>err
