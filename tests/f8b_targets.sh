@@ -117,10 +117,31 @@ want=$(awk -v a="$ls_" -v b="$lk" -v c="$fs" -v e="$fk" 'BEGIN {
 row=$(grep '| 8192x8192x8192 | axiswise |' s6.txt)
 ok "$([ -n "$lk" ] && echo "$row" | grep -qF -- "$want" && echo 0 || echo 1)" "8192^3 axiswise: steps, sums, what each step is under its sum and the two ratios are $want from the rows ($row)"
 
-# 7. the traced steps: the sweep has none (older than the column); the
-# in-step experiment's 8192^3 axiswise ratio and verdict from its rows
-n=$(sec 7 | grep -c '^| no file given has traced steps |')
-ok "$([ "$n" = 1 ] && echo 0 || echo 1)" "section 7 says the sweep has no traced steps ($n)"
+# 7. the traced steps: the sweep's 16384^3 tensorwise ratio and verdict
+# from its rows, a row per fp8 case of the sweep; a file older than the
+# column has none; the in-step experiment's 8192^3 axiswise ratio and
+# verdict from its rows
+"$F8BENCH" export "$d/lls-impl-sweep.h5" --table lls -o l.csv 2>/dev/null
+tl() { csv_get l.csv traced_time_median_s m=16384 k=16384 n=16384 recipe=tensorwise gemm_impl="$1" status=ok | head -1; }
+a=$(tl cublaslt) b=$(tl f8b)
+want=$(awk -v a="$a" -v b="$b" 'BEGIN { printf "| %.4f | %.4f | %.3f |", 1e3 * a, 1e3 * b, a / b }')
+verdict=$(awk -v a="$a" -v b="$b" 'BEGIN { print (a / b >= 1.02) ? "| met |" : "| not met |" }')
+row=$(sec 7 | grep '| 16384x16384x16384 | tensorwise |')
+ok "$([ -n "$a" ] && echo "$row" | grep -qF -- "$want" && echo "$row" | grep -qF -- ">= 1.02 $verdict" && echo 0 || echo 1)" \
+	"16384^3 tensorwise traced: $want and its verdict against 1.02 from the sweep's rows ($row)"
+n=$(sec 7 | grep -c '^| lls-impl-sweep.h5 |')
+want=$(csv_get l.csv traced_time_median_s gemm_impl=f8b status=ok | awk '$1 + 0 > 0 { n++ } END { print n + 0 }')
+ok "$([ "$n" = "$want" ] && [ "$n" -gt 0 ] && echo 0 || echo 1)" "section 7: a row per traced f8b case of the sweep ($n of $want)"
+old=$d/experiments/f8b-lls-warmup/lls-1-lanes2.h5
+if [ -f "$old" ]; then
+	F8BENCH="$F8BENCH" sh "$top/scripts/f8b-targets.sh" "$d/gemm-impl-sweep.h5" "$old" >o.md 2>o.err
+	n7=$(awk '/^### 7\./ { on = 1 } /^### 8\./ { on = 0 } on' o.md | grep -c '^| no file given has traced steps |')
+	n8=$(awk '/^### 8\./ { on = 1 } on' o.md | grep -c '^| no file given has in-step times |')
+	ok "$([ "$n7" = 1 ] && [ "$n8" = 1 ] && echo 0 || echo 1)" \
+		"a file older than the columns: sections 7 and 8 say it has no traced steps ($n7) and no in-step times ($n8)"
+else
+	skip "no experiments/f8b-lls-warmup file"
+fi
 e=$d/experiments/f8b-lls-instep/lls-instep-8192.h5
 if [ -f "$e" ]; then
 	F8BENCH="$F8BENCH" sh "$top/scripts/f8b-targets.sh" "$d/gemm-impl-sweep.h5" "$e" >i.md 2>i.err
@@ -147,8 +168,8 @@ if [ -f "$e" ]; then
 else
 	for i in 1 2 3 4; do skip "no experiments/f8b-lls-instep files"; done
 fi
-n=$(sec 8 | grep -c '^| no file given has in-step times |')
-ok "$([ "$n" = 1 ] && echo 0 || echo 1)" "section 8 says the sweep has no in-step times ($n)"
+n=$(sec 8 | grep -c '^| lls-impl-sweep.h5 |')
+ok "$([ "$n" -gt 0 ] && echo 0 || echo 1)" "section 8 has the sweep's in-step times ($n rows)"
 
 # 4, over processes: the files after -- (experiments/f8b-lls-warmup/, four
 # processes of one command), each process's ratio of medians and the
