@@ -59,6 +59,16 @@ enum f8b_kgemm_mode {
  * beside the stages. */
 #define F8B_KGEMM_SMEM_SCALES(bn, mode) ((bn) == 256 && (mode) == F8B_KGEMM_BLOCK_1X128)
 
+/* Whether the variant of a tile BN wide in `mode` reads A's row scales
+ * from shared memory: BLOCK in halves.  The producer copies each
+ * K-block's 128 row scales of the tile (one bulk copy of 512 bytes with
+ * the stage's boxes) into a ring beside the stages, so that the
+ * consumers' scale reads are shared-memory loads of a stage they have
+ * waited for, not L2 round trips (results/h100/experiments/
+ * f8b-gemm-block-cost/: BLOCK's per-K-block scale loads are its cost
+ * over PROMOTE). */
+#define F8B_KGEMM_SMEM_ROWSCALES(bn, mode) ((bn) == 256 && (mode) == F8B_KGEMM_BLOCK)
+
 /* How the two consumer warpgroups share the work (doc/gemm-kernels.md):
  * COOP: both on one tile, 64 rows each, storing it together; PINGPONG
  * (FAST only): each on whole tiles of its own, in turn, so that one

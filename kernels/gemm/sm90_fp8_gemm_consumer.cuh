@@ -34,7 +34,13 @@ struct f8b_kg_consumer {
 	static constexpr bool COLSC = F8B_KGEMM_SMEM_SCALES(BN, MODE);
 	static_assert(MODE != F8B_KGEMM_BLOCK_1X128 || BN <= 128 || COLSC,
 	              "BN/4 column scales a thread");
-	static_assert(!COLSC || HALVES, "the scale ring: the halves form");
+	/* BLOCK in halves: A's row scales from the producer's ring in shared
+	 * memory (scl), 128 floats a stage, read after the stage's wait. */
+	static constexpr bool ROWSC = F8B_KGEMM_SMEM_ROWSCALES(BN, MODE);
+	/* Either ring: every consumer thread reads the stage's scales with
+	 * plain loads, so each arrives on its empty barrier. */
+	static constexpr bool SCRING = COLSC || ROWSC;
+	static_assert(!SCRING || HALVES, "the scale ring: the halves form");
 	/* BLOCK: a block of B's scales starts at octet 8 or 16 of a tile, or
 	 * not at all (promote) */
 	static_assert(MODE != F8B_KGEMM_BLOCK || BN % 64 == 0, "BLOCK tiles: BN % 64 == 0");
@@ -48,7 +54,7 @@ struct f8b_kg_consumer {
 
 	const f8b_kgemm_args p;
 	const uint32_t base, bars, epi; /* epi: this warpgroup's epilogue boxes */
-	const uint32_t scl;             /* COLSC: the column-scale ring */
+	const uint32_t scl;             /* COLSC, ROWSC: the scale ring */
 	const void *const tmap_d;
 	const void *const tmap_t; /* D^T's (p.tma_t) */
 	const int cw, warp, lane;
@@ -78,11 +84,12 @@ struct f8b_kg_consumer {
 
 	/* Free a stage: one arrival per consumer warp on the stage's empty
 	 * barrier of every CTA of the cluster.  The stage was read by wgmma
-	 * only, whose completion the preceding wait_group established; COLSC:
-	 * one per thread, each after its own reads of the stage's scales. */
+	 * only, whose completion the preceding wait_group established; COLSC,
+	 * ROWSC: one per thread, each after its own reads of the stage's
+	 * scales. */
 	__device__ __forceinline__ void release(uint32_t empty) const
 	{
-		if constexpr (COLSC) {
+		if constexpr (SCRING) {
 			f8b_mbarrier_arrive(empty);
 			return;
 		}
@@ -221,7 +228,7 @@ struct f8b_kg_consumer {
 	 * path between a wgmma group's end and the promotion. */
 	__device__ __forceinline__ void load_scales(kscales &sc, const spos &q, int kb) const
 	{
-		if constexpr (BLOCKS) {
+		if constexpr (BLOCKS && !ROWSC) {
 			const float *sa = p.a_scale_inv + (size_t)kb * (size_t)p.m;
 			sc.sa0 = __ldg(sa + q.r0);
 			sc.sa1 = __ldg(sa + q.r1);
@@ -240,6 +247,20 @@ struct f8b_kg_consumer {
 				sc.sbc[2 * j + 1] = __ldg(sb + clamp(col + 1, p.n));
 			}
 		}
+	}
+
+	/* ROWSC: `sc` with A's two row scales of the K-block in stage s, from
+	 * the ring (the stage waited for; rows past M read a zero or an
+	 * earlier stage's scale, and their sums are never stored). */
+	__device__ __forceinline__ kscales with_rows(const kscales &sc, uint32_t s) const
+	{
+		kscales u = sc;
+		if constexpr (ROWSC) {
+			const uint32_t r = scl + s * (F8B_KG_BM * 4) + 4 * ((uint32_t)threadIdx.x % 128 / 4 % 8 + (uint32_t)(threadIdx.x - 128) / 32 * 16);
+			u.sa0 = f8b_ld_shared_f32(r);
+			u.sa1 = f8b_ld_shared_f32(r + 4 * 8);
+		}
+		return u;
 	}
 
 	/* BLOCK: NJ octets of the fragment from octet J0 on, into a (the
@@ -422,8 +443,9 @@ struct f8b_kg_consumer {
 		const uint32_t s = it % STAGES, phase = (it / STAGES) & 1;
 		issue_half<0>(part, s, phase);
 		load_scales(next, q, kn);
+		const kscales u = with_rows(use, s);
 		wait_part();
-		promote_half<0>(part, use, s);
+		promote_half<0>(part, u, s);
 		second_half(use, s, phase);
 	}
 
@@ -443,10 +465,13 @@ struct f8b_kg_consumer {
 	{
 		issue_half<1>(part, s, phase);
 		test_next();
+		/* ROWSC: the row scales read again for this half, before the
+		 * stage is freed (held across both halves, they spilled) */
+		const kscales u = with_rows(use, s);
 		wait_part();
 		if constexpr (!COLSC)
 			release(bars + 8 * (STAGES + s));
-		promote_half<1>(part, use, s);
+		promote_half<1>(part, u, s);
 		if constexpr (COLSC)
 			release(bars + 8 * (STAGES + s));
 		it++;

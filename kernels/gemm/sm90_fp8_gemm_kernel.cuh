@@ -125,11 +125,10 @@ constexpr int F8B_KG_SMEM_MAX = 232448; /* 227 KiB: an sm_90 CTA's opt-in maximu
 #define F8B_KGEMM_TILE_LIST(X)                                                                     \
 	X(128, 6, 1, F8B_KG_COOP, F8B_KG_FAST | F8B_KG_PROMO | F8B_KG_BLK | F8B_KG_BLK1,           \
 	  F8B_KG_FAST | F8B_KG_PROMO)                                                              \
-	X(256, 4, 1, F8B_KG_COOP, F8B_KG_FAST | F8B_KG_PROMO | F8B_KG_BLK,                         \
-	  F8B_KG_FAST | F8B_KG_PROMO)                                                              \
+	X(256, 4, 1, F8B_KG_COOP, F8B_KG_FAST | F8B_KG_PROMO, F8B_KG_FAST | F8B_KG_PROMO)          \
 	X(256, 4, 2, F8B_KG_COOP, F8B_KG_FAST, 0)                                                  \
 	X(192, 5, 1, F8B_KG_COOP, F8B_KG_PROMO | F8B_KG_BLK, 0)                                    \
-	X(256, 4, 1, F8B_KG_COOP, F8B_KG_BLK1, 0)                                                  \
+	X(256, 4, 1, F8B_KG_COOP, F8B_KG_BLK | F8B_KG_BLK1, 0)                                     \
 	X(128, 6, 1, F8B_KG_PP, F8B_KG_FAST, 0)
 
 __host__ __device__ constexpr int f8b_kg_stage_bytes(int bn)
@@ -146,6 +145,8 @@ __host__ __device__ constexpr int f8b_kg_scale_ring(int bn, int stages, unsigned
 	return ((modes >> F8B_KGEMM_BLOCK_1X128) & 1u) &&
 	               F8B_KGEMM_SMEM_SCALES(bn, F8B_KGEMM_BLOCK_1X128)
 	           ? stages * bn * 4
+	       : ((modes >> F8B_KGEMM_BLOCK) & 1u) && F8B_KGEMM_SMEM_ROWSCALES(bn, F8B_KGEMM_BLOCK)
+	           ? stages * 128 * 4
 	           : 0;
 }
 
@@ -214,8 +215,11 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 	constexpr uint32_t A_BYTES = BM * BK, STAGE = f8b_kg_stage_bytes(BN);
 	/* BLOCK_1X128 in halves: B's column scales bulk-copied by the producer */
 	constexpr bool COLSC = F8B_KGEMM_SMEM_SCALES(BN, MODE);
+	/* BLOCK in halves: A's row scales bulk-copied by the producer */
+	constexpr bool ROWSC = F8B_KGEMM_SMEM_ROWSCALES(BN, MODE);
+	constexpr bool SCRING = COLSC || ROWSC;
 	constexpr int SCL = f8b_kg_scale_ring(BN, STAGES, 1u << MODE);
-	static_assert(!COLSC || (CL == 1 && SCHED == F8B_KG_COOP), "scale ring: one CTA, COOP");
+	static_assert(!SCRING || (CL == 1 && SCHED == F8B_KG_COOP), "scale ring: one CTA, COOP");
 	constexpr int EPI_BUFS = f8b_kg_epi_bufs(BN, STAGES, SCL);
 	static_assert(f8b_kg_smem_bytes(BN, STAGES, SCL) <= F8B_KG_SMEM_MAX, "shared memory");
 	extern __shared__ uint8_t smem_raw[];
@@ -241,7 +245,7 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 	const uint32_t rank = CL > 1 ? f8b_cluster_ctarank() : 0;
 	const int cluster = blockIdx.x / CL, clusters = gridDim.x / CL;
 
-	if constexpr (COLSC) {
+	if constexpr (SCRING) {
 		/* The scale ring zeroed once: a last tile column short of BN
 		 * columns copies fewer scales, and its columns past N (zero
 		 * partials, never stored) then read a zero or an earlier
@@ -262,7 +266,7 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 			/* the producer's arrive.expect_tx */
 			f8b_mbarrier_init(bars + 8 * s, 1);
 			f8b_mbarrier_init(bars + 8 * (STAGES + s),
-			                  CONSUMER_WARPS * (COLSC ? 32 : 1));
+			                  CONSUMER_WARPS * (SCRING ? 32 : 1));
 		}
 		f8b_fence_barrier_init();
 	}
@@ -301,7 +305,9 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 				 * multiples, N being a multiple of 16; the host checks
 				 * the pointer's 16-byte alignment), one bulk copy. */
 				const uint32_t sbytes =
-				    COLSC ? 4u * (uint32_t)min(BN, p.n - tn * BN) : 0u;
+				    COLSC   ? 4u * (uint32_t)min(BN, p.n - tn * BN)
+				    : ROWSC ? 4u * (uint32_t)min(BM, p.m - tm * BM)
+				            : 0u;
 				f8b_mbarrier_arrive_expect_tx(full, STAGE + sbytes);
 				f8b_tma_load_2d(sa, &tmap_a, full, kb * BK, tm * BM);
 				if constexpr (CL == 1)
@@ -315,6 +321,14 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 					f8b_bulk_load(scl + s * (BN * 4),
 					              p.b_scale_inv + (size_t)kb * (size_t)p.n +
 					                  (size_t)tn * BN,
+					              sbytes, full);
+				/* ROWSC: A's scales of K-block kb for the tile's rows
+				 * inside M (a_scale_inv[kb * M + m]: M a multiple of 16),
+				 * one bulk copy. */
+				if constexpr (ROWSC)
+					f8b_bulk_load(scl + s * (BM * 4),
+					              p.a_scale_inv + (size_t)kb * (size_t)p.m +
+					                  (size_t)tm * BM,
 					              sbytes, full);
 			}
 		}

@@ -91,9 +91,11 @@ struct f8b_kg_consumer_ov : f8b_kg_consumer<BN, STAGES, CL, MODE, EPI_BUFS, AT, 
 	__device__ __forceinline__ void prefetch_scales(const spos &q, int kb) const
 	{
 		if constexpr (BLOCKS) {
-			const float *sa = p.a_scale_inv + (size_t)kb * (size_t)p.m;
-			asm volatile("prefetch.global.L1 [%0];\n" ::"l"(sa + q.r0));
-			asm volatile("prefetch.global.L1 [%0];\n" ::"l"(sa + q.r1));
+			if constexpr (!base::ROWSC) {
+				const float *sa = p.a_scale_inv + (size_t)kb * (size_t)p.m;
+				asm volatile("prefetch.global.L1 [%0];\n" ::"l"(sa + q.r0));
+				asm volatile("prefetch.global.L1 [%0];\n" ::"l"(sa + q.r1));
+			}
 			if constexpr (MODE == F8B_KGEMM_BLOCK) {
 				asm volatile("prefetch.global.L1 [%0];\n" ::"l"(q.sb_p0 + kb));
 				asm volatile("prefetch.global.L1 [%0];\n" ::"l"(q.sb_p1 + kb));
@@ -113,7 +115,9 @@ struct f8b_kg_consumer_ov : f8b_kg_consumer<BN, STAGES, CL, MODE, EPI_BUFS, AT, 
 		for (int i = 0; i < BN / 2; i++)
 			acc[i] = 0.0f;
 		const uint32_t s = it % STAGES, phase = (it / STAGES) & 1;
-		this->template promote_half<0>(part, first, s);
+		/* ROWSC: the stage was waited for by first_issue */
+		const kscales f = this->with_rows(first, s);
+		this->template promote_half<0>(part, f, s);
 		second_half(first, s, phase);
 		kscales sc1;
 		halves_from(q, sc0, sc1, 1, kblocks);

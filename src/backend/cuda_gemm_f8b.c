@@ -517,6 +517,11 @@ int f8b_cuda_kgemm(struct f8b_backend *be, struct f8b_kplan *p, const struct f8b
 	if (F8B_KGEMM_SMEM_SCALES(t->bn, p->mode) && (uintptr_t)a->b_scale_inv % 16)
 		return F8B_ERR(F8B_EINVAL, "gemm impl f8b: B's 1x128 scales must be 16-byte "
 		                           "aligned (the kernel copies them in bulk)");
+	/* BLOCK in halves: A's scales too (rows of M floats, M a multiple of
+	 * 16) */
+	if (F8B_KGEMM_SMEM_ROWSCALES(t->bn, p->mode) && (uintptr_t)a->a_scale_inv % 16)
+		return F8B_ERR(F8B_EINVAL, "gemm impl f8b: A's 1x128 scales must be 16-byte "
+		                           "aligned (the kernel copies them in bulk)");
 	if (a->a != p->bound_a) {
 		F8B_TRY(encode(p, &p->tmap_a, a->a, p->d.m, t->bm, "A"));
 		p->bound_a = a->a;

@@ -30,12 +30,19 @@ __device__ __forceinline__ uint32_t f8b_smem_u32(const void *p)
 	return (uint32_t)__cvta_generic_to_shared(p);
 }
 
-/* One float into shared memory, two out of it (8-byte aligned), at
- * shared-window addresses.  volatile: kept in order with the barrier
+/* One float into shared memory, one or two out of it (two: 8-byte
+ * aligned), at shared-window addresses.  volatile: kept in order with the barrier
  * waits and arrivals around them. */
 __device__ __forceinline__ void f8b_st_shared_f32(uint32_t addr, float v)
 {
 	asm volatile("st.shared.f32 [%0], %1;\n" ::"r"(addr), "f"(v) : "memory");
+}
+
+__device__ __forceinline__ float f8b_ld_shared_f32(uint32_t addr)
+{
+	float v;
+	asm volatile("ld.shared.f32 %0, [%1];\n" : "=f"(v) : "r"(addr));
+	return v;
 }
 
 __device__ __forceinline__ float2 f8b_ld_shared_v2_f32(uint32_t addr)
