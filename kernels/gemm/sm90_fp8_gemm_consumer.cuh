@@ -256,7 +256,9 @@ struct f8b_kg_consumer {
 	{
 		kscales u = sc;
 		if constexpr (ROWSC) {
-			const uint32_t r = scl + s * (F8B_KG_BM * 4) + 4 * ((uint32_t)threadIdx.x % 128 / 4 % 8 + (uint32_t)(threadIdx.x - 128) / 32 * 16);
+			const uint32_t r = scl + s * (F8B_KG_BM * 4) +
+			                   4 * ((uint32_t)threadIdx.x % 128 / 4 % 8 +
+			                        (uint32_t)(threadIdx.x - 128) / 32 * 16);
 			u.sa0 = f8b_ld_shared_f32(r);
 			u.sa1 = f8b_ld_shared_f32(r + 4 * 8);
 		}
