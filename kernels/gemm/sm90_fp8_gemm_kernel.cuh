@@ -66,11 +66,15 @@
 #define F8B_GEMM_SM90A 1
 #endif
 
-constexpr int F8B_KG_BM = 128;           /* 2 consumer warpgroups x 64 rows */
-constexpr int F8B_KG_BK = 128;           /* bytes of K per stage: one 128-byte swizzle row */
-constexpr int F8B_KG_THREADS = 384;      /* producer + 2 consumer warpgroups */
-constexpr int F8B_KG_ALIGN_SLACK = 1024; /* dynamic smem rounded up to the swizzle period */
-constexpr int F8B_KG_SBLK = 128;         /* rows and K of a scale block */
+constexpr int F8B_KG_BM = 128;      /* 2 consumer warpgroups x 64 rows */
+constexpr int F8B_KG_BK = 128;      /* bytes of K per stage: one 128-byte swizzle row */
+constexpr int F8B_KG_THREADS = 384; /* producer + 2 consumer warpgroups */
+/* Dynamic shared memory is declared 128-byte aligned, and its base is
+ * rounded up to the swizzle period (1024): at most 896 bytes of it lie
+ * below the first stage. */
+constexpr int F8B_KG_SMEM_ALIGN = 128;
+constexpr int F8B_KG_ALIGN_SLACK = 1024 - F8B_KG_SMEM_ALIGN;
+constexpr int F8B_KG_SBLK = 128; /* rows and K of a scale block */
 /* The TMA-store epilogue (sm90_fp8_gemm_epilogue.cuh): boxes of 64 rows x
  * 128 bytes, up to two a consumer warpgroup, and the warpgroups' named
  * barriers (the ping-pong schedule's are 1 and 2). */
@@ -125,10 +129,11 @@ constexpr int F8B_KG_SMEM_MAX = 232448; /* 227 KiB: an sm_90 CTA's opt-in maximu
 #define F8B_KGEMM_TILE_LIST(X)                                                                     \
 	X(128, 6, 1, F8B_KG_COOP, F8B_KG_FAST | F8B_KG_PROMO | F8B_KG_BLK | F8B_KG_BLK1,           \
 	  F8B_KG_FAST | F8B_KG_PROMO)                                                              \
-	X(256, 4, 1, F8B_KG_COOP, F8B_KG_FAST | F8B_KG_PROMO, F8B_KG_FAST | F8B_KG_PROMO)          \
+	X(256, 4, 1, F8B_KG_COOP, F8B_KG_FAST | F8B_KG_PROMO | F8B_KG_BLK,                         \
+	  F8B_KG_FAST | F8B_KG_PROMO)                                                              \
 	X(256, 4, 2, F8B_KG_COOP, F8B_KG_FAST, 0)                                                  \
 	X(192, 5, 1, F8B_KG_COOP, F8B_KG_PROMO | F8B_KG_BLK, 0)                                    \
-	X(256, 4, 1, F8B_KG_COOP, F8B_KG_BLK | F8B_KG_BLK1, 0)                                     \
+	X(256, 4, 1, F8B_KG_COOP, F8B_KG_BLK1, 0)                                                  \
 	X(128, 6, 1, F8B_KG_PP, F8B_KG_FAST, 0)
 
 __host__ __device__ constexpr int f8b_kg_stage_bytes(int bn)
@@ -222,9 +227,10 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 	static_assert(!SCRING || (CL == 1 && SCHED == F8B_KG_COOP), "scale ring: one CTA, COOP");
 	constexpr int EPI_BUFS = f8b_kg_epi_bufs(BN, STAGES, SCL);
 	static_assert(f8b_kg_smem_bytes(BN, STAGES, SCL) <= F8B_KG_SMEM_MAX, "shared memory");
-	extern __shared__ uint8_t smem_raw[];
-	const uint32_t base = (f8b_smem_u32(smem_raw) + (F8B_KG_ALIGN_SLACK - 1)) &
-	                      ~(uint32_t)(F8B_KG_ALIGN_SLACK - 1);
+	extern __shared__ __align__(F8B_KG_SMEM_ALIGN) uint8_t smem_raw[];
+	const uint32_t base = (f8b_smem_u32(smem_raw) + 1023u) & ~1023u;
+	if (base - f8b_smem_u32(smem_raw) > (uint32_t)F8B_KG_ALIGN_SLACK)
+		__trap(); /* the declared alignment not honoured: past the CTA's bytes */
 	/* ring | consumer 0's epilogue boxes | consumer 1's | scale ring |
 	 * barriers; every stage and box 1024-aligned (the 128-byte swizzle's
 	 * period) */
