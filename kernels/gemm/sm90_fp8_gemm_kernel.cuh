@@ -119,7 +119,12 @@ constexpr int F8B_KG_SMEM_MAX = 232448; /* 227 KiB: an sm_90 CTA's opt-in maximu
  * column scales a thread at 128x128, and has its own 128x256 entry, in
  * halves, whose column scales the producer stages in shared memory
  * (F8B_KGEMM_SMEM_SCALES: a ring of 4 x 1 KiB beside the stages, so one
- * epilogue box a consumer).
+ * epilogue box a consumer).  BLOCK on 128x256 reads A's row scales from
+ * a ring of 4 x 512 bytes the producer copies with each stage
+ * (F8B_KGEMM_SMEM_ROWSCALES), which fits beside two boxes a consumer
+ * with the 896-byte alignment slack: 3-6% faster than reading them from
+ * global memory at six of eight shapes on an H100
+ * (results/h100/experiments/f8b-gemm-block-cost/, call 8).
  * The ping-pong tile (last) gives each consumer a whole 128 x 128 tile
  * (2 x 64 accumulators a thread); an --autotune candidate only.  Cluster
  * tiles of promotion (128x128/c2, 128x192/c2) were measured no faster
@@ -141,9 +146,10 @@ __host__ __device__ constexpr int f8b_kg_stage_bytes(int bn)
 	return (F8B_KG_BM + bn) * F8B_KG_BK;
 }
 
-/* Bytes of the column-scale ring of a tile entry listing `modes`: BN
- * floats a stage where one of its variants reads B's scales from shared
- * memory (F8B_KGEMM_SMEM_SCALES), else none.  A kernel passes its own
+/* Bytes of the scale ring of a tile entry listing `modes`: BN floats a
+ * stage where one of its variants reads B's column scales from shared
+ * memory (F8B_KGEMM_SMEM_SCALES), 128 where one reads A's row scales
+ * there (F8B_KGEMM_SMEM_ROWSCALES), else none.  A kernel passes its own
  * mode's bit. */
 __host__ __device__ constexpr int f8b_kg_scale_ring(int bn, int stages, unsigned modes)
 {
@@ -157,7 +163,8 @@ __host__ __device__ constexpr int f8b_kg_scale_ring(int bn, int stages, unsigned
 
 /* Boxes of the epilogue a consumer warpgroup: two where they fit beside
  * the ring and the scale ring (every tile but 128x192's five stages and
- * BLOCK_1X128's 128x256), else one. */
+ * BLOCK_1X128's 128x256; BLOCK's 128x256 with 64 bytes to spare), else
+ * one. */
 __host__ __device__ constexpr int f8b_kg_epi_bufs(int bn, int stages, int scl)
 {
 	return stages * f8b_kg_stage_bytes(bn) + scl + 4 * F8B_KG_EPI_BOX_BYTES +
