@@ -1,6 +1,7 @@
 /* sm90_fp8_gemm_consumer.cuh - a consumer warpgroup of the fp8 GEMM
  * (sm90_fp8_gemm_kernel.cuh): the main loop over one tile's K-blocks in
- * either accumulation mode, the scales, the epilogue.
+ * either accumulation mode, the promotion, the epilogue; the block scales
+ * it reads: f8b_kg_scales, its base (sm90_fp8_gemm_scales.cuh).
  *
  * Thread t of the warpgroup (warp w, lane l) holds, in the m64nBNk32
  * accumulator fragment (ptx/wgmma.cuh), element 4j + 2h + e at row
@@ -15,9 +16,27 @@
 #define F8B_GEMM_SM90_FP8_GEMM_CONSUMER_CUH
 
 template <int BN, int STAGES, int CL, int MODE, int EPI_BUFS, int AT, int BT, typename OutT>
-struct f8b_kg_consumer {
+struct f8b_kg_consumer : f8b_kg_scales<BN, MODE> {
+	using scales = f8b_kg_scales<BN, MODE>;
+	/* The base's, as this struct's own: BLOCKS (a block mode), COLSC and
+	 * ROWSC (B's column or A's row scales from the producer's ring in
+	 * shared memory), the kernel's arguments p, the scale ring scl, the
+	 * warpgroup cw, the thread's warp and lane, and the scales' types and
+	 * functions. */
+	using scales::BLOCKS;
+	using scales::COLSC;
+	using scales::cw;
+	using scales::lane;
+	using scales::load_scales;
+	using scales::p;
+	using scales::ROWSC;
+	using scales::scale_pos;
+	using scales::scl;
+	using scales::warp;
+	using scales::with_rows;
+	using typename scales::kscales;
+	using typename scales::spos;
 	static constexpr bool PROMO = MODE != F8B_KGEMM_FAST;
-	static constexpr bool BLOCKS = MODE == F8B_KGEMM_BLOCK || MODE == F8B_KGEMM_BLOCK_1X128;
 	static constexpr uint32_t STAGE = f8b_kg_stage_bytes(BN), A_BYTES = F8B_KG_BM * F8B_KG_BK;
 	/* Promotion with two wgmma groups in flight: 3 x BN/2 accumulators a
 	 * thread, so BN = 128 only, and not BLOCK_1X128 (BN/4 more scales). */
@@ -29,14 +48,6 @@ struct f8b_kg_consumer {
 	static constexpr int PART = HALVES ? BN / 4 : BN / 2;
 	static_assert(!PROMO || BN <= 192 || HALVES,
 	              "promotion holds BN/2 accumulators and a partial a thread");
-	/* BLOCK_1X128 in halves: B's column scales from the producer's ring in
-	 * shared memory (scl), BN floats a stage, read as each half is added. */
-	static constexpr bool COLSC = F8B_KGEMM_SMEM_SCALES(BN, MODE);
-	static_assert(MODE != F8B_KGEMM_BLOCK_1X128 || BN <= 128 || COLSC,
-	              "BN/4 column scales a thread");
-	/* BLOCK in halves: A's row scales from the producer's ring in shared
-	 * memory (scl), 128 floats a stage, read after the stage's wait. */
-	static constexpr bool ROWSC = F8B_KGEMM_SMEM_ROWSCALES(BN, MODE);
 	/* Either ring: every consumer thread reads the stage's scales with
 	 * plain loads, so each arrives on its empty barrier. */
 	static constexpr bool SCRING = COLSC || ROWSC;
@@ -52,13 +63,10 @@ struct f8b_kg_consumer {
 	 * peer reads the ring), any D. */
 	static constexpr bool EPIOV = F8B_KG_EPIOV && HALVES && CL == 1;
 
-	const f8b_kgemm_args p;
 	const uint32_t base, bars, epi; /* epi: this warpgroup's epilogue boxes */
-	const uint32_t scl;             /* COLSC, ROWSC: the scale ring */
 	const void *const tmap_d;
 	const void *const tmap_t; /* D^T's (p.tma_t) */
-	const int cw, warp, lane;
-	uint32_t boxes = 0; /* epilogue boxes stored so far (TMA) */
+	uint32_t boxes = 0;       /* epilogue boxes stored so far (TMA) */
 	/* FAST, PROMOTE with two tensorwise operands: sa * sb, read once */
 	float tw_scale = 1.0f;
 	uint32_t it = 0; /* K-blocks consumed so far: ring stage and phase */
@@ -73,8 +81,7 @@ struct f8b_kg_consumer {
 	__device__ __forceinline__ f8b_kg_consumer(const f8b_kgemm_args &args, uint32_t b,
 	                                           uint32_t br, uint32_t e, uint32_t sc,
 	                                           const void *td, const void *tt, int which)
-	    : p(args), base(b), bars(br), epi(e), scl(sc), tmap_d(td), tmap_t(tt), cw(which),
-	      warp((threadIdx.x % 128) / 32), lane(threadIdx.x % 32)
+	    : scales(args, sc, which), base(b), bars(br), epi(e), tmap_d(td), tmap_t(tt)
 	{
 		if (!BLOCKS && !p.a_vec && !p.b_vec)
 			tw_scale = __ldg(p.a_scale_inv) * __ldg(p.b_scale_inv);
@@ -185,84 +192,6 @@ struct f8b_kg_consumer {
 		for (int i = 0; i < BN / 2; i++)
 			f8b_reg_fence(acc[i]);
 		release(prev_empty);
-	}
-
-	__device__ __forceinline__ int clamp(int i, int n) const
-	{
-		return f8b_kg_clamp(i, n);
-	}
-
-	/* One K-block's block scales: 2 of A (this thread's two rows), 2 of
-	 * B (BLOCK: the 128-row blocks the tile's columns fall in) or BN/4 of
-	 * B (BLOCK_1X128: this thread's columns). */
-	struct kscales {
-		float sa0 = 1.0f, sa1 = 1.0f, sb0 = 1.0f, sb1 = 1.0f;
-		float sbc[MODE == F8B_KGEMM_BLOCK_1X128 && !COLSC ? BN / 4 : 1];
-	};
-
-	/* Where this thread's scales lie, for the tile (tm, tn). */
-	struct spos {
-		int r0, r1, c0, jsplit;
-		const float *sb_p0, *sb_p1;
-	};
-
-	__device__ __forceinline__ spos scale_pos(int tm, int tn) const
-	{
-		spos q;
-		q.r0 = clamp(tm * F8B_KG_BM + cw * 64 + warp * 16 + lane / 4, p.m);
-		q.r1 = clamp(tm * F8B_KG_BM + cw * 64 + warp * 16 + lane / 4 + 8, p.m);
-		q.c0 = tn * BN;
-		/* BLOCK: a tile spans at most two 128-row blocks of B (c0 % 128 +
-		 * BN <= 256 for the tiles of the table); columns from octet
-		 * jsplit on lie in the second. */
-		const int nblk = (p.n + F8B_KG_SBLK - 1) / F8B_KG_SBLK;
-		q.sb_p0 = p.b_scale_inv + (size_t)clamp(q.c0 / F8B_KG_SBLK, nblk) * p.b_scale_ld;
-		q.sb_p1 =
-		    p.b_scale_inv + (size_t)clamp(q.c0 / F8B_KG_SBLK + 1, nblk) * p.b_scale_ld;
-		q.jsplit = (F8B_KG_SBLK - q.c0 % F8B_KG_SBLK) / 8;
-		return q;
-	}
-
-	/* The scales of K-block kb (block modes; kb < kblocks): read one
-	 * K-block ahead of their use, so that an L2 round trip is off the
-	 * path between a wgmma group's end and the promotion. */
-	__device__ __forceinline__ void load_scales(kscales &sc, const spos &q, int kb) const
-	{
-		if constexpr (BLOCKS && !ROWSC) {
-			const float *sa = p.a_scale_inv + (size_t)kb * (size_t)p.m;
-			sc.sa0 = __ldg(sa + q.r0);
-			sc.sa1 = __ldg(sa + q.r1);
-		}
-		if constexpr (MODE == F8B_KGEMM_BLOCK) {
-			sc.sb0 = __ldg(q.sb_p0 + kb);
-			if constexpr (BN > 128) /* else the tile lies in one block */
-				sc.sb1 = __ldg(q.sb_p1 + kb);
-		}
-		if constexpr (MODE == F8B_KGEMM_BLOCK_1X128 && !COLSC) {
-			const float *sb = p.b_scale_inv + (size_t)kb * (size_t)p.n;
-#pragma unroll
-			for (int j = 0; j < BN / 8; j++) {
-				const int col = q.c0 + 8 * j + 2 * (lane % 4);
-				sc.sbc[2 * j] = __ldg(sb + clamp(col, p.n));
-				sc.sbc[2 * j + 1] = __ldg(sb + clamp(col + 1, p.n));
-			}
-		}
-	}
-
-	/* ROWSC: `sc` with A's two row scales of the K-block in stage s, from
-	 * the ring (the stage waited for; rows past M read a zero or an
-	 * earlier stage's scale, and their sums are never stored). */
-	__device__ __forceinline__ kscales with_rows(const kscales &sc, uint32_t s) const
-	{
-		kscales u = sc;
-		if constexpr (ROWSC) {
-			const uint32_t r = scl + s * (F8B_KG_BM * 4) +
-			                   4 * ((uint32_t)threadIdx.x % 128 / 4 % 8 +
-			                        (uint32_t)(threadIdx.x - 128) / 32 * 16);
-			u.sa0 = f8b_ld_shared_f32(r);
-			u.sa1 = f8b_ld_shared_f32(r + 4 * 8);
-		}
-		return u;
 	}
 
 	/* BLOCK: NJ octets of the fragment from octet J0 on, into a (the

@@ -194,6 +194,7 @@ f8b_kgemm_fn f8b_kgemm_pick_promote(int tile, int a, int b, int out);
 f8b_kgemm_fn f8b_kgemm_pick_blockwise(int tile, int mode, int a, int b, int out);
 
 #include "sm90_fp8_gemm_epilogue.cuh"
+#include "sm90_fp8_gemm_scales.cuh"
 #include "sm90_fp8_gemm_consumer.cuh"
 #include "sm90_fp8_gemm_overlap.cuh"
 #include "sm90_fp8_gemm_pingpong.cuh"
