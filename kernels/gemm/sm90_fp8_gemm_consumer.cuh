@@ -20,7 +20,7 @@ struct f8b_kg_consumer : f8b_kg_scales<BN, MODE> {
 	using scales = f8b_kg_scales<BN, MODE>;
 	/* The base's, as this struct's own: BLOCKS (a block mode), COLSC and
 	 * ROWSC (B's column or A's row scales from the producer's ring in
-	 * shared memory), the kernel's arguments p, the scale ring scl, the
+	 * shared memory), SCRING (either), the kernel's arguments p, the scale ring scl, the
 	 * warpgroup cw, the thread's warp and lane, and the scales' types and
 	 * functions. */
 	using scales::BLOCKS;
@@ -32,6 +32,7 @@ struct f8b_kg_consumer : f8b_kg_scales<BN, MODE> {
 	using scales::ROWSC;
 	using scales::scale_pos;
 	using scales::scl;
+	using scales::SCRING;
 	using scales::warp;
 	using scales::with_rows;
 	using typename scales::kscales;
@@ -48,9 +49,6 @@ struct f8b_kg_consumer : f8b_kg_scales<BN, MODE> {
 	static constexpr int PART = HALVES ? BN / 4 : BN / 2;
 	static_assert(!PROMO || BN <= 192 || HALVES,
 	              "promotion holds BN/2 accumulators and a partial a thread");
-	/* Either ring: every consumer thread reads the stage's scales with
-	 * plain loads, so each arrives on its empty barrier. */
-	static constexpr bool SCRING = COLSC || ROWSC;
 	static_assert(!SCRING || HALVES, "the scale ring: the halves form");
 	/* BLOCK: a block of B's scales starts at octet 8 or 16 of a tile, or
 	 * not at all (promote) */

@@ -70,10 +70,10 @@ constexpr int F8B_KG_BM = 128;      /* 2 consumer warpgroups x 64 rows */
 constexpr int F8B_KG_BK = 128;      /* bytes of K per stage: one 128-byte swizzle row */
 constexpr int F8B_KG_THREADS = 384; /* producer + 2 consumer warpgroups */
 /* Dynamic shared memory is declared 128-byte aligned, and its base is
- * rounded up to the swizzle period (1024): at most 896 bytes of it lie
- * below the first stage. */
+ * rounded up to the swizzle period (F8B_SW128_GROUP_BYTES, 1024): at most
+ * 896 bytes of it lie below the first stage. */
 constexpr int F8B_KG_SMEM_ALIGN = 128;
-constexpr int F8B_KG_ALIGN_SLACK = 1024 - F8B_KG_SMEM_ALIGN;
+constexpr int F8B_KG_ALIGN_SLACK = (int)F8B_SW128_GROUP_BYTES - F8B_KG_SMEM_ALIGN;
 constexpr int F8B_KG_SBLK = 128; /* rows and K of a scale block */
 /* The TMA-store epilogue (sm90_fp8_gemm_epilogue.cuh): boxes of 64 rows x
  * 128 bytes, up to two a consumer warpgroup, and the warpgroups' named
@@ -230,13 +230,14 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 	constexpr bool COLSC = F8B_KGEMM_SMEM_SCALES(BN, MODE);
 	/* BLOCK in halves: A's row scales bulk-copied by the producer */
 	constexpr bool ROWSC = F8B_KGEMM_SMEM_ROWSCALES(BN, MODE);
-	constexpr bool SCRING = COLSC || ROWSC;
+	constexpr bool SCRING = f8b_kg_scales<BN, MODE>::SCRING;
 	constexpr int SCL = f8b_kg_scale_ring(BN, STAGES, 1u << MODE);
 	static_assert(!SCRING || (CL == 1 && SCHED == F8B_KG_COOP), "scale ring: one CTA, COOP");
 	constexpr int EPI_BUFS = f8b_kg_epi_bufs(BN, STAGES, SCL);
 	static_assert(f8b_kg_smem_bytes(BN, STAGES, SCL) <= F8B_KG_SMEM_MAX, "shared memory");
 	extern __shared__ __align__(F8B_KG_SMEM_ALIGN) uint8_t smem_raw[];
-	const uint32_t base = (f8b_smem_u32(smem_raw) + 1023u) & ~1023u;
+	const uint32_t base =
+	    (f8b_smem_u32(smem_raw) + (F8B_SW128_GROUP_BYTES - 1)) & ~(F8B_SW128_GROUP_BYTES - 1);
 	if (base - f8b_smem_u32(smem_raw) > (uint32_t)F8B_KG_ALIGN_SLACK)
 		__trap(); /* the declared alignment not honoured: past the CTA's bytes */
 	/* ring | consumer 0's epilogue boxes | consumer 1's | scale ring |

@@ -27,6 +27,10 @@ template <int BN, int MODE> struct f8b_kg_scales {
 	/* BLOCK in halves: A's row scales from the producer's ring in shared
 	 * memory (scl), 128 floats a stage, read after the stage's wait. */
 	static constexpr bool ROWSC = F8B_KGEMM_SMEM_ROWSCALES(BN, MODE);
+	/* Either ring: every consumer thread reads the stage's scales with
+	 * plain loads, so each arrives on its empty barrier (the kernel's
+	 * count of arrivals). */
+	static constexpr bool SCRING = COLSC || ROWSC;
 
 	const f8b_kgemm_args p;
 	const uint32_t scl;       /* COLSC, ROWSC: the scale ring */
