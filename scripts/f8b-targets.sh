@@ -7,10 +7,17 @@
 # gemm-impl-sweep.h5); LLS.h5: `f8bench lls --gemm-impl cublaslt,f8b`
 # files (lls-impl-sweep.h5, experiments/f8b-lls-16384/...).  Each ratio
 # is of two rows of one file, so of one process.  REPEAT.h5 (after --):
-# lls files that are processes of one command, run again and again
-# (lls-impl-ab.sh's lls-K-lanesL.h5): section 4 then adds, per shape
-# and recipe, the median over them of each process's ratio, with its
-# least and greatest, judged on that median.
+# files that are processes of one command, run again and again; each is
+# taken by what it holds:
+#   - gemm files (impl-sweep.sh's gemm-impl-sweep.h5, one per process:
+#     results/h100/experiments/f8b-gemm-repeat/): section 2 then ends
+#     with the targets of sections 1 and 2 judged on the median over
+#     them of each process's ratio, per shape, with its least and
+#     greatest (the ratios of one process move by about 3% rms from one
+#     process to the next);
+#   - lls files (lls-impl-ab.sh's lls-K-lanesL.h5): section 4 then adds,
+#     per shape and recipe, the median over them of each process's
+#     ratio, with its least and greatest, judged on that median.
 #   1. tensorwise, fast_accum on: f8b / cuBLASLt TFLOP/s >= 0.97 (stretch
 #      1.03) at every square shape from 4096 and every llama3-8b /
 #      llama2-70b layer;
@@ -84,6 +91,19 @@ table() {
 		{ echo "f8b-targets.sh: $1: $(cat "$tmp/err")" >&2; exit 2; }
 }
 table "$gemm" gemm "$tmp/gemm.csv"
+# The REPEAT files: those with a gemm table (ngrep of them, as
+# $tmp/rgemm-I.csv, their names in gnames), the others lls files (nlrep)
+ngrep=0 nlrep=0 gnames=
+classify() {
+	if "$f8b" export "$1" --table gemm -o "$tmp/rgemm-$((ngrep + 1)).csv" 2>/dev/null; then
+		ngrep=$((ngrep + 1))
+		gnames="$gnames${gnames:+ }$(basename "$1")"
+	else
+		[ -r "$1" ] || { echo "f8b-targets.sh: $1: cannot read it" >&2; exit 2; }
+		nlrep=$((nlrep + 1))
+	fi
+}
+each classify $((nlls + 1)) $# "$@"
 # Columns by name, fields split as RFC 4180 writes them (scripts/csv.awk).
 AWKLIB="$(cat "$(dirname "$0")/csv.awk" "$(dirname "$0")/csv-cols.awk")"'
 function isnum(x) { return x ~ /^[-+]?[0-9.]+([eE][-+]?[0-9]+)?$/ }
@@ -207,6 +227,72 @@ END {
 		if (fst[j, "n"]) printf "- f8b %s on the fastest samples (each row\047s least time; the same shapes, the same row of cuBLASLt): at or above 0.95 at %s\n", sc[j], counted(fst, j, 0.95, "")
 }' "$tmp/gemm.csv"
 
+# Sections 1 and 2 over the gemm REPEAT files: per file, per target
+# shape, "SHAPE | LABEL<TAB>TWf TWp AXp BLK" (f8b's fast row over
+# cuBLASLt's, then f8b's promotion rows over cuBLASLt's tensorwise fast
+# row; -1 where a row is missing), then the median over the files
+if [ $ngrep -gt 0 ]; then
+	# a header line first: AWKLIB's csv-cols.awk takes line 1 as one
+	printf 'shape\tratios\n' >"$tmp/grep.txt"
+	i=0
+	while [ $i -lt $ngrep ]; do
+		i=$((i + 1))
+		awk "$AWKLIB"'
+		mine() && target() {
+			k = shape() " | " v("label"); if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+			t[k, impl(), v("scaling"), v("fast_accum")] = v("tflops")
+		}
+		function q(k, im, sc, fa) { return ((k, "cublaslt", "tensorwise", 1) in t) && ((k, im, sc, fa) in t) ? t[k, im, sc, fa] / t[k, "cublaslt", "tensorwise", 1] : -1 }
+		END {
+			for (i = 1; i <= n; i++) {
+				k = order[i]
+				printf "%s\t%.17g %.17g %.17g %.17g\n", k, q(k, "f8b", "tensorwise", 1), q(k, "f8b", "tensorwise", 0),
+				       q(k, "f8b", "axiswise", 0), q(k, "f8b", "blockwise", 0)
+			}
+		}' "$tmp/rgemm-$i.csv"
+	done >>"$tmp/grep.txt"
+	echo
+	echo "#### Sections 1 and 2 over $ngrep processes"
+	echo
+	echo "The files after -- that hold gemm rows, processes of one command ($gnames):"
+	echo "each process's ratio per shape, and the median over them, on which the targets are judged here."
+	echo "Each cell: the median, then the least and greatest in brackets."
+	echo
+	echo "| shape | label | processes | tensorwise fast, f8b / cuBLASLt (>= 0.97) | f8b tensorwise promotion (>= 0.95) | f8b axiswise | f8b blockwise |"
+	echo "| --- | --- | ---: | --- | --- | --- | --- |"
+	awk -F '\t' "$AWKLIB$(cat "$(dirname "$0")/median.awk")"'
+	{
+		k = $1; if (!(k in seen)) { seen[k] = 1; order[++n] = k }
+		split($2, x, " ")
+		for (j = 1; j <= 4; j++)
+			if (x[j] > 0) {
+				r[k, j, ++nr[k, j]] = x[j]
+				if (nr[k, j] == 1 || x[j] < lo[k, j]) lo[k, j] = x[j]
+				if (nr[k, j] == 1 || x[j] > hi[k, j]) hi[k, j] = x[j]
+			}
+		np[k]++
+	}
+	function med(k, j,    a_, i) { for (i = 1; i <= nr[k, j]; i++) a_[i] = r[k, j, i]; return median(a_, nr[k, j]) }
+	END {
+		split("0.97 0.95 0.95 0.95", goal, " ")
+		split("tensorwise fast|f8b tensorwise promotion|f8b axiswise promotion|f8b blockwise", name, "|")
+		for (i = 1; i <= n; i++) {
+			k = order[i]; line = sprintf("| %s | %d |", k, np[k])
+			for (j = 1; j <= 4; j++) {
+				if (!nr[k, j]) { line = line " - |"; continue }
+				m = med(k, j); tally(M, j, m, goal[j] + 0)
+				line = line sprintf(" %s (%s-%s)%s |", rat(m, goal[j] + 0), rat(lo[k, j], goal[j] + 0), rat(hi[k, j], goal[j] + 0),
+				                    m >= goal[j] + 0 ? " met" : "")
+				if (nr[k, j] < np[k]) line = substr(line, 1, length(line) - 2) sprintf(", %d processes |", nr[k, j])
+			}
+			print line
+		}
+		printf "\n"
+		for (j = 1; j <= 4; j++)
+			if (M[j, "n"]) printf "- %s, on the median over processes: met at %s\n", name[j], counted(M, j, goal[j] + 0, " shapes")
+	}' "$tmp/grep.txt"
+fi
+
 echo
 echo "### 3. Accuracy: f8b beside cuBLASLt's row of the same case (SQNR within 0.1 dB, relative error no worse)"
 echo
@@ -238,7 +324,7 @@ END {
 echo
 echo "### 4. The lls step: cuBLASLt's step time over f8b's (> 1: f8b faster)"
 echo
-if [ $# -eq 0 ]; then
+if [ $nlls -eq 0 ] && [ $nlrep -eq 0 ]; then
 	echo "No lls file given."
 	exit 0
 fi
@@ -301,16 +387,18 @@ each lls_rows 1 $nlls "$@"
 
 # REPEAT: each file's ratio per shape and recipe, then the median over
 # the files
-if [ $nrep -gt 0 ]; then
+if [ $nlrep -gt 0 ]; then
 	echo "$PAIRHEAD" >"$tmp/rep.txt"
 	names=
 	rep_pairs() {
+		# a gemm process: section 2's
+		"$f8b" export "$1" --table gemm >/dev/null 2>&1 && return 0
 		pairs "$1" >>"$tmp/rep.txt"
 		names="$names${names:+ }$(basename "$1")"
 	}
 	each rep_pairs $((nlls + 1)) $# "$@"
 	echo
-	echo "Over $nrep processes of one command (the files after --: $names): each process's ratio"
+	echo "Over $nlrep processes of one command (the lls files after --: $names): each process's ratio"
 	echo "of medians, and the median over them, on which the target is judged here."
 	echo
 	echo "| shape | recipe | processes | median cuBLASLt / f8b | least | greatest | target | verdict on the median | median of the fastest steps' ratios |"

@@ -199,6 +199,52 @@ if [ -f "$w/lls-4-lanes2.h5" ]; then
 else
 	for i in 1 2 3 4 5; do skip "no experiments/f8b-lls-warmup files"; done
 fi
+# gemm files after --: sections 1 and 2 again, on the median over them
+g=$d/experiments/f8b-gemm-repeat
+if [ -f "$g/gemm-p5.h5" ]; then
+	F8BENCH="$F8BENCH" sh "$top/scripts/f8b-targets.sh" "$d/gemm-impl-sweep.h5" -- "$g/gemm-p1.h5" \
+		"$g/gemm-p2.h5" "$g/gemm-p3.h5" "$g/gemm-p4.h5" "$g/gemm-p5.h5" >gr.md 2>gr.err
+	ok $? "f8b-targets.sh runs on five gemm processes after -- ($(head -c 200 gr.err))"
+	awk '/^#### Sections 1 and 2 over 5 processes/ { on = 1 } /^### 3\./ { on = 0 } on' gr.md >g5.md
+	grep '^| [0-9]*x' g5.md >g5.txt
+	n=$(wc -l <g5.txt)
+	ok "$([ "$n" = 19 ] && echo 0 || echo 1)" "the table over the processes has the 19 target shapes ($n)"
+	# 8192^3 (pow2): f8b / cuBLASLt with fast accumulation in each file,
+	# then their median, least and greatest
+	for i in 1 2 3 4 5; do
+		"$F8BENCH" export "$g/gemm-p$i.h5" --table gemm -o gp$i.csv 2>/dev/null
+		w="m=8192 k=8192 n=8192 label=pow2.8192 scaling=tensorwise fast_accum=1 out_t=0 a_dtype=e4m3 status=ok"
+		# shellcheck disable=SC2086
+		a=$(csv_get gp$i.csv tflops $w impl=f8b | head -1)
+		# shellcheck disable=SC2086
+		b=$(csv_get gp$i.csv tflops $w impl=cublaslt | head -1)
+		awk -v a="$a" -v b="$b" 'BEGIN { if (a > 0 && b > 0) printf "%.9f\n", a / b }'
+	done | sort -n >gq.txt
+	want=$(awk '{ x[NR] = $1 } END { if (NR == 5) printf "%.3f (%.3f-%.3f)", x[3], x[1], x[5] }' gq.txt)
+	row=$(grep '^| 8192x8192x8192 | pow2.8192 | 5 |' g5.txt)
+	ok "$([ -n "$want" ] && echo "$row" | grep -qF "| 5 | $want" && echo 0 || echo 1)" \
+		"8192^3 fast: the median, least and greatest over the five are $want from the rows ($row)"
+	met=$(awk -F'|' '$5 ~ / met/' g5.txt | wc -l)
+	ok "$(grep -q "^- tensorwise fast, on the median over processes: met at $met of 19 shapes" g5.md && echo 0 || echo 1)" \
+		"the fast line counts the rows' verdicts ($met)"
+	bad=$(awk -F'|' '{ for (j = 6; j <= 8; j++) { m = $j + 0; if ((m >= 0.95) != ($j ~ / met/)) n++ }
+		m = $5 + 0; if ((m >= 0.97) != ($5 ~ / met/)) n++ } END { print n + 0 }' g5.txt)
+	ok "$([ "$bad" = 0 ] && echo 0 || echo 1)" "every verdict follows its median and target ($bad do not)"
+	n=$(grep -c '^No lls file given' gr.md)
+	ok "$([ "$n" = 1 ] && echo 0 || echo 1)" "gemm files alone after --: no lls section ($n)"
+	if [ -f "$w/lls-1-lanes2.h5" ]; then
+		F8BENCH="$F8BENCH" sh "$top/scripts/f8b-targets.sh" "$d/gemm-impl-sweep.h5" -- "$g/gemm-p1.h5" \
+			"$w/lls-1-lanes2.h5" "$g/gemm-p2.h5" "$w/lls-2-lanes2.h5" >gm.md 2>gm.err
+		n=$(grep -c -e '^#### Sections 1 and 2 over 2 processes' -e '^Over 2 processes of one command (the lls files' gm.md)
+		ok "$([ "$n" = 2 ] && echo 0 || echo 1)" "gemm and lls files mixed after --: each kind over its own two ($n of 2 headings)"
+	else
+		skip "no experiments/f8b-lls-warmup files"
+	fi
+else
+	for i in 1 2 3 4 5 6 7; do skip "no experiments/f8b-gemm-repeat files"; done
+fi
+F8BENCH="$F8BENCH" sh "$top/scripts/f8b-targets.sh" "$d/gemm-impl-sweep.h5" -- "$tmp/no-such.h5" >/dev/null 2>e.txt
+ok "$([ $? = 2 ] && grep -q 'no-such.h5' e.txt && echo 0 || echo 1)" "a missing file after --: exit 2, named ($(head -c 160 e.txt))"
 F8BENCH="$F8BENCH" sh "$top/scripts/f8b-targets.sh" "$d/gemm-impl-sweep.h5" -- >/dev/null 2>e.txt
 ok "$([ $? = 2 ] && grep -q usage e.txt && echo 0 || echo 1)" "nothing after --: exit 2 and the usage ($(cat e.txt))"
 F8BENCH="$F8BENCH" sh "$top/scripts/f8b-targets.sh" -- "$d/lls-impl-sweep.h5" >/dev/null 2>e.txt
