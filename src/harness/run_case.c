@@ -174,14 +174,15 @@ int f8b_run_group(const struct f8b_bench *b, struct f8b_run *run, const size_t *
 			nm++;
 		}
 	}
-	/* A device lost in the group: its members set up before the loss are
-	 * not measured either, and say so rather than pass as ok untimed. */
-	for (size_t j = 0; j < nm && lost; j++) {
-		rc[idx[j]] = F8B_EDEVICE;
-		snprintf(msg[idx[j]], sizeof msg[idx[j]],
-		         "not measured: a case after it in its group failed on the device");
-	}
-	if (nm > 0 && !lost) {
+	if (lost) {
+		/* its members set up before the loss are not measured either,
+		 * and say so rather than pass as ok untimed */
+		for (size_t j = 0; j < nm; j++) {
+			rc[idx[j]] = F8B_EDEVICE;
+			snprintf(msg[idx[j]], sizeof msg[idx[j]],
+			         "not measured: a case after it in its group failed on the device");
+		}
+	} else if (nm > 0) {
 		int mrc = f8b_measure_group(run->ops, run->be, (int)nm, fn, ctx, mo, m);
 		for (size_t j = 0; j < nm; j++) {
 			const size_t g = idx[j];
