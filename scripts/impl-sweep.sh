@@ -30,7 +30,13 @@
 # --max-time 3", the long warm-up of results/h100/experiments/
 # f8b-lls-warmup/, with a LLS_TIMEOUT to match), GEMM_TIMEOUT (330),
 # GEMM1X128_TIMEOUT (120), LLS_TIMEOUT (200): seconds; on a time-out the
-# rows so far are kept.  Exit status: 0 when every part ran to its end and
+# rows so far are kept.  GEMM_REPEAT (default 1): the gemm part run that
+# many times, one process after another, into gemm-impl-sweep.h5, then
+# gemm-impl-sweep-2.h5 and on, each with its own table: one process's
+# ratios move by about 3% rms from one to the next under an H100's power
+# cap, and scripts/f8b-targets.sh judges the gemm targets on the median
+# over such files passed after its -- (results/h100/experiments/
+# f8b-gemm-repeat/).  Exit status: 0 when every part ran to its end and
 # its table was read.
 set -uo pipefail
 build=${1:?usage: impl-sweep.sh BUILD OUT [CEILINGS.h5]}
@@ -48,6 +54,8 @@ parts=" ${PARTS:-gemm gemm1x128 lls} "
 for p in $parts; do
 	case $p in gemm | gemm1x128 | lls) ;; *) echo "impl-sweep.sh: unknown part '$p' in PARTS (gemm, gemm1x128, lls)" >&2; exit 2 ;; esac
 done
+nrep=${GEMM_REPEAT:-1}
+case $nrep in '' | *[!0-9]* | 0) echo "impl-sweep.sh: GEMM_REPEAT '$nrep' is not a count of 1 or more" >&2; exit 2 ;; esac
 status=0
 say() { echo "$*" | tee -a "$out/summary.txt"; }
 : >"$out/summary.txt"
@@ -95,8 +103,10 @@ run_part() {
 	return 1
 }
 
-if [[ $parts == *" gemm "* ]]; then
-	if run_part gemm-impl-sweep gemm "${GEMM_TIMEOUT:-330}" gemm --impl cublaslt,f8b \
+# gemm_part NAME: the gemm part's command into NAME.h5, and its table
+gemm_part() {
+	local name=$1
+	if run_part "$name" gemm "${GEMM_TIMEOUT:-330}" gemm --impl cublaslt,f8b \
 		--shapes "${GEMM_SHAPES:-pow2,llama3-8b,llama2-70b}" --scaling tensorwise,axiswise,blockwise \
 		--fast-accum on,off --dtypes "${GEMM_DTYPES:-e4m3:e4m3}" --max-time 0.3 "${copt[@]}"; then
 		say "gemm, dtypes ${GEMM_DTYPES:-e4m3:e4m3} (a pair but e4m3:e4m3 named after the shape), bf16 out, TFLOP/s (medians, one process); fast: f8b / cuBLASLt, both fast_accum on (target >= 0.97 tensorwise);"
@@ -110,8 +120,20 @@ if [[ $parts == *" gemm "* ]]; then
 					r(t(s, "tensorwise", "on", "f8b"), lt), r(t(s, "axiswise", "on", "f8b"), t(s, "axiswise", "on", "cublaslt")),
 					r(t(s, "tensorwise", "off", "f8b"), lt), r(t(s, "axiswise", "off", "f8b"), lt), r(t(s, "blockwise", "off", "f8b"), lt)
 			}
-		}' "$out/gemm-impl-sweep.csv" | tee -a "$out/summary.txt"
-		say "  rows not ok: $(rows_not_ok "$out/gemm-impl-sweep.csv")"
+		}' "$out/$name.csv" | tee -a "$out/summary.txt"
+		say "  rows not ok: $(rows_not_ok "$out/$name.csv")"
+	fi
+}
+
+if [[ $parts == *" gemm "* ]]; then
+	gemm_part gemm-impl-sweep
+	for ((i = 2; i <= nrep; i++)); do
+		say "== the gemm part again, process $i of $nrep"
+		gemm_part "gemm-impl-sweep-$i"
+	done
+	if [ "$nrep" -gt 1 ]; then
+		say "== $nrep processes of one command: scripts/f8b-targets.sh GEMM.h5 -- $out/gemm-impl-sweep*.h5"
+		say "   judges the gemm targets on the median over them"
 	fi
 fi
 

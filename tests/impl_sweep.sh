@@ -135,6 +135,27 @@ grep -Eq "^  8192x8192x8192 +1300.0 +1274.0 +0.980 +- \| +- +- +-" $s &&
 ok $? "gemm: each dtype pair on a line of its own, ratios within the pair, the bf16 row on neither ($(grep '^  8192x' $s | tr '\n' ';'))"
 mv fake/gemm-impl-sweep.keep fake/gemm-impl-sweep.csv
 
+# GEMM_REPEAT: the gemm part again in more processes, each its own file
+# and table
+cp fake/gemm-impl-sweep.csv fake/gemm-impl-sweep-2.csv
+cp fake/gemm-impl-sweep.csv fake/gemm-impl-sweep-3.csv
+rm -f calls
+PARTS=gemm GEMM_REPEAT=3 bash "$sweep" build o7 >log 2>err
+rc=$?
+n=$(grep -c -- "^gemm --impl cublaslt,f8b " calls)
+outs=$(grep -o -- "-o [^ ]*" calls | sed "s|.*/||" | tr '\n' ' ')
+[ $rc -eq 0 ] && [ "$n" = 3 ] && [ "$outs" = "gemm-impl-sweep.h5 gemm-impl-sweep-2.h5 gemm-impl-sweep-3.h5 " ]
+ok $? "GEMM_REPEAT=3: three gemm processes, one file each ($n: $outs)"
+[ "$(grep -c '^  4096x4096x4096 pow2.4096 ' o7/summary.txt)" -eq 3 ] &&
+	grep -q "^== 3 processes of one command: scripts/f8b-targets.sh" o7/summary.txt
+ok $? "GEMM_REPEAT=3: a table for each process and the hint for f8b-targets.sh"
+for bad in 0 x -1; do
+	rm -f calls
+	GEMM_REPEAT=$bad PARTS=gemm bash "$sweep" build o8 >log 2>err
+	[ $? -eq 2 ] && grep -q "GEMM_REPEAT" err && [ ! -f calls ]
+	ok $? "GEMM_REPEAT=$bad is refused before anything runs ($(cat err))"
+done
+
 mv fake/lls-impl.csv fake/lls-impl.away
 PARTS=lls bash "$sweep" build o4 >log 2>err
 [ $? -eq 1 ] && grep -q "no lls table to read" o4/summary.txt
