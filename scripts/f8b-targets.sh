@@ -92,8 +92,10 @@ table() {
 }
 table "$gemm" gemm "$tmp/gemm.csv"
 # The REPEAT files: those with a gemm table (ngrep of them, as
-# $tmp/rgemm-I.csv, their names in gnames), the others lls files (nlrep)
+# $tmp/rgemm-I.csv, their names in gnames), the others lls files (nlrep
+# of them, their paths a line each in $tmp/lrep.list, for section 4)
 ngrep=0 nlrep=0 gnames=
+: >"$tmp/lrep.list"
 classify() {
 	if "$f8b" export "$1" --table gemm -o "$tmp/rgemm-$((ngrep + 1)).csv" 2>/dev/null; then
 		ngrep=$((ngrep + 1))
@@ -101,6 +103,7 @@ classify() {
 	else
 		[ -r "$1" ] || { echo "f8b-targets.sh: $1: cannot read it" >&2; exit 2; }
 		nlrep=$((nlrep + 1))
+		printf '%s\n' "$1" >>"$tmp/lrep.list"
 	fi
 }
 each classify $((nlls + 1)) $# "$@"
@@ -390,13 +393,10 @@ each lls_rows 1 $nlls "$@"
 if [ $nlrep -gt 0 ]; then
 	echo "$PAIRHEAD" >"$tmp/rep.txt"
 	names=
-	rep_pairs() {
-		# a gemm process: section 2's
-		"$f8b" export "$1" --table gemm >/dev/null 2>&1 && return 0
-		pairs "$1" >>"$tmp/rep.txt"
-		names="$names${names:+ }$(basename "$1")"
-	}
-	each rep_pairs $((nlls + 1)) $# "$@"
+	while IFS= read -r f; do
+		pairs "$f" >>"$tmp/rep.txt"
+		names="$names${names:+ }$(basename "$f")"
+	done <"$tmp/lrep.list"
 	echo
 	echo "Over $nlrep processes of one command (the lls files after --: $names): each process's ratio"
 	echo "of medians, and the median over them, on which the target is judged here."
