@@ -37,7 +37,8 @@
 #     tiles$TAG.log), so that a second tile run (an A/B under another
 #     environment) keeps the first
 # Leaves in OUT_DIR: test_f8b_gemm.log, test_f8b_gemm_layers.log,
-# sanitizer-{memcheck,racecheck,synccheck}.log, sass.txt,
+# sanitizer-{memcheck,racecheck,synccheck}.log (test_f8b_gemm on small
+# shapes), sanitizer-layers-{memcheck,racecheck,synccheck}.log, sass.txt,
 # resource-usage.txt, gemm-impl.h5 (+ .csv), gemm-f8b-tiles.h5 (+ .csv),
 # tiles.log, table.txt, bench.log, summary.txt.  Every step runs whatever an
 # earlier one did: a wrong kernel is reported as wrong, and the table at
@@ -122,7 +123,7 @@ tap_summary() { # LOG: "N ok, M not ok, S skipped" and the first failures
 if want tests; then
 timeout 60 "$layers_bin" >"$out/test_f8b_gemm_layers.log" 2>&1
 rc=$?
-say "test_f8b_gemm_layers (tma, wgmma, ring; exit $rc): $(tap_summary "$out/test_f8b_gemm_layers.log")"
+say "test_f8b_gemm_layers (tma, tma store, wgmma, bulk, ring, cluster, named bars, setmaxnreg; exit $rc): $(tap_summary "$out/test_f8b_gemm_layers.log")"
 grep -E '^not ok' "$out/test_f8b_gemm_layers.log" | head -10 | tee -a "$summary"
 [ $rc -eq 0 ] || fail "test_f8b_gemm_layers (exit $rc, see test_f8b_gemm_layers.log)"
 F8B_TEST_PASSES=${TEST_PASSES:-} timeout "$test_timeout" "$test_bin" >"$out/test_f8b_gemm.log" 2>&1
@@ -267,6 +268,12 @@ elif [ -x "$sanitizer" ]; then
 		rc=$?
 		say "compute-sanitizer $tool (exit $rc): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-$tool.log" | tail -1) / $(tap_summary "$out/sanitizer-$tool.log")"
 		[ $rc -eq 0 ] || fail "compute-sanitizer $tool (exit $rc, see sanitizer-$tool.log)"
+		# the layers too: the cluster, the named barriers, the ring
+		timeout "$san_timeout" "$sanitizer" --tool "$tool" --error-exitcode 99 \
+			"$layers_bin" >"$out/sanitizer-layers-$tool.log" 2>&1
+		rc=$?
+		say "compute-sanitizer $tool on the layers (exit $rc): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitizer-layers-$tool.log" | tail -1) / $(tap_summary "$out/sanitizer-layers-$tool.log")"
+		[ $rc -eq 0 ] || fail "compute-sanitizer $tool on the layers (exit $rc, see sanitizer-layers-$tool.log)"
 	done
 else
 	fail "compute-sanitizer not found"

@@ -183,6 +183,23 @@ int f8b_kgemm_selftest_tma_store(const void *tmap, int row_bytes, int c0, int c1
  * out. */
 #define F8B_KGEMM_SELFTEST_BULK 1024
 int f8b_kgemm_selftest_bulk(const void *src, void *out, int bytes, cudaStream_t stream);
+/* cluster: one cluster of two CTAs; info[r] = the rank CTA r read,
+ * out + r * 128 * 128 = the box at (c0, c1) of tmap (128 rows x 128
+ * bytes, f8b_cuda_kgemm_encode's map), as it lies in CTA r's shared
+ * memory, loaded once by rank 0 and multicast to both; each CTA also
+ * waits for an arrival on its mbarrier from the other (mapa). */
+int f8b_kgemm_selftest_cluster(const void *tmap, void *out, unsigned *info, int c0, int c1,
+                               cudaStream_t stream);
+/* named_bar: `rounds` hand-offs between two warpgroups through named
+ * barriers; errors[0] += words a reader found wrong. */
+int f8b_kgemm_selftest_named_bar(int rounds, unsigned *errors, cudaStream_t stream);
+/* setmaxnreg: in and out 384 floats; out[t] = 2 in[t] for t < 128, else
+ * the sum of LIVE values v[i] = in[(t + i) % 384] after ITERS sweeps of
+ * v[i] = fmaf(v[i], v[(i + 1) % LIVE], 0.5f), i = 0..LIVE-1 in order, summed
+ * in order from 0.0f: the host's recomputation matches it exactly. */
+#define F8B_KGEMM_SELFTEST_NREG_LIVE  184
+#define F8B_KGEMM_SELFTEST_NREG_ITERS 3
+int f8b_kgemm_selftest_setmaxnreg(const float *in, float *out, cudaStream_t stream);
 /* The byte at row r, byte b of a tma_store box: never 0 and always odd, so
  * neither zeros nor an even fill byte pass for it. */
 #define F8B_KGEMM_SELFTEST_BYTE(r, b) ((uint8_t)(((r)*29 + (b)*7 + 3) | 1))

@@ -21,13 +21,26 @@
  *   ring:  the producer / consumer parity protocol of the GEMM's ring over
  *          many wraps, with no TMA: the producer writes a stage's word and
  *          arrives, the consumers check it and release it (every consumer
- *          thread arriving, see ring_kernel).
- * One CTA each; bodies only in the sm_90a image, like the GEMM.
+ *          thread arriving, see ring_kernel);
+ *   cluster: a 2-CTA cluster (ptx/cluster.cuh): each CTA's rank, one TMA
+ *          box multicast by rank 0 into both CTAs' shared memory, and an
+ *          arrival on the peer's mbarrier through its mapa address;
+ *   named bars: the named barriers (ptx/barrier.cuh) of two warpgroups
+ *          handing a buffer back and forth (bar.arrive / bar.sync, 256
+ *          threads), and of one warpgroup alone (bar.sync, 128);
+ *   setmaxnreg: the register split (ptx/regs.cuh): one warpgroup gives
+ *          registers back, two take more than the launch gives a thread
+ *          and hold more values live than it allows.
+ * One CTA each (the cluster test: one cluster of two); bodies only in the
+ * sm_90a image, like the GEMM.
  */
 #include "../kernels_internal.cuh"
 #include "gemm.h"
 #include "common/smem.cuh"
+#include "ptx/barrier.cuh"
+#include "ptx/cluster.cuh"
 #include "ptx/mbarrier.cuh"
+#include "ptx/regs.cuh"
 #include "ptx/tma.cuh"
 #include "ptx/wgmma.cuh"
 
@@ -253,6 +266,131 @@ __global__ void bulk_kernel(const uint8_t *src, uint8_t *out, int bytes)
 #endif
 }
 
+/* cluster: a cluster of two CTAs of 128 threads.  Each CTA records its
+ * rank (info[blockIdx.x]); after a cluster barrier (both CTAs' mbarriers
+ * initialised before either is reached from the other), rank 0 loads the
+ * box at (c0, c1) of tmap once, multicast to both CTAs (mask 0b11) at the
+ * same shared offset, each CTA's `full` mbarrier expecting the box's bytes;
+ * and each CTA arrives once on its peer's `peer` mbarrier (mapa of our own
+ * address, then the remote arrive) and waits on its own, so that neither
+ * passes unless the arrival reached the other CTA.  Each CTA copies its
+ * box, as it lies in shared memory, to out + blockIdx.x * 128 * 128. */
+__global__ void cluster_kernel(const __grid_constant__ CUtensorMap tmap, uint8_t *out,
+                               unsigned *info, int c0, int c1)
+{
+#ifdef F8B_SELFTEST_SM90A
+	extern __shared__ uint8_t smem_raw[];
+	const uint32_t base = (f8b_smem_u32(smem_raw) + (ALIGN - 1)) & ~(uint32_t)(ALIGN - 1);
+	uint8_t *tile = smem_raw + (base - f8b_smem_u32(smem_raw));
+	const uint32_t full = base + 128 * 128, peer = full + 8;
+	const uint32_t rank = f8b_cluster_ctarank();
+	if (threadIdx.x == 0) {
+		f8b_mbarrier_init(full, 1);
+		f8b_mbarrier_init(peer, 1);
+		f8b_fence_barrier_init();
+	}
+	f8b_cluster_sync();
+	if (threadIdx.x == 0) {
+		info[blockIdx.x] = rank;
+		f8b_mbarrier_arrive_expect_tx(full, 128 * 128);
+		if (rank == 0)
+			f8b_tma_load_2d_multicast(base, &tmap, full, c0, c1, (uint16_t)0x3);
+		f8b_mbarrier_arrive_cluster(f8b_mapa_shared(peer, rank ^ 1u));
+	}
+	f8b_mbarrier_wait(peer, 0);
+	f8b_mbarrier_wait(full, 0);
+	for (int i = threadIdx.x; i < 128 * 128; i += blockDim.x)
+		out[(size_t)blockIdx.x * 128 * 128 + i] = tile[i];
+	/* neither CTA leaves while the other may still reach its shared memory */
+	f8b_cluster_sync();
+#else
+	(void)tmap;
+	(void)out;
+	(void)info;
+	(void)c0;
+	(void)c1;
+#endif
+}
+
+/* named bars: 256 threads.  Each of `rounds` rounds, warpgroup 1 writes
+ * buf (one word a thread) and arrives on barrier 1 (bar.arrive, 256); warpgroup 0
+ * waits there (bar.sync, 256), checks every word another warp of warpgroup 1
+ * wrote, and arrives on barrier 2, where warpgroup 1 waits before the next
+ * round's writes.  Inside warpgroup 0, each thread also writes a word of
+ * `own`, meets its warpgroup at barrier 3 (bar.sync, 128), checks a word
+ * of another of its warps, and meets it again before the next write.
+ * errors[0] counts the words found wrong. */
+__global__ void named_bar_kernel(int rounds, unsigned *errors)
+{
+#ifdef F8B_SELFTEST_SM90A
+	__shared__ int buf[128], own[128];
+	const int t = threadIdx.x % 128, other = (t + 37) % 128;
+	unsigned bad = 0;
+	for (int r = 0; r < rounds; r++) {
+		if (threadIdx.x >= 128) {
+			buf[t] = r * 1024 + t;
+			f8b_named_bar_arrive<1, 256>();
+			f8b_named_bar_sync<2, 256>();
+		} else {
+			own[t] = r * 2048 + t;
+			f8b_named_bar_sync<1, 256>();
+			bad += buf[other] != r * 1024 + other;
+			f8b_named_bar_arrive<2, 256>();
+			f8b_named_bar_sync<3, 128>();
+			bad += own[other] != r * 2048 + other;
+			f8b_named_bar_sync<3, 128>();
+		}
+	}
+	if (bad)
+		atomicAdd(errors, bad);
+#else
+	(void)rounds;
+	(void)errors;
+#endif
+}
+
+/* setmaxnreg: 384 threads under launch bounds that give each 168
+ * registers.  Warpgroup 0 gives registers back (dec to 40) and writes
+ * 2 x in[t]; warpgroups 1 and 2 take 232 (128 x 40 + 256 x 232 = 64,512 of
+ * the 65,536) and hold F8B_KGEMM_SELFTEST_NREG_LIVE floats live through
+ * F8B_KGEMM_SELFTEST_NREG_ITERS sweeps of v[i] = fma(v[i], v[i + 1 mod
+ * LIVE], 0.5), then write their sum in order: ptxas compiles that with no
+ * spill only under the larger count (tests/ptx_selftest_regs.sh checks
+ * both).  The
+ * host recomputes it the same way, so the sums must match exactly. */
+__global__ void __launch_bounds__(384, 1) setmaxnreg_kernel(const float *in, float *out)
+{
+#ifdef F8B_SELFTEST_SM90A
+	constexpr int LIVE = F8B_KGEMM_SELFTEST_NREG_LIVE;
+	const int t = threadIdx.x;
+	if (t < 128) {
+		f8b_setmaxnreg_dec<40>();
+		out[t] = 2.0f * in[t];
+		return;
+	}
+#ifndef F8B_SELFTEST_NREG_NO_INC /* tests/ptx_selftest_regs.sh: without it, it spills */
+	f8b_setmaxnreg_inc<232>();
+#endif
+	float v[LIVE];
+#pragma unroll
+	for (int i = 0; i < LIVE; i++)
+		v[i] = in[(t + i) % 384];
+#pragma unroll
+	for (int it = 0; it < F8B_KGEMM_SELFTEST_NREG_ITERS; it++)
+#pragma unroll
+		for (int i = 0; i < LIVE; i++)
+			v[i] = fmaf(v[i], v[(i + 1) % LIVE], 0.5f);
+	float sum = 0.0f;
+#pragma unroll
+	for (int i = 0; i < LIVE; i++)
+		sum += v[i];
+	out[t] = sum;
+#else
+	(void)in;
+	(void)out;
+#endif
+}
+
 } // namespace
 
 extern "C" int f8b_kgemm_selftest_bulk(const void *src, void *out, int bytes, cudaStream_t stream)
@@ -322,4 +460,40 @@ extern "C" int f8b_kgemm_selftest_tma_store(const void *tmap, int row_bytes, int
 	void *args[] = {&m, &row_bytes, &c0, &c1};
 	return (int)cudaLaunchKernel((const void *)tma_store_kernel, dim3(1), dim3(128), args,
 	                             (size_t)smem, stream);
+}
+
+extern "C" int f8b_kgemm_selftest_cluster(const void *tmap, void *out, unsigned *info, int c0,
+                                          int c1, cudaStream_t stream)
+{
+	CUtensorMap m;
+	memcpy(&m, tmap, sizeof m);
+	uint8_t *o = static_cast<uint8_t *>(out);
+	void *args[] = {&m, &o, &info, &c0, &c1};
+	cudaLaunchAttribute attr[1];
+	attr[0].id = cudaLaunchAttributeClusterDimension;
+	attr[0].val.clusterDim.x = 2;
+	attr[0].val.clusterDim.y = 1;
+	attr[0].val.clusterDim.z = 1;
+	cudaLaunchConfig_t cfg = {};
+	cfg.gridDim = dim3(2);
+	cfg.blockDim = dim3(128);
+	cfg.dynamicSmemBytes = (size_t)(128 * 128 + ALIGN + 16);
+	cfg.stream = stream;
+	cfg.attrs = attr;
+	cfg.numAttrs = 1;
+	return (int)cudaLaunchKernelExC(&cfg, (const void *)cluster_kernel, args);
+}
+
+extern "C" int f8b_kgemm_selftest_named_bar(int rounds, unsigned *errors, cudaStream_t stream)
+{
+	void *args[] = {&rounds, &errors};
+	return (int)cudaLaunchKernel((const void *)named_bar_kernel, dim3(1), dim3(256), args, 0,
+	                             stream);
+}
+
+extern "C" int f8b_kgemm_selftest_setmaxnreg(const float *in, float *out, cudaStream_t stream)
+{
+	void *args[] = {&in, &out};
+	return (int)cudaLaunchKernel((const void *)setmaxnreg_kernel, dim3(1), dim3(384), args, 0,
+	                             stream);
 }

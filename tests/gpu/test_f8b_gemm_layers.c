@@ -3,13 +3,14 @@
  * (tests/gpu/test_f8b_gemm) can be traced to the layer that is wrong: a TMA
  * box and its swizzle, an output box stored with TMA in the epilogue's
  * swizzles, one wgmma per K step and N, a non-tensor bulk copy, the mbarrier
- * ring over many wraps.  doc/gemm-kernels.md,
- * "Checks".
+ * ring over many wraps, a 2-CTA cluster (rank, multicast box, the remote
+ * arrive), the named barriers, setmaxnreg.  doc/gemm-kernels.md, "Checks".
  *
  * Without a GPU: "1..0 # SKIP no CUDA GPU: why" and exit 77; on a GPU that
  * is not sm_90 a TAP skip naming why.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -314,6 +315,163 @@ static void test_ring(void)
 	ops->free(be, derr);
 }
 
+/* A 2-CTA cluster (ptx/cluster.cuh): ranks 0 and 1, one TMA box multicast
+ * by rank 0 into both CTAs (the box of test_tma's tensor, at the origin
+ * and past both edges), and an arrival on each CTA's mbarrier from its
+ * peer (mapa; without it the kernel would not finish). */
+static void test_cluster(void)
+{
+	enum { ROWS = 200, K = 176, BOX = 128 * 128 };
+	static const int at[][2] = {{0, 0}, {128, 128}};
+	uint8_t *h = tap_xcalloc(ROWS * K, 1), *got = tap_xcalloc(2 * BOX, 1);
+	void *dx = NULL, *dout = NULL;
+	unsigned *dinfo = NULL, info[2];
+	_Alignas(128) unsigned char map[128];
+	int rc;
+
+	for (int r = 0; r < ROWS; r++)
+		for (int k = 0; k < K; k++)
+			h[r * K + k] = (uint8_t)(r * 89 + k * 13 + 5) | 1; /* never 0 */
+	rc = upload_bytes(h, ROWS * K, &dx);
+	if (rc == F8B_OK)
+		rc = ops->alloc(be, 2 * BOX, &dout);
+	if (rc == F8B_OK)
+		rc = ops->alloc(be, sizeof info, (void **)&dinfo);
+	if (rc == F8B_OK)
+		rc = f8b_cuda_kgemm_encode(dx, ROWS, K, 128, map);
+	if (!tap_ok(rc == F8B_OK, "layer cluster: upload, encode the tensor map%s%s",
+	            rc ? ": " : "", rc ? f8b_last_error() : ""))
+		goto out;
+	for (size_t t = 0; t < COUNT(at); t++) {
+		const int c0 = at[t][1], c1 = at[t][0]; /* (k, row) */
+		rc = ops->memset(be, dout, 0xA5, 2 * BOX);
+		if (rc == F8B_OK)
+			rc = ops->memset(be, dinfo, 0xFF, sizeof info);
+		if (rc == F8B_OK)
+			rc = f8b_cuda_status(
+			    (cudaError_t)f8b_kgemm_selftest_cluster(
+			        map, dout, dinfo, c0, c1, (cudaStream_t)f8b_cuda_stream(be)),
+			    "f8b_kgemm_selftest_cluster", __FILE__, __LINE__);
+		if (rc == F8B_OK)
+			rc = ops->sync(be);
+		if (rc == F8B_OK)
+			rc = ops->download(be, got, dout, 2 * BOX);
+		if (rc == F8B_OK)
+			rc = ops->download(be, info, dinfo, sizeof info);
+		if (!tap_ok(rc == F8B_OK,
+		            "layer cluster: a cluster of 2 CTAs, box at row %d, k %d, ran (each "
+		            "CTA's peer arrival came)%s%s",
+		            c1, c0, rc ? ": " : "", rc ? f8b_last_error() : ""))
+			continue;
+		tap_ok(info[0] == 0 && info[1] == 1,
+		       "layer cluster: %%cluster_ctarank of CTAs 0 and 1: %u and %u", info[0],
+		       info[1]);
+		for (int cta = 0; cta < 2; cta++) {
+			int bad = 0;
+			for (int r = 0; r < 128; r++)
+				for (int c = 0; c < 8; c++)
+					for (int b = 0; b < 16; b++) {
+						const int gr = c1 + r, gk = c0 + 16 * c + b;
+						const uint8_t want =
+						    gr < ROWS && gk < K ? h[gr * K + gk] : 0;
+						bad += got[cta * BOX + r * 128 +
+						           ((c ^ (r & 7)) * 16) + b] != want;
+					}
+			tap_ok(
+			    bad == 0,
+			    "layer cluster: the box at row %d, k %d, multicast by rank 0, lies in "
+			    "CTA %d's shared memory 128B-swizzled, zeros outside the tensor: %d of "
+			    "%d bytes wrong",
+			    c1, c0, cta, bad, BOX);
+		}
+	}
+out:
+	ops->free(be, dx);
+	ops->free(be, dout);
+	ops->free(be, dinfo);
+	free(h);
+	free(got);
+}
+
+/* Named barriers (ptx/barrier.cuh): 1000 hand-offs of a buffer between two
+ * warpgroups (bar.arrive / bar.sync over 256 threads), and a warpgroup's
+ * own barrier (128) around each exchange inside it. */
+static void test_named_bar(void)
+{
+	unsigned *derr = NULL, errors = 1;
+	int rc = ops->alloc(be, sizeof errors, (void **)&derr);
+	if (rc == F8B_OK)
+		rc = ops->memset(be, derr, 0, sizeof errors);
+	if (rc == F8B_OK)
+		rc = f8b_cuda_status((cudaError_t)f8b_kgemm_selftest_named_bar(
+		                         1000, derr, (cudaStream_t)f8b_cuda_stream(be)),
+		                     "f8b_kgemm_selftest_named_bar", __FILE__, __LINE__);
+	if (rc == F8B_OK)
+		rc = ops->sync(be);
+	if (rc == F8B_OK)
+		rc = ops->download(be, &errors, derr, sizeof errors);
+	tap_ok(rc == F8B_OK && errors == 0,
+	       "layer named bars: 1000 rounds of a buffer handed between two warpgroups "
+	       "(bar.arrive / bar.sync, 256 threads) and exchanged inside one (bar.sync, 128): "
+	       "%u stale words%s%s",
+	       errors, rc ? ": " : "", rc ? f8b_last_error() : "");
+	ops->free(be, derr);
+}
+
+/* setmaxnreg (ptx/regs.cuh): one warpgroup down to 40 registers, two up to
+ * 232, holding more values live than a 384-thread launch's 168 allow
+ * (tests/ptx_selftest_regs.sh); their sums equal the host's exactly. */
+static void test_setmaxnreg(void)
+{
+	enum { T = 384, LIVE = F8B_KGEMM_SELFTEST_NREG_LIVE };
+	float in[T], got[T], v[LIVE];
+	void *din = NULL, *dout = NULL;
+	for (int i = 0; i < T; i++)
+		in[i] = 0.5f + (float)((i * 37) % 64) / 128.0f; /* [0.5, 1) */
+	int rc = ops->alloc(be, sizeof in, &din);
+	if (rc == F8B_OK)
+		rc = ops->upload(be, din, in, sizeof in);
+	if (rc == F8B_OK)
+		rc = ops->alloc(be, sizeof got, &dout);
+	if (rc == F8B_OK)
+		rc = f8b_cuda_status((cudaError_t)f8b_kgemm_selftest_setmaxnreg(
+		                         din, dout, (cudaStream_t)f8b_cuda_stream(be)),
+		                     "f8b_kgemm_selftest_setmaxnreg", __FILE__, __LINE__);
+	if (rc == F8B_OK)
+		rc = ops->sync(be);
+	if (rc == F8B_OK)
+		rc = ops->download(be, got, dout, sizeof got);
+	if (tap_ok(rc == F8B_OK,
+	           "layer setmaxnreg: 384 threads, warpgroup 0 down to 40 registers, 1 and 2 "
+	           "up to 232, ran%s%s",
+	           rc ? ": " : "", rc ? f8b_last_error() : "")) {
+		int bad = 0, first = -1;
+		for (int t = 0; t < T; t++) {
+			float want;
+			if (t < 128)
+				want = 2.0f * in[t];
+			else {
+				for (int i = 0; i < LIVE; i++)
+					v[i] = in[(t + i) % T];
+				for (int it = 0; it < F8B_KGEMM_SELFTEST_NREG_ITERS; it++)
+					for (int i = 0; i < LIVE; i++)
+						v[i] = fmaf(v[i], v[(i + 1) % LIVE], 0.5f);
+				want = 0.0f;
+				for (int i = 0; i < LIVE; i++)
+					want += v[i];
+			}
+			if (got[t] != want && bad++ == 0)
+				first = t;
+		}
+		tap_ok(bad == 0,
+		       "layer setmaxnreg: every thread's result equals the host's (%d live values "
+		       "a thread in warpgroups 1 and 2): %d of %d wrong (first thread %d)",
+		       LIVE, bad, T, first);
+	}
+	ops->free(be, din);
+	ops->free(be, dout);
+}
+
 int main(void)
 {
 	char why[256], msg[320];
@@ -340,6 +498,9 @@ int main(void)
 		test_wgmma();
 		test_bulk();
 		test_ring();
+		test_cluster();
+		test_named_bar();
+		test_setmaxnreg();
 	} else {
 		tap_n++;
 		printf("ok %d # SKIP the layers are sm_90a code; this GPU is sm_%d%d\n", tap_n,
