@@ -191,8 +191,10 @@ int f8b_kgemm_selftest_bulk(const void *src, void *out, int bytes, cudaStream_t 
 int f8b_kgemm_selftest_cluster(const void *tmap, void *out, unsigned *info, int c0, int c1,
                                cudaStream_t stream);
 /* named_bar: `rounds` hand-offs between two warpgroups through named
- * barriers; errors[0] += words a reader found wrong. */
-int f8b_kgemm_selftest_named_bar(int rounds, unsigned *errors, cudaStream_t stream);
+ * barriers; words[0], zeroed by the caller, counts the tickets taken (256
+ * a round); words[1] (zeroed) += tickets out of order and words a reader
+ * found wrong. */
+int f8b_kgemm_selftest_named_bar(int rounds, unsigned *words, cudaStream_t stream);
 /* setmaxnreg: in and out 384 floats; out[t] = 2 in[t] for t < 128, else
  * the sum of LIVE values v[i] = in[(t + i) % 384] after ITERS sweeps of
  * v[i] = fmaf(v[i], v[(i + 1) % LIVE], 0.5f), i = 0..LIVE-1 in order, summed

@@ -25,9 +25,10 @@
  *   cluster: a 2-CTA cluster (ptx/cluster.cuh): each CTA's rank, one TMA
  *          box multicast by rank 0 into both CTAs' shared memory, and an
  *          arrival on the peer's mbarrier through its mapa address;
- *   named bars: the named barriers (ptx/barrier.cuh) of two warpgroups
- *          handing a buffer back and forth (bar.arrive / bar.sync, 256
- *          threads), and of one warpgroup alone (bar.sync, 128);
+ *   named bars: the named barriers (ptx/barrier.cuh) between two
+ *          warpgroups (bar.arrive / bar.sync, 256 threads: the order of
+ *          their tickets; bar.sync on both sides: a buffer handed over),
+ *          and inside one warpgroup (bar.sync, 128);
  *   setmaxnreg: the register split (ptx/regs.cuh): one warpgroup gives
  *          registers back, two take more than the launch gives a thread
  *          and hold more values live than it allows.
@@ -312,39 +313,56 @@ __global__ void cluster_kernel(const __grid_constant__ CUtensorMap tmap, uint8_t
 #endif
 }
 
-/* named bars: 256 threads.  Each of `rounds` rounds, warpgroup 1 writes
- * buf (one word a thread) and arrives on barrier 1 (bar.arrive, 256); warpgroup 0
- * waits there (bar.sync, 256), checks every word another warp of warpgroup 1
- * wrote, and arrives on barrier 2, where warpgroup 1 waits before the next
- * round's writes.  Inside warpgroup 0, each thread also writes a word of
- * `own`, meets its warpgroup at barrier 3 (bar.sync, 128), checks a word
- * of another of its warps, and meets it again before the next write.
- * errors[0] counts the words found wrong. */
-__global__ void named_bar_kernel(int rounds, unsigned *errors)
+/* named bars: 256 threads, `rounds` rounds.  Between the warpgroups, as
+ * the ping-pong schedule hands the tensor cores over: warpgroup 1 takes
+ * a ticket a thread (an atomic add on a global counter) and arrives on
+ * barrier 1 (bar.arrive, 256); warpgroup 0 waits there (bar.sync, 256),
+ * takes its tickets and arrives on barrier 2, where warpgroup 1 waits
+ * before its next round.  Round r's tickets are then warpgroup 1's 128,
+ * then warpgroup 0's: each thread checks that its ticket lies in its
+ * warpgroup's range.  Shared memory handed over: warpgroup 1 writes buf,
+ * both meet at barrier 4 (bar.sync, 256), warpgroup 0 checks a word
+ * another warp wrote, and both meet at barrier 5 before the next write
+ * (the hand-off through bar.arrive alone held in 1000 rounds on an H100,
+ * but compute-sanitizer racecheck reported it as racing: each shared
+ * access here is ordered by bar.sync on both sides).  Inside warpgroup 0:
+ * each thread writes a word of `own`, meets its warpgroup at barrier 3
+ * (bar.sync, 128), the only barrier between that write and the read, and
+ * checks a word of another warp.  errors[0] counts what was found wrong. */
+__global__ void named_bar_kernel(int rounds, unsigned *counter, unsigned *errors)
 {
 #ifdef F8B_SELFTEST_SM90A
 	__shared__ int buf[128], own[128];
 	const int t = threadIdx.x % 128, other = (t + 37) % 128;
 	unsigned bad = 0;
 	for (int r = 0; r < rounds; r++) {
+		const unsigned first = 256u * (unsigned)r;
 		if (threadIdx.x >= 128) {
-			buf[t] = r * 1024 + t;
+			const unsigned k = atomicAdd(counter, 1u);
+			bad += k < first || k >= first + 128;
 			f8b_named_bar_arrive<1, 256>();
 			f8b_named_bar_sync<2, 256>();
+			buf[t] = r * 1024 + t;
+			f8b_named_bar_sync<4, 256>();
+			f8b_named_bar_sync<5, 256>();
 		} else {
-			own[t] = r * 2048 + t;
 			f8b_named_bar_sync<1, 256>();
-			bad += buf[other] != r * 1024 + other;
+			const unsigned k = atomicAdd(counter, 1u);
+			bad += k < first + 128 || k >= first + 256;
 			f8b_named_bar_arrive<2, 256>();
+			f8b_named_bar_sync<4, 256>();
+			bad += buf[other] != r * 1024 + other;
+			own[t] = r * 2048 + t;
 			f8b_named_bar_sync<3, 128>();
 			bad += own[other] != r * 2048 + other;
-			f8b_named_bar_sync<3, 128>();
+			f8b_named_bar_sync<5, 256>();
 		}
 	}
 	if (bad)
 		atomicAdd(errors, bad);
 #else
 	(void)rounds;
+	(void)counter;
 	(void)errors;
 #endif
 }
@@ -484,9 +502,10 @@ extern "C" int f8b_kgemm_selftest_cluster(const void *tmap, void *out, unsigned 
 	return (int)cudaLaunchKernelExC(&cfg, (const void *)cluster_kernel, args);
 }
 
-extern "C" int f8b_kgemm_selftest_named_bar(int rounds, unsigned *errors, cudaStream_t stream)
+extern "C" int f8b_kgemm_selftest_named_bar(int rounds, unsigned *words, cudaStream_t stream)
 {
-	void *args[] = {&rounds, &errors};
+	unsigned *counter = words, *errors = words + 1;
+	void *args[] = {&rounds, &counter, &errors};
 	return (int)cudaLaunchKernel((const void *)named_bar_kernel, dim3(1), dim3(256), args, 0,
 	                             stream);
 }

@@ -393,29 +393,31 @@ out:
 	free(got);
 }
 
-/* Named barriers (ptx/barrier.cuh): 1000 hand-offs of a buffer between two
- * warpgroups (bar.arrive / bar.sync over 256 threads), and a warpgroup's
- * own barrier (128) around each exchange inside it. */
+/* Named barriers (ptx/barrier.cuh): 1000 rounds between two warpgroups,
+ * whose tickets must come in turn (bar.arrive / bar.sync, 256 threads)
+ * and whose shared buffer must arrive whole (bar.sync, 256), and a
+ * warpgroup's own barrier (bar.sync, 128) around an exchange inside it. */
 static void test_named_bar(void)
 {
-	unsigned *derr = NULL, errors = 1;
-	int rc = ops->alloc(be, sizeof errors, (void **)&derr);
+	enum { ROUNDS = 1000 };
+	unsigned *dw = NULL, w[2] = {0, 1};
+	int rc = ops->alloc(be, sizeof w, (void **)&dw);
 	if (rc == F8B_OK)
-		rc = ops->memset(be, derr, 0, sizeof errors);
+		rc = ops->memset(be, dw, 0, sizeof w);
 	if (rc == F8B_OK)
 		rc = f8b_cuda_status((cudaError_t)f8b_kgemm_selftest_named_bar(
-		                         1000, derr, (cudaStream_t)f8b_cuda_stream(be)),
+		                         ROUNDS, dw, (cudaStream_t)f8b_cuda_stream(be)),
 		                     "f8b_kgemm_selftest_named_bar", __FILE__, __LINE__);
 	if (rc == F8B_OK)
 		rc = ops->sync(be);
 	if (rc == F8B_OK)
-		rc = ops->download(be, &errors, derr, sizeof errors);
-	tap_ok(rc == F8B_OK && errors == 0,
-	       "layer named bars: 1000 rounds of a buffer handed between two warpgroups "
-	       "(bar.arrive / bar.sync, 256 threads) and exchanged inside one (bar.sync, 128): "
-	       "%u stale words%s%s",
-	       errors, rc ? ": " : "", rc ? f8b_last_error() : "");
-	ops->free(be, derr);
+		rc = ops->download(be, w, dw, sizeof w);
+	tap_ok(rc == F8B_OK && w[0] == 256u * ROUNDS && w[1] == 0,
+	       "layer named bars: %d rounds between two warpgroups (tickets in turn through "
+	       "bar.arrive / bar.sync, 256 threads; a shared buffer through bar.sync, 256) and "
+	       "inside one (bar.sync, 128): %u tickets of %u, %u out of order or stale%s%s",
+	       ROUNDS, w[0], 256u * ROUNDS, w[1], rc ? ": " : "", rc ? f8b_last_error() : "");
+	ops->free(be, dw);
 }
 
 /* setmaxnreg (ptx/regs.cuh): one warpgroup down to 40 registers, two up to
