@@ -340,6 +340,8 @@ __global__ void named_bar_kernel(int rounds, unsigned *counter, unsigned *errors
 		if (threadIdx.x >= 128) {
 			const unsigned k = atomicAdd(counter, 1u);
 			bad += k < first || k >= first + 128;
+			__syncwarp(); /* the atomic may leave the warp diverged; the
+			               * barriers are .aligned (synccheck) */
 			f8b_named_bar_arrive<1, 256>();
 			f8b_named_bar_sync<2, 256>();
 			buf[t] = r * 1024 + t;
@@ -349,6 +351,7 @@ __global__ void named_bar_kernel(int rounds, unsigned *counter, unsigned *errors
 			f8b_named_bar_sync<1, 256>();
 			const unsigned k = atomicAdd(counter, 1u);
 			bad += k < first + 128 || k >= first + 256;
+			__syncwarp();
 			f8b_named_bar_arrive<2, 256>();
 			f8b_named_bar_sync<4, 256>();
 			bad += buf[other] != r * 1024 + other;
