@@ -18,7 +18,11 @@
 # F8BENCH-ARGS must not hold -o/--output.  A file per run.  At the end,
 # each build's first-round file is compared with the first build's
 #   f8bench compare --detail LABEL1-1.h5 LABEL-1.h5 > OUTDIR/compare-LABEL.txt
-# (with the last build's f8bench: --detail also compares lls's kernels).
+# (with the last build's f8bench: --detail also compares lls's kernels),
+# and every round's gemm and lls rows are summed up per case
+#   scripts/ab-summary.sh --f8bench LAST OUTDIR LABEL... > OUTDIR/summary.txt
+# (each build's mean over its rounds, least and greatest, and its speed
+# over the first build's).
 # Environment: AB_JOBS (make jobs per build, default: cores / builds),
 # AB_TIMEOUT (seconds per run, default 600), AB_BUDGET (seconds: start no
 # round after this much time, default none), AB_BUILDS (a directory: the
@@ -120,4 +124,12 @@ for l in "${labels[@]:1}"; do
 	"$last" compare --detail "$out/${labels[0]}-1.h5" "$out/$l-1.h5" >"$out/compare-$l.txt" 2>&1
 	echo "gpu-ab.sh: ${labels[0]} -> $l (round 1): $(tail -n 1 "$out/compare-$l.txt") ($out/compare-$l.txt)"
 done
+# Every round: each build's mean per case and its speed over the first's
+if bash "$(dirname "$0")/ab-summary.sh" --f8bench "$last" "$out" "${labels[@]}" >"$out/summary.txt" 2>"$out/summary.err"; then
+	echo "gpu-ab.sh: means over the rounds: $out/summary.txt"
+	rm -f "$out/summary.err"
+else
+	echo "gpu-ab.sh: no summary over the rounds: $(head -n 1 "$out/summary.err")"
+	rm -f "$out/summary.txt"
+fi
 exit $status
