@@ -19,6 +19,11 @@
 # summed, 1 when no file held a row, 2 on bad arguments.
 set -uo pipefail
 usage="usage: ab-summary.sh [--f8bench PATH] OUTDIR LABEL [LABEL]..."
+case ${1:-} in -h | --help)
+	sed -n '2,/^set -uo/{/^set -uo/d;s/^# \{0,1\}//;p}' "$0"
+	exit 0
+	;;
+esac
 f8=${F8BENCH:-f8bench}
 if [ "${1:-}" = --f8bench ]; then
 	f8=${2:?$usage}

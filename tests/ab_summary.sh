@@ -62,4 +62,8 @@ bash "$sum" --f8bench ./f8 ab "a/b" >out 2>err
 rc=$?
 [ $rc -eq 2 ] && grep -q "letters, digits" err
 ok $? "a bad label: exit 2 (exit $rc)"
+bash "$sum" --help >out 2>err
+rc=$?
+[ $rc -eq 0 ] && grep -q "^  scripts/ab-summary.sh \[--f8bench PATH\] OUTDIR LABEL" out && ! grep -q "^set " out
+ok $? "--help: the header, exit 0 (exit $rc: $(head -n 1 out))"
 done_testing
