@@ -226,11 +226,11 @@ __global__ void __launch_bounds__(F8B_KG_THREADS, 1)
 	constexpr int PRODUCER_REGS = WIDE ? 24 : 40;
 	constexpr int CONSUMER_REGS = WIDE ? 240 : 232;
 	constexpr uint32_t A_BYTES = BM * BK, STAGE = f8b_kg_stage_bytes(BN);
-	/* BLOCK_1X128 in halves: B's column scales bulk-copied by the producer */
-	constexpr bool COLSC = F8B_KGEMM_SMEM_SCALES(BN, MODE);
-	/* BLOCK in halves: A's row scales bulk-copied by the producer */
-	constexpr bool ROWSC = F8B_KGEMM_SMEM_ROWSCALES(BN, MODE);
-	constexpr bool SCRING = f8b_kg_scales<BN, MODE>::SCRING;
+	/* The consumers' scale rings (sm90_fp8_gemm_scales.cuh), which the
+	 * producer fills: COLSC, B's column scales (BLOCK_1X128 in halves);
+	 * ROWSC, A's row scales (BLOCK in halves); SCRING, either. */
+	using scales = f8b_kg_scales<BN, MODE>;
+	constexpr bool COLSC = scales::COLSC, ROWSC = scales::ROWSC, SCRING = scales::SCRING;
 	constexpr int SCL = f8b_kg_scale_ring(BN, STAGES, 1u << MODE);
 	static_assert(!SCRING || (CL == 1 && SCHED == F8B_KG_COOP), "scale ring: one CTA, COOP");
 	constexpr int EPI_BUFS = f8b_kg_epi_bufs(BN, STAGES, SCL);

@@ -32,51 +32,78 @@ static int upload_bytes(const uint8_t *h, size_t n, void **d)
 	return ops->upload(be, *d, h, n);
 }
 
-/* One TMA box (128 rows x 128 bytes, 128-byte swizzle) of a [200, 176]
- * uint8 tensor at two places, one of them past both edges. */
+/* The tensor the TMA load tests (tma, cluster) read boxes of: [TT_ROWS,
+ * TT_K] bytes, never 0, in h (TT_ROWS x TT_K bytes), uploaded to *dx, with
+ * the tensor map of its 128 x 128-byte boxes; and the places they read a
+ * box at, {row, k}: the origin, and past both edges. */
+enum { TT_ROWS = 200, TT_K = 176, TT_BOX = 128 * 128 };
+static const int tt_at[][2] = {{0, 0}, {128, 128}};
+
+static int tma_tensor(uint8_t *h, void **dx, unsigned char *map)
+{
+	for (int r = 0; r < TT_ROWS; r++)
+		for (int k = 0; k < TT_K; k++)
+			h[r * TT_K + k] = (uint8_t)(r * 131 + k * 7 + 1) | 1;
+	F8B_TRY(upload_bytes(h, TT_ROWS * TT_K, dx));
+	return f8b_cuda_kgemm_encode(*dx, TT_ROWS, TT_K, 128, map);
+}
+
+/* The bytes of `got`, a box as it lay in shared memory, that differ from
+ * the box at (k c0, row c1) of tma_tensor's h 128B-swizzled (chunk c of
+ * row r at c ^ (r % 8)), zeros outside the tensor; *first: the first of
+ * them (-1: none), *as_plain: the bytes an unswizzled layout would match
+ * (either may be NULL). */
+static int box_wrong(const uint8_t *got, const uint8_t *h, int c0, int c1, int *first,
+                     int *as_plain)
+{
+	int bad = 0, f = -1, plain = 0;
+	for (int r = 0; r < 128; r++)
+		for (int c = 0; c < 8; c++)
+			for (int b = 0; b < 16; b++) {
+				const int gr = c1 + r, gk = c0 + 16 * c + b;
+				const uint8_t want =
+				    gr < TT_ROWS && gk < TT_K ? h[gr * TT_K + gk] : 0;
+				const int i = r * 128 + ((c ^ (r & 7)) * 16) + b;
+				if (got[i] != want && bad++ == 0)
+					f = i;
+				plain += got[r * 128 + 16 * c + b] == want;
+			}
+	if (first)
+		*first = f;
+	if (as_plain)
+		*as_plain = plain;
+	return bad;
+}
+
+/* One TMA box (128 rows x 128 bytes, 128-byte swizzle) of tma_tensor's
+ * [200, 176] uint8 tensor at two places, one of them past both edges. */
 static void test_tma(void)
 {
-	enum { ROWS = 200, K = 176 };
-	static const int at[][2] = {{0, 0}, {128, 128}};
-	uint8_t *h = tap_xcalloc(ROWS * K, 1), *got = tap_xcalloc(128 * 128, 1);
+	uint8_t *h = tap_xcalloc(TT_ROWS * TT_K, 1), *got = tap_xcalloc(TT_BOX, 1);
 	void *dx = NULL, *dout = NULL;
 	_Alignas(128) unsigned char map[128];
 	int rc;
 
-	for (int r = 0; r < ROWS; r++)
-		for (int k = 0; k < K; k++)
-			h[r * K + k] = (uint8_t)(r * 131 + k * 7 + 1) | 1; /* never 0 */
-	rc = upload_bytes(h, ROWS * K, &dx);
+	rc = tma_tensor(h, &dx, map);
 	if (rc == F8B_OK)
-		rc = ops->alloc(be, 128 * 128, &dout);
-	if (rc == F8B_OK)
-		rc = f8b_cuda_kgemm_encode(dx, ROWS, K, 128, map);
+		rc = ops->alloc(be, TT_BOX, &dout);
 	if (!tap_ok(rc == F8B_OK, "layer tma: upload, encode the tensor map%s%s", rc ? ": " : "",
 	            rc ? f8b_last_error() : ""))
 		goto out;
-	for (size_t t = 0; t < COUNT(at); t++) {
-		int c0 = at[t][1], c1 = at[t][0]; /* (k, row) */
+	for (size_t t = 0; t < COUNT(tt_at); t++) {
+		int c0 = tt_at[t][1], c1 = tt_at[t][0]; /* (k, row) */
 		rc = f8b_cuda_status((cudaError_t)f8b_kgemm_selftest_tma(
 		                         map, dout, 128, c0, c1, (cudaStream_t)f8b_cuda_stream(be)),
 		                     "f8b_kgemm_selftest_tma", __FILE__, __LINE__);
 		if (rc == F8B_OK)
 			rc = ops->sync(be);
 		if (rc == F8B_OK)
-			rc = ops->download(be, got, dout, 128 * 128);
+			rc = ops->download(be, got, dout, TT_BOX);
 		if (!tap_ok(rc == F8B_OK, "layer tma: box at row %d, k %d ran%s%s", c1, c0,
 		            rc ? ": " : "", rc ? f8b_last_error() : ""))
 			continue;
-		int bad = 0, first = -1, as_plain = 0;
-		for (int r = 0; r < 128; r++)
-			for (int c = 0; c < 8; c++)
-				for (int b = 0; b < 16; b++) {
-					int gr = c1 + r, gk = c0 + 16 * c + b;
-					uint8_t want = gr < ROWS && gk < K ? h[gr * K + gk] : 0;
-					int i = r * 128 + ((c ^ (r & 7)) * 16) + b;
-					if (got[i] != want && bad++ == 0)
-						first = i;
-					as_plain += got[r * 128 + 16 * c + b] == want;
-				}
+		int first, as_plain;
+		const int bad = box_wrong(got, h, c0, c1, &first, &as_plain);
 		tap_ok(
 		    bad == 0,
 		    "layer tma: box at row %d, k %d lies in shared memory 128B-swizzled (chunk c "
@@ -321,30 +348,23 @@ static void test_ring(void)
  * peer (mapa; without it the kernel would not finish). */
 static void test_cluster(void)
 {
-	enum { ROWS = 200, K = 176, BOX = 128 * 128 };
-	static const int at[][2] = {{0, 0}, {128, 128}};
-	uint8_t *h = tap_xcalloc(ROWS * K, 1), *got = tap_xcalloc(2 * BOX, 1);
+	uint8_t *h = tap_xcalloc(TT_ROWS * TT_K, 1), *got = tap_xcalloc(2 * TT_BOX, 1);
 	void *dx = NULL, *dout = NULL;
 	unsigned *dinfo = NULL, info[2];
 	_Alignas(128) unsigned char map[128];
 	int rc;
 
-	for (int r = 0; r < ROWS; r++)
-		for (int k = 0; k < K; k++)
-			h[r * K + k] = (uint8_t)(r * 89 + k * 13 + 5) | 1; /* never 0 */
-	rc = upload_bytes(h, ROWS * K, &dx);
+	rc = tma_tensor(h, &dx, map);
 	if (rc == F8B_OK)
-		rc = ops->alloc(be, 2 * BOX, &dout);
+		rc = ops->alloc(be, 2 * TT_BOX, &dout);
 	if (rc == F8B_OK)
 		rc = ops->alloc(be, sizeof info, (void **)&dinfo);
-	if (rc == F8B_OK)
-		rc = f8b_cuda_kgemm_encode(dx, ROWS, K, 128, map);
 	if (!tap_ok(rc == F8B_OK, "layer cluster: upload, encode the tensor map%s%s",
 	            rc ? ": " : "", rc ? f8b_last_error() : ""))
 		goto out;
-	for (size_t t = 0; t < COUNT(at); t++) {
-		const int c0 = at[t][1], c1 = at[t][0]; /* (k, row) */
-		rc = ops->memset(be, dout, 0xA5, 2 * BOX);
+	for (size_t t = 0; t < COUNT(tt_at); t++) {
+		const int c0 = tt_at[t][1], c1 = tt_at[t][0]; /* (k, row) */
+		rc = ops->memset(be, dout, 0xA5, 2 * TT_BOX);
 		if (rc == F8B_OK)
 			rc = ops->memset(be, dinfo, 0xFF, sizeof info);
 		if (rc == F8B_OK)
@@ -355,7 +375,7 @@ static void test_cluster(void)
 		if (rc == F8B_OK)
 			rc = ops->sync(be);
 		if (rc == F8B_OK)
-			rc = ops->download(be, got, dout, 2 * BOX);
+			rc = ops->download(be, got, dout, 2 * TT_BOX);
 		if (rc == F8B_OK)
 			rc = ops->download(be, info, dinfo, sizeof info);
 		if (!tap_ok(rc == F8B_OK,
@@ -367,22 +387,13 @@ static void test_cluster(void)
 		       "layer cluster: %%cluster_ctarank of CTAs 0 and 1: %u and %u", info[0],
 		       info[1]);
 		for (int cta = 0; cta < 2; cta++) {
-			int bad = 0;
-			for (int r = 0; r < 128; r++)
-				for (int c = 0; c < 8; c++)
-					for (int b = 0; b < 16; b++) {
-						const int gr = c1 + r, gk = c0 + 16 * c + b;
-						const uint8_t want =
-						    gr < ROWS && gk < K ? h[gr * K + gk] : 0;
-						bad += got[cta * BOX + r * 128 +
-						           ((c ^ (r & 7)) * 16) + b] != want;
-					}
+			const int bad = box_wrong(got + cta * TT_BOX, h, c0, c1, NULL, NULL);
 			tap_ok(
 			    bad == 0,
 			    "layer cluster: the box at row %d, k %d, multicast by rank 0, lies in "
 			    "CTA %d's shared memory 128B-swizzled, zeros outside the tensor: %d of "
 			    "%d bytes wrong",
-			    c1, c0, cta, bad, BOX);
+			    c1, c0, cta, bad, TT_BOX);
 		}
 	}
 out:
